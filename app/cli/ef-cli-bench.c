@@ -1,0 +1,587 @@
+/* ef-cli-bench.c: `echoform-cli bench`: times the backprojection kernels and checks them against float64. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "ef-cli"
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ef-backend.h"
+#include "ef-bp.h"
+#include "ef-cli-private.h"
+#include "ef-error.h"
+#include "ef-metrics.h"
+#include "ef-rangecomp.h"
+
+/* The float64 reference is scalar and single-threaded; past this many pixel-pulses it is computed
+ * on a centred sub-rectangle only, so that a benchmark of a large image still ends today. */
+#define REF_BUDGET (G_GUINT64_CONSTANT (1) << 26)
+#define DEFAULT_TARGETS 300
+
+typedef struct {
+  guint       size, width, height, pulses, samples;
+  EfPrecision precision;
+  char       *backend;     /* owned */
+  guint       threads;     /* 0: not a CPU count (a device) */
+  double      seconds;
+  double      bp_per_s;
+  double      ser_db;      /* vs the float64 reference over ref_rect; +inf for the reference itself */
+  EfRect      ref_rect;
+  gboolean    ref_full;
+  char       *note;        /* owned, may be NULL */
+} BenchRow;
+
+static void
+bench_row_clear (gpointer data)
+{
+  BenchRow *row = data;
+
+  g_free (row->backend);
+  g_free (row->note);
+}
+
+typedef struct {
+  guint         pulses, samples, n_targets, threads, upsample, block, repeat;
+  guint64       seed;
+  gboolean      spaceborne;
+  EfBackendKind backend_kind;
+  GArray       *precisions;   /* EfPrecision */
+  gboolean      tty;
+} BenchOptions;
+
+static double
+now_s (void)
+{
+  return (double) g_get_monotonic_time () * 1e-6;
+}
+
+static guint
+cpu_threads (guint n)
+{
+  return n > 0 ? n : g_get_num_processors ();
+}
+
+/* SER of a full-size float image against the reference over ref_rect. */
+static double
+ser_on_rect (const EfCf32 *image, guint width, const EfRect *rect, const EfCf64 *ref)
+{
+  g_autofree EfCf32 *sub = g_new (EfCf32, (gsize) rect->width * rect->height);
+
+  for (guint r = 0; r < rect->height; r++)
+    memcpy (sub + (gsize) r * rect->width, image + (gsize) (rect->y + r) * width + rect->x,
+            rect->width * sizeof (EfCf32));
+  return ef_ser_db_f32_f64 (sub, ref, (gsize) rect->width * rect->height);
+}
+
+static void
+progress (const BenchOptions *o, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+progress (const BenchOptions *o, const char *format, ...)
+{
+  g_autofree char *msg = NULL;
+  va_list args;
+
+  if (!o->tty)
+    return;
+  va_start (args, format);
+  msg = g_strdup_vprintf (format, args);
+  va_end (args);
+  fprintf (stderr, "\r%s\033[K", msg);
+  fflush (stderr);
+}
+
+/* Times a whole backend (range compression, transfers and backprojection), for CUDA and for what the
+ * CPU has no direct kernel for. Returns FALSE with error if the backend cannot be made or fails. */
+static gboolean
+time_backend (EfDataset *ds, const EfGrid *grid, const BenchOptions *o, EfBackendKind kind, EfPrecision precision,
+              EfCf32 *out, double *seconds, char **name, char **note, GError **error)
+{
+  g_autoptr(EfBackend) backend = NULL;
+  const EfCf32 *samples = ef_dataset_memory_samples (ds);
+  EfBackendParams bp;
+  EfRect all = { 0, 0, grid->width, grid->height };
+  guint block = o->block > 0 ? o->block : 256;
+  guint64 ns = ds->info.n_samples;
+  double best = INFINITY;
+
+  memset (&bp, 0, sizeof bp);
+  bp.grid = *grid;
+  bp.range = EF_RANGE_PARAMS_DEFAULT;
+  if (o->upsample > 0)
+    bp.range.upsample = o->upsample;
+  bp.precision = precision;
+  bp.algo = EF_ALGO_BP;
+  bp.block_size = block;
+  bp.n_threads = o->threads;
+  bp.device = -1;
+
+  backend = ef_backend_new (kind, &ds->info, &bp, note, error);
+  if (backend == NULL)
+    return FALSE;
+  *name = g_strdup (ef_backend_name (backend));
+
+  /* One block first, so that plan creation and device start-up stay out of the timing. */
+  if (!ef_backend_process_block (backend, ds->pulses, samples, MIN (block, (guint) ds->info.n_pulses), error)
+      || !ef_backend_read_image (backend, &all, out, error))
+    return FALSE;
+
+  for (guint rep = 0; rep < o->repeat; rep++)
+    {
+      double t0;
+
+      if (backend->ops->clear != NULL && !backend->ops->clear (backend, error))
+        return FALSE;
+      t0 = now_s ();
+      for (guint64 first = 0; first < ds->info.n_pulses; first += block)
+        {
+          guint count = (guint) MIN ((guint64) block, ds->info.n_pulses - first);
+
+          if (!ef_backend_process_block (backend, ds->pulses + first, samples + first * ns, count, error))
+            return FALSE;
+        }
+      /* Reading the image back waits for an asynchronous device to finish. */
+      if (!ef_backend_read_image (backend, &all, out, error))
+        return FALSE;
+      best = MIN (best, now_s () - t0);
+    }
+  *seconds = best;
+  return TRUE;
+}
+
+static EfSimTarget *
+random_targets (guint n, double half, guint64 seed)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed ((guint32) (seed ^ (seed >> 32)));
+  EfSimTarget *t = g_new0 (EfSimTarget, n);
+
+  for (guint i = 0; i < n; i++)
+    {
+      double phase = g_rand_double_range (rand, 0, 2 * G_PI);
+      double amp = g_rand_double_range (rand, 0.2, 1.0);
+
+      t[i].pos[0] = g_rand_double_range (rand, -0.9 * half, 0.9 * half);
+      t[i].pos[1] = g_rand_double_range (rand, -0.9 * half, 0.9 * half);
+      t[i].pos[2] = 0;
+      t[i].amp = amp * cexp (I * phase);
+    }
+  return t;
+}
+
+static gboolean
+bench_size (guint size, const BenchOptions *o, GArray *rows, gboolean *any_unavailable, GError **error)
+{
+  g_autofree EfSimTarget *targets = NULL;
+  g_autoptr(EfDataset) ds = NULL;
+  g_autoptr(EfRangeCompressor) rc64 = NULL;
+  g_autoptr(EfRangeCompressor) rc32 = NULL;
+  g_autoptr(EfProfiles) prof64 = NULL;
+  g_autoptr(EfProfiles) prof32 = NULL;
+  g_autofree EfCf64 *ref = NULL;
+  EfRangeParams rp = EF_RANGE_PARAMS_DEFAULT;
+  EfSimParams sp;
+  EfGrid grid;
+  EfRect rect;
+  const EfCf32 *samples;
+  double res_r, res_x, spacing, half, t0, t_ref;
+  guint64 work;
+  gboolean ref_full, need32 = FALSE;
+  EfCf32 *acc;
+
+  if (o->spaceborne)
+    ef_sim_params_init_spaceborne (&sp);
+  else
+    ef_sim_params_init_airborne (&sp);
+
+  /* Enough pulses and samples that the scene neither aliases in range nor in cross-range. */
+  sp.n_pulses = o->pulses > 0 ? o->pulses : size;
+  sp.n_samples = o->samples > 0 ? o->samples : MAX (128u, size);
+  sp.seed = o->seed;
+  sp.n_threads = o->threads;
+  res_r = EF_C / (2.0 * sp.bandwidth);
+  res_x = EF_C / sp.fc / (2.0 * sp.aperture_deg * G_PI / 180.0);
+  spacing = 0.5 * MIN (res_r, res_x);
+  half = 0.5 * size * spacing;
+  targets = random_targets (o->n_targets, half, o->seed);
+  sp.targets = targets;
+  sp.n_targets = o->n_targets;
+
+  if (!ef_grid_init_roi (&grid, -half, -half, half, half, spacing, error))
+    return FALSE;
+
+  progress (o, "%u px: simulating %u pulses x %u samples, %u targets…", size, sp.n_pulses, sp.n_samples,
+            o->n_targets);
+  ds = ef_sim_run (&sp, error);
+  if (ds == NULL)
+    return FALSE;
+  samples = ef_dataset_memory_samples (ds);
+  g_assert (samples != NULL);
+
+  if (o->upsample > 0)
+    rp.upsample = o->upsample;
+
+  /* Range compression once, outside the timing: these rows time backprojection alone. */
+  progress (o, "%u px: range compression…", size);
+  rc64 = ef_range_compressor_new (&ds->info, &rp, TRUE, error);
+  if (rc64 == NULL)
+    return FALSE;
+  prof64 = ef_profiles_new (sp.n_pulses, ef_range_compressor_n_bins (rc64), TRUE, error);
+  if (prof64 == NULL || !ef_range_compress (rc64, ds->pulses, samples, sp.n_pulses, prof64, NULL, error))
+    return FALSE;
+  for (guint i = 0; i < o->precisions->len; i++)
+    if (g_array_index (o->precisions, EfPrecision, i) == EF_PRECISION_FP32)
+      need32 = TRUE;
+  if (need32 && o->backend_kind != EF_BACKEND_CUDA)
+    {
+      rc32 = ef_range_compressor_new (&ds->info, &rp, FALSE, error);
+      if (rc32 == NULL)
+        return FALSE;
+      prof32 = ef_profiles_new (sp.n_pulses, ef_range_compressor_n_bins (rc32), FALSE, error);
+      if (prof32 == NULL || !ef_range_compress (rc32, ds->pulses, samples, sp.n_pulses, prof32, NULL, error))
+        return FALSE;
+    }
+
+  /* The float64 reference, on all of the image when affordable. */
+  work = (guint64) grid.width * grid.height * sp.n_pulses;
+  ref_full = work <= REF_BUDGET;
+  if (ref_full)
+    rect = (EfRect) { 0, 0, grid.width, grid.height };
+  else
+    {
+      guint edge = (guint) sqrt ((double) REF_BUDGET / sp.n_pulses);
+
+      edge = CLAMP (edge, 8u, MIN (grid.width, grid.height));
+      rect = (EfRect) { (grid.width - edge) / 2, (grid.height - edge) / 2, edge, edge };
+    }
+  ref = g_try_new0 (EfCf64, (gsize) rect.width * rect.height);
+  if (ref == NULL)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "Not enough memory for the reference image");
+      return FALSE;
+    }
+  progress (o, "%u px: float64 reference on %u x %u pixels…", size, rect.width, rect.height);
+  t0 = now_s ();
+  if (ref_full)
+    ef_bp_reference (&grid, prof64, ref);
+  else
+    ef_bp_reference_rect (&grid, prof64, &rect, ref);
+  t_ref = now_s () - t0;
+
+  acc = ef_aligned_alloc0 (ef_grid_n_pixels (&grid) * sizeof (EfCf32));
+  if (acc == NULL)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "Not enough memory for a %u x %u image",
+                   grid.width, grid.height);
+      return FALSE;
+    }
+
+  for (guint i = 0; i < o->precisions->len; i++)
+    {
+      EfPrecision prec = g_array_index (o->precisions, EfPrecision, i);
+      BenchRow row;
+      gboolean direct_cpu = o->backend_kind == EF_BACKEND_CPU;
+      g_autoptr(GError) local = NULL;
+
+      memset (&row, 0, sizeof row);
+      row.size = size;
+      row.width = grid.width;
+      row.height = grid.height;
+      row.pulses = sp.n_pulses;
+      row.samples = sp.n_samples;
+      row.precision = prec;
+      row.ref_rect = rect;
+      row.ref_full = ref_full;
+
+      if (o->backend_kind == EF_BACKEND_AUTO)
+        {
+          /* AUTO means CUDA when there is a device; otherwise the CPU kernels, timed directly. */
+          g_autofree char *name = NULL, *note = NULL;
+          double secs = 0;
+
+          progress (o, "%u px: %s on the automatic backend…", size, ef_precision_to_string (prec));
+          memset (acc, 0, ef_grid_n_pixels (&grid) * sizeof (EfCf32));
+          if (time_backend (ds, &grid, o, EF_BACKEND_AUTO, prec, acc, &secs, &name, &note, &local)
+              && g_strcmp0 (name, "cpu") != 0)
+            {
+              row.backend = g_steal_pointer (&name);
+              row.seconds = secs;
+              row.threads = 0;
+              row.note = g_strdup ("incl. range compression and transfers");
+              row.bp_per_s = (double) work / secs;
+              row.ser_db = ser_on_rect (acc, grid.width, &rect, ref);
+              g_array_append_val (rows, row);
+              continue;
+            }
+          g_clear_error (&local);
+          direct_cpu = TRUE;
+        }
+
+      if (direct_cpu && prec == EF_PRECISION_FP64)
+        {
+          /* The reference is the float64 CPU path: its own time, on the pixels it covered. */
+          row.backend = g_strdup ("cpu");
+          row.threads = 1;
+          row.seconds = t_ref;
+          row.bp_per_s = (double) rect.width * rect.height * sp.n_pulses / t_ref;
+          row.ser_db = INFINITY;
+          row.note = g_strdup (ref_full ? "reference" : "reference, timed on its sub-rectangle");
+        }
+      else if (direct_cpu && prec == EF_PRECISION_FP32)
+        {
+          double best = INFINITY;
+          EfGrid warm = grid;
+
+          /* One tile first, so that thread start-up stays out of the timing. */
+          warm.width = MIN (grid.width, (guint) EF_BP_TILE);
+          warm.height = MIN (grid.height, (guint) EF_BP_TILE);
+          ef_bp_cpu_fp32 (&warm, prof32, acc, o->threads);
+          for (guint rep = 0; rep < o->repeat; rep++)
+            {
+              progress (o, "%u px: float32 CPU kernel (%s), run %u of %u…", size, ef_bp_cpu_simd_name (), rep + 1,
+                        o->repeat);
+              memset (acc, 0, ef_grid_n_pixels (&grid) * sizeof (EfCf32));
+              t0 = now_s ();
+              ef_bp_cpu_fp32 (&grid, prof32, acc, o->threads);
+              best = MIN (best, now_s () - t0);
+            }
+          row.backend = g_strdup ("cpu");
+          row.threads = cpu_threads (o->threads);
+          row.seconds = best;
+          row.bp_per_s = (double) work / best;
+          row.ser_db = ser_on_rect (acc, grid.width, &rect, ref);
+        }
+      else
+        {
+          /* CUDA, or a precision the CPU has no bare kernel for: time the whole backend. */
+          EfBackendKind kind = direct_cpu ? EF_BACKEND_CPU : o->backend_kind;
+          g_autofree char *name = NULL, *note = NULL;
+          double secs = 0;
+
+          progress (o, "%u px: %s on the %s backend…", size, ef_precision_to_string (prec),
+                    ef_backend_kind_to_string (kind));
+          memset (acc, 0, ef_grid_n_pixels (&grid) * sizeof (EfCf32));
+          if (!time_backend (ds, &grid, o, kind, prec, acc, &secs, &name, &note, &local))
+            {
+              row.backend = g_strdup (ef_backend_kind_to_string (kind));
+              row.seconds = NAN;
+              row.bp_per_s = NAN;
+              row.ser_db = NAN;
+              row.note = g_strdup_printf ("unavailable: %s", local->message);
+              *any_unavailable = TRUE;
+              g_array_append_val (rows, row);
+              continue;
+            }
+          row.backend = g_steal_pointer (&name);
+          row.threads = g_strcmp0 (row.backend, "cpu") == 0 ? cpu_threads (o->threads) : 0;
+          row.seconds = secs;
+          row.bp_per_s = (double) work / secs;
+          row.ser_db = ser_on_rect (acc, grid.width, &rect, ref);
+          row.note = g_strdup ("incl. range compression and transfers");
+        }
+      g_array_append_val (rows, row);
+    }
+  ef_aligned_free (acc);
+  progress (o, "%s", "");
+  return TRUE;
+}
+
+static void
+print_table (const GArray *rows, guint n_cores)
+{
+  printf ("SIMD level: %s    cores: %u\n", ef_bp_cpu_simd_name (), n_cores);
+  printf ("%6s %7s %7s %5s %6s %7s %10s %10s %10s %8s  %s\n", "size", "pulses", "samples", "prec", "backend",
+          "threads", "seconds", "bp/s", "bp/s/core", "SER dB", "reference");
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const BenchRow *r = &g_array_index (rows, BenchRow, i);
+      char threads[16], per_core[32], ser[32], refdesc[64];
+
+      if (r->threads > 0)
+        {
+          g_snprintf (threads, sizeof threads, "%u", r->threads);
+          g_snprintf (per_core, sizeof per_core, "%.3g", r->bp_per_s / r->threads);
+        }
+      else
+        {
+          g_strlcpy (threads, "-", sizeof threads);
+          g_strlcpy (per_core, "-", sizeof per_core);
+        }
+      if (isinf (r->ser_db))
+        g_strlcpy (ser, "ref", sizeof ser);
+      else if (isnan (r->ser_db))
+        g_strlcpy (ser, "-", sizeof ser);
+      else
+        g_snprintf (ser, sizeof ser, "%.1f", r->ser_db);
+      if (r->ref_full)
+        g_strlcpy (refdesc, "full image", sizeof refdesc);
+      else
+        g_snprintf (refdesc, sizeof refdesc, "sampled %ux%u at %u,%u", r->ref_rect.width, r->ref_rect.height,
+                    r->ref_rect.x, r->ref_rect.y);
+      printf ("%6u %7u %7u %5s %6s %7s %10.4g %10.4g %10s %8s  %s%s%s\n", r->size, r->pulses, r->samples,
+              ef_precision_to_string (r->precision), r->backend, threads, r->seconds, r->bp_per_s, per_core, ser,
+              refdesc, r->note != NULL ? "; " : "", r->note != NULL ? r->note : "");
+    }
+}
+
+static void
+print_json (const GArray *rows, guint n_cores)
+{
+  g_autofree char *text = NULL;
+  EfCliJson j;
+
+  ef_cli_json_init (&j);
+  ef_cli_json_begin_object (&j, NULL);
+  ef_cli_json_string (&j, "simd", ef_bp_cpu_simd_name ());
+  ef_cli_json_int (&j, "cores", n_cores);
+  ef_cli_json_begin_array (&j, "rows");
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const BenchRow *r = &g_array_index (rows, BenchRow, i);
+
+      ef_cli_json_begin_object (&j, NULL);
+      ef_cli_json_int (&j, "size", r->size);
+      ef_cli_json_int (&j, "width", r->width);
+      ef_cli_json_int (&j, "height", r->height);
+      ef_cli_json_int (&j, "pulses", r->pulses);
+      ef_cli_json_int (&j, "samples", r->samples);
+      ef_cli_json_string (&j, "precision", ef_precision_to_string (r->precision));
+      ef_cli_json_string (&j, "backend", r->backend);
+      if (r->threads > 0)
+        ef_cli_json_int (&j, "threads", r->threads);
+      else
+        ef_cli_json_null (&j, "threads");
+      ef_cli_json_double (&j, "seconds", r->seconds);
+      ef_cli_json_double (&j, "bp_per_s", r->bp_per_s);
+      ef_cli_json_double (&j, "bp_per_s_per_core", r->threads > 0 ? r->bp_per_s / r->threads : NAN);
+      /* JSON has no infinity: the reference row says so instead. */
+      ef_cli_json_double (&j, "ser_db", r->ser_db);
+      ef_cli_json_bool (&j, "is_reference", isinf (r->ser_db));
+      ef_cli_json_begin_object (&j, "ser_region");
+      ef_cli_json_bool (&j, "full", r->ref_full);
+      ef_cli_json_int (&j, "x", r->ref_rect.x);
+      ef_cli_json_int (&j, "y", r->ref_rect.y);
+      ef_cli_json_int (&j, "width", r->ref_rect.width);
+      ef_cli_json_int (&j, "height", r->ref_rect.height);
+      ef_cli_json_end_object (&j);
+      ef_cli_json_string (&j, "note", r->note);
+      ef_cli_json_end_object (&j);
+    }
+  ef_cli_json_end_array (&j);
+  ef_cli_json_end_object (&j);
+  text = ef_cli_json_finish (&j);
+  fputs (text, stdout);
+}
+
+int
+ef_cli_bench (int argc, char **argv)
+{
+  g_autofree char *sizes_s = NULL, *pulses_s = NULL, *samples_s = NULL, *precision_s = NULL, *backend_s = NULL;
+  g_autofree char *geometry_s = NULL, *threads_s = NULL, *upsample_s = NULL, *block_s = NULL, *repeat_s = NULL;
+  g_autofree char *seed_s = NULL, *targets_s = NULL;
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GArray) sizes = NULL;
+  g_autoptr(GArray) rows = NULL;
+  g_autoptr(GArray) precisions = g_array_new (FALSE, FALSE, sizeof (EfPrecision));
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) prec_names = NULL;
+  gboolean json = FALSE, any_unavailable = FALSE;
+  BenchOptions o;
+  const GOptionEntry entries[] = {
+    { "sizes", 0, 0, G_OPTION_ARG_STRING, &sizes_s, "Image edges in pixels (default 256,512)", "N,N,..." },
+    { "pulses", 0, 0, G_OPTION_ARG_STRING, &pulses_s, "Pulses (default: the image edge)", "N" },
+    { "samples", 0, 0, G_OPTION_ARG_STRING, &samples_s, "Samples per pulse (default: the image edge, at least "
+      "128)", "N" },
+    { "precision", 'p', 0, G_OPTION_ARG_STRING, &precision_s, "Precisions to time (default fp32)", "P,P,..." },
+    { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend_s, "cpu (the default), cuda or auto", "KIND" },
+    { "geometry", 'g', 0, G_OPTION_ARG_STRING, &geometry_s, "airborne (10 km; the default) or spaceborne "
+      "(700 km)", "GEOMETRY" },
+    { "threads", 't', 0, G_OPTION_ARG_STRING, &threads_s, "CPU threads (0: all cores; the default)", "N" },
+    { "upsample", 'u', 0, G_OPTION_ARG_STRING, &upsample_s, "Range profile zero-padding factor", "N" },
+    { "block", 0, 0, G_OPTION_ARG_STRING, &block_s, "Pulses per block for whole-backend timings (default 256)",
+      "N" },
+    { "repeat", 0, 0, G_OPTION_ARG_STRING, &repeat_s, "Time each kernel N times and keep the best (default 1)",
+      "N" },
+    { "targets", 0, 0, G_OPTION_ARG_STRING, &targets_s, "Random point targets in the scene (default 300)", "N" },
+    { "seed", 0, 0, G_OPTION_ARG_STRING, &seed_s, "Random seed (default 1)", "N" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON instead of a table", NULL },
+    { NULL }
+  };
+
+  context = ef_cli_option_context_new ("bench", NULL, "Time backprojection on simulated scenes of random point "
+                                       "targets.",
+                                       "Each scene is simulated in memory and range-compressed once; the CPU rows "
+                                       "then time the bare backprojection kernels (float64 reference, float32 "
+                                       "SIMD). CUDA rows, and fp16 on the CPU, time the whole backend, range "
+                                       "compression and transfers included.\n"
+                                       "SER is the signal-to-error ratio against the float64 reference. Past "
+                                       "2^26 pixel-pulses the reference covers a centred sub-rectangle only, and "
+                                       "the table says which.", entries);
+  if (!ef_cli_option_parse (context, "bench", &argc, &argv))
+    return EF_CLI_EXIT_USAGE;
+  if (argc > 1)
+    return ef_cli_usage_error ("bench", "unexpected argument '%s'", argv[1]);
+
+  memset (&o, 0, sizeof o);
+  o.n_targets = DEFAULT_TARGETS;
+  o.repeat = 1;
+  o.seed = 1;
+  o.backend_kind = EF_BACKEND_CPU;
+  o.tty = ef_cli_stderr_is_tty ();
+
+  sizes = ef_cli_parse_uints ("--sizes", sizes_s != NULL ? sizes_s : "256,512", 8, 65536, &error);
+  if (sizes == NULL
+      || (pulses_s != NULL && !ef_cli_parse_uint ("--pulses", pulses_s, 1, 1u << 20, &o.pulses, &error))
+      || (samples_s != NULL && !ef_cli_parse_uint ("--samples", samples_s, 2, 1u << 22, &o.samples, &error))
+      || (threads_s != NULL && !ef_cli_parse_uint ("--threads", threads_s, 0, 4096, &o.threads, &error))
+      || (upsample_s != NULL && !ef_cli_parse_uint ("--upsample", upsample_s, 1, 64, &o.upsample, &error))
+      || (block_s != NULL && !ef_cli_parse_uint ("--block", block_s, 1, 1u << 20, &o.block, &error))
+      || (repeat_s != NULL && !ef_cli_parse_uint ("--repeat", repeat_s, 1, 1000, &o.repeat, &error))
+      || (targets_s != NULL && !ef_cli_parse_uint ("--targets", targets_s, 1, 1u << 20, &o.n_targets, &error))
+      || (seed_s != NULL && !ef_cli_parse_uint64 ("--seed", seed_s, &o.seed, &error)))
+    return ef_cli_report ("bench", error);
+  if (backend_s != NULL && !ef_backend_kind_from_string (backend_s, &o.backend_kind))
+    return ef_cli_usage_error ("bench", "--backend: '%s' is not cpu, cuda or auto", backend_s);
+  if (geometry_s != NULL)
+    {
+      if (g_ascii_strcasecmp (geometry_s, "spaceborne") == 0)
+        o.spaceborne = TRUE;
+      else if (g_ascii_strcasecmp (geometry_s, "airborne") != 0)
+        return ef_cli_usage_error ("bench", "--geometry: '%s' is not airborne or spaceborne", geometry_s);
+    }
+  prec_names = g_strsplit (precision_s != NULL ? precision_s : "fp32", ",", -1);
+  for (guint i = 0; prec_names[i] != NULL; i++)
+    {
+      EfPrecision p;
+
+      if (!ef_precision_from_string (g_strstrip (prec_names[i]), &p))
+        return ef_cli_usage_error ("bench", "--precision: '%s' is not fp64, fp32 or fp16", prec_names[i]);
+      g_array_append_val (precisions, p);
+    }
+  if (precisions->len == 0)
+    return ef_cli_usage_error ("bench", "--precision: no precision given");
+  o.precisions = precisions;
+
+  rows = g_array_new (FALSE, TRUE, sizeof (BenchRow));
+  g_array_set_clear_func (rows, bench_row_clear);
+  for (guint i = 0; i < sizes->len; i++)
+    if (!bench_size (g_array_index (sizes, guint, i), &o, rows, &any_unavailable, &error))
+      {
+        if (o.tty)
+          ef_cli_progress_end ();
+        return ef_cli_report ("bench", error);
+      }
+
+  if (json)
+    print_json (rows, g_get_num_processors ());
+  else
+    print_table (rows, g_get_num_processors ());
+
+  if (any_unavailable)
+    {
+      ef_cli_error ("bench: the %s backend was not available (see the table)",
+                    ef_backend_kind_to_string (o.backend_kind));
+      return EF_CLI_EXIT_FAILURE;
+    }
+  return EF_CLI_EXIT_OK;
+}

@@ -1,0 +1,353 @@
+/* ef-cli-form.c: `echoform-cli form`: forms an image of a region and writes it to a file. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "ef-cli"
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ef-cli-private.h"
+#include "ef-image-io.h"
+#include "ef-job.h"
+
+/* The default ROI, when none is given, is this many pixels square about the scene centre. */
+#define DEFAULT_ROI_PIXELS 256
+
+typedef enum {
+  OUT_NPY,
+  OUT_TIFF,
+  OUT_PNG,
+} OutputKind;
+
+typedef struct {
+  gboolean      tty;
+  gint64        last_draw_us;
+  EfJobProgress last;         /* the most recent report; pointers inside are not kept */
+  gboolean      have_last;
+  char         *backend;      /* owned */
+} FormProgress;
+
+static void
+form_progress_clear (FormProgress *fp)
+{
+  g_clear_pointer (&fp->backend, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FormProgress, form_progress_clear)
+
+static void
+on_progress (EfJob *job, const EfJobProgress *progress, gpointer user_data)
+{
+  FormProgress *fp = user_data;
+  gint64 now = g_get_monotonic_time ();
+  gboolean final = progress->state != EF_JOB_RUNNING && progress->state != EF_JOB_PAUSED;
+
+  fp->last = *progress;
+  fp->last.dirty = NULL;
+  fp->last.n_dirty = 0;
+  fp->last.error = NULL;
+  fp->last.backend_name = NULL;
+  fp->have_last = TRUE;
+  if (progress->backend_name != NULL && fp->backend == NULL)
+    fp->backend = g_strdup (progress->backend_name);
+
+  /* Redraw at most ten times a second: a terminal is slower than a fast backend. */
+  if (fp->tty && (final || now - fp->last_draw_us > 100000))
+    {
+      char extra[128];
+      double fraction = progress->pulses_total > 0 ? (double) progress->pulses_done / (double) progress->pulses_total
+                        : progress->blocks_total > 0 ? (double) progress->blocks_done / progress->blocks_total : 0;
+
+      g_snprintf (extra, sizeof extra, "%u/%u blocks  %.3g bp/s  %.1f s  eta %.0f s", progress->blocks_done,
+                  progress->blocks_total, progress->bp_per_s, progress->elapsed_s,
+                  isfinite (progress->eta_s) ? MAX (progress->eta_s, 0.0) : 0.0);
+      ef_cli_progress_draw ("Forming", fraction, extra);
+      fp->last_draw_us = now;
+    }
+}
+
+static gboolean
+output_kind (const char *path, OutputKind *kind)
+{
+  g_autofree char *lower = g_ascii_strdown (path, -1);
+
+  if (g_str_has_suffix (lower, ".npy"))
+    *kind = OUT_NPY;
+  else if (g_str_has_suffix (lower, ".tif") || g_str_has_suffix (lower, ".tiff"))
+    *kind = OUT_TIFF;
+  else if (g_str_has_suffix (lower, ".png"))
+    *kind = OUT_PNG;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+/* The processing parameters, kept with the .npy image so that it can be reproduced. */
+static char *
+parameters_json (const char *input, const EfJobParams *jp, const char *backend, guint64 pulses, double elapsed_s,
+                 double bp_per_s)
+{
+  EfCliJson j;
+
+  ef_cli_json_init (&j);
+  ef_cli_json_begin_object (&j, NULL);
+  ef_cli_json_string (&j, "input", input);
+  ef_cli_json_string (&j, "algo", ef_algo_to_string (jp->backend.algo));
+  ef_cli_json_string (&j, "precision", ef_precision_to_string (jp->backend.precision));
+  ef_cli_json_string (&j, "backend", backend);
+  ef_cli_json_string (&j, "window", ef_window_to_string (jp->backend.range.window));
+  ef_cli_json_int (&j, "upsample", jp->backend.range.upsample);
+  ef_cli_json_int (&j, "block", jp->backend.block_size);
+  ef_cli_json_string (&j, "order", jp->order == EF_ORDER_INTERLEAVED ? "interleaved" : "sequential");
+  ef_cli_json_int (&j, "pulses", (gint64) pulses);
+  ef_cli_json_double (&j, "elapsed_s", elapsed_s);
+  ef_cli_json_double (&j, "bp_per_s", bp_per_s);
+  ef_cli_json_end_object (&j);
+  return g_strchomp (ef_cli_json_finish (&j));
+}
+
+int
+ef_cli_form (int argc, char **argv)
+{
+  g_autofree char *output = NULL;
+  g_autofree char *roi_s = NULL, *spacing_s = NULL, *algo_s = NULL, *precision_s = NULL, *backend_s = NULL;
+  g_autofree char *window_s = NULL, *upsample_s = NULL, *block_s = NULL, *order_s = NULL, *channel_s = NULL;
+  g_autofree char *threads_s = NULL, *stride_s = NULL, *db_range_s = NULL;
+  g_autofree char *description = NULL;
+  g_autofree char *extra_json = NULL;
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(EfDataset) ds = NULL;
+  g_autoptr(EfJob) job = NULL;
+  g_autoptr(EfImage) image = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(FormProgress) fp = { 0 };
+  gboolean json = FALSE, ok;
+  guint channel = 0, n_threads = 0, upsample = 0, block = 0, stride = 0;
+  double roi[4], spacing = 0, db_range[2] = { 0, 0 };
+  EfAlgo algo = EF_ALGO_BP;
+  EfPrecision precision = EF_PRECISION_FP32;
+  EfBackendKind backend_kind = EF_BACKEND_AUTO;
+  EfWindow window = EF_WINDOW_RECT;
+  EfOrder order = EF_ORDER_SEQUENTIAL;
+  OutputKind kind;
+  EfJobParams jp;
+  EfGrid grid;
+  EfRect all;
+  const char *input, *backend_name, *note;
+  double elapsed_s, bp_per_s;
+  gint64 t_start;
+  guint64 pulses_used;
+  const GOptionEntry entries[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Image file: OUT.npy (complex64 with a .json sidecar), "
+      "OUT.tiff (complex float) or OUT.png (dB magnitude)", "OUT" },
+    { "roi", 'r', 0, G_OPTION_ARG_STRING, &roi_s, "Region to form, scene frame in metres (x east, y north); "
+      "default: 256 pixels square about the scene centre", "X0,Y0,X1,Y1" },
+    { "spacing", 's', 0, G_OPTION_ARG_STRING, &spacing_s, "Pixel spacing in metres; default: half the finer of "
+      "the range and cross-range resolutions", "M" },
+    { "algo", 'a', 0, G_OPTION_ARG_STRING, &algo_s, "Algorithm: bp (the default), ffbp, fbp or pfa", "ALGO" },
+    { "precision", 'p', 0, G_OPTION_ARG_STRING, &precision_s, "fp64, fp32 (the default) or fp16", "PREC" },
+    { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend_s, "auto (CUDA when a device is present; the default), "
+      "cpu or cuda", "KIND" },
+    { "window", 'w', 0, G_OPTION_ARG_STRING, &window_s, "Range window: rect (the default), hann, hamming or "
+      "taylor", "WIN" },
+    { "upsample", 'u', 0, G_OPTION_ARG_STRING, &upsample_s, "Range profile zero-padding factor", "N" },
+    { "block", 0, 0, G_OPTION_ARG_STRING, &block_s, "Pulses per block", "N" },
+    { "order", 0, 0, G_OPTION_ARG_STRING, &order_s, "Pulse block order: sequential (the default) or "
+      "interleaved", "ORDER" },
+    { "stride", 0, 0, G_OPTION_ARG_STRING, &stride_s, "Use every N-th pulse (a quick look)", "N" },
+    { "channel", 0, 0, G_OPTION_ARG_STRING, &channel_s, "Channel to read (0: the first)", "N" },
+    { "threads", 't', 0, G_OPTION_ARG_STRING, &threads_s, "CPU threads (0: all cores)", "N" },
+    { "db-range", 0, 0, G_OPTION_ARG_STRING, &db_range_s, "PNG: the dB range shown, as MIN,MAX (default: from "
+      "the image's percentiles)", "MIN,MAX" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print a JSON summary on stdout", NULL },
+    { NULL }
+  };
+
+  description = g_strconcat ("FILE is a CPHD file, a Gotcha .mat file or folder, or a scene key file (.ini) "
+                             "that is simulated in memory first.\n"
+                             "A progress bar is drawn on stderr when stderr is a terminal.\n\n",
+                             ef_cli_scene_file_help, NULL);
+  context = ef_cli_option_context_new ("form", "FILE -o OUT", "Form an image of a region by backprojection.",
+                                       description, entries);
+  if (!ef_cli_option_parse (context, "form", &argc, &argv))
+    return EF_CLI_EXIT_USAGE;
+
+  /* Every argument is checked before the (possibly long) work starts. */
+  if (argc < 2)
+    return ef_cli_usage_error ("form", "no input file given");
+  if (argc > 2)
+    return ef_cli_usage_error ("form", "unexpected argument '%s'", argv[2]);
+  input = argv[1];
+  if (output == NULL)
+    return ef_cli_usage_error ("form", "no output file; give -o OUT.npy, OUT.tiff or OUT.png");
+  if (!output_kind (output, &kind))
+    return ef_cli_usage_error ("form", "cannot tell the image type of '%s'; use .npy, .tiff or .png", output);
+  if (algo_s != NULL && !ef_algo_from_string (algo_s, &algo))
+    return ef_cli_usage_error ("form", "--algo: '%s' is not bp, ffbp, fbp or pfa", algo_s);
+  if (precision_s != NULL && !ef_precision_from_string (precision_s, &precision))
+    return ef_cli_usage_error ("form", "--precision: '%s' is not fp64, fp32 or fp16", precision_s);
+  if (backend_s != NULL && !ef_backend_kind_from_string (backend_s, &backend_kind))
+    return ef_cli_usage_error ("form", "--backend: '%s' is not auto, cpu or cuda", backend_s);
+  if (window_s != NULL && !ef_window_from_string (window_s, &window))
+    return ef_cli_usage_error ("form", "--window: '%s' is not rect, hann, hamming or taylor", window_s);
+  if (order_s != NULL)
+    {
+      if (g_ascii_strcasecmp (order_s, "sequential") == 0)
+        order = EF_ORDER_SEQUENTIAL;
+      else if (g_ascii_strcasecmp (order_s, "interleaved") == 0)
+        order = EF_ORDER_INTERLEAVED;
+      else
+        return ef_cli_usage_error ("form", "--order: '%s' is not sequential or interleaved", order_s);
+    }
+  if ((roi_s != NULL && !ef_cli_parse_roi ("--roi", roi_s, roi, &error))
+      || (spacing_s != NULL && !ef_cli_parse_double ("--spacing", spacing_s, 1e-6, 1e6, &spacing, &error))
+      || (upsample_s != NULL && !ef_cli_parse_uint ("--upsample", upsample_s, 1, 64, &upsample, &error))
+      || (block_s != NULL && !ef_cli_parse_uint ("--block", block_s, 1, 1u << 20, &block, &error))
+      || (stride_s != NULL && !ef_cli_parse_uint ("--stride", stride_s, 1, 1u << 20, &stride, &error))
+      || (channel_s != NULL && !ef_cli_parse_uint ("--channel", channel_s, 0, 65535, &channel, &error))
+      || (threads_s != NULL && !ef_cli_parse_uint ("--threads", threads_s, 0, 4096, &n_threads, &error))
+      || (db_range_s != NULL && !ef_cli_parse_doubles ("--db-range", db_range_s, 2, 2, db_range, NULL, &error)))
+    return ef_cli_report ("form", error);
+  if (db_range_s != NULL && !(db_range[0] < db_range[1]))
+    return ef_cli_usage_error ("form", "--db-range: MIN must be below MAX (got %s)", db_range_s);
+  if (db_range_s != NULL && kind != OUT_PNG)
+    ef_cli_warning ("--db-range only applies to PNG output");
+
+  ds = ef_cli_open_input (input, channel, n_threads, &error);
+  if (ds == NULL)
+    return ef_cli_report ("form", error);
+
+  if (spacing_s == NULL)
+    {
+      double rr = ef_dataset_range_resolution (ds), xr = ef_dataset_crossrange_resolution (ds);
+
+      if (rr > 0 && xr > 0)
+        spacing = 0.5 * MIN (rr, xr);
+      else
+        spacing = 0.5 * MAX (rr, xr);
+      if (!(spacing > 0) || !isfinite (spacing))
+        return ef_cli_usage_error ("form", "the collection does not say its resolution; give --spacing");
+    }
+  if (roi_s == NULL)
+    {
+      double half = 0.5 * DEFAULT_ROI_PIXELS * spacing;
+
+      roi[0] = -half;
+      roi[1] = -half;
+      roi[2] = half;
+      roi[3] = half;
+    }
+  if (!ef_grid_init_roi (&grid, roi[0], roi[1], roi[2], roi[3], spacing, &error))
+    {
+      /* The ROI and spacing came from the command line: a bad grid is a usage problem. */
+      return ef_cli_usage_error ("form", "%s", error->message);
+    }
+
+  ef_job_params_init (&jp, &grid);
+  jp.backend_kind = backend_kind;
+  jp.order = order;
+  jp.backend.algo = algo;
+  jp.backend.range.window = window;
+  if (precision_s != NULL)
+    jp.backend.precision = precision;
+  if (upsample_s != NULL)
+    jp.backend.range.upsample = upsample;
+  if (block_s != NULL)
+    jp.backend.block_size = block;
+  if (threads_s != NULL)
+    jp.backend.n_threads = n_threads;
+  if (stride_s != NULL)
+    jp.pulse_stride = stride;
+
+  job = ef_job_new (ds, &jp, &error);
+  if (job == NULL)
+    return ef_cli_report ("form", error);
+
+  fp.tty = ef_cli_stderr_is_tty ();
+  t_start = g_get_monotonic_time ();
+  ok = ef_job_run (job, on_progress, &fp, &error);
+  elapsed_s = (double) (g_get_monotonic_time () - t_start) * 1e-6;
+  if (fp.tty && fp.have_last)
+    ef_cli_progress_end ();
+
+  /* A fallback (no CUDA device, say) is news to the user, but not a failure. */
+  note = ef_job_get_note (job);
+  if (note != NULL && note[0] != '\0')
+    ef_cli_error ("%s", note);
+  if (!ok)
+    return ef_cli_report ("form", error);
+
+  backend_name = ef_job_get_backend_name (job);
+  if (backend_name == NULL)
+    backend_name = fp.backend != NULL ? fp.backend : ef_backend_kind_to_string (backend_kind);
+  pulses_used = fp.have_last ? fp.last.pulses_total : ds->info.n_pulses;
+  if (fp.have_last && fp.last.elapsed_s > 0)
+    elapsed_s = fp.last.elapsed_s;
+  bp_per_s = elapsed_s > 0 ? (double) ef_grid_n_pixels (&grid) * (double) pulses_used / elapsed_s : 0;
+  if (fp.have_last && fp.last.bp_per_s > 0)
+    bp_per_s = fp.last.bp_per_s;
+
+  image = ef_image_new (&grid, &error);
+  all = (EfRect) { 0, 0, grid.width, grid.height };
+  if (image == NULL || !ef_job_read_image (job, &all, image->data, &error))
+    return ef_cli_report ("form", error);
+
+  extra_json = parameters_json (input, &jp, backend_name, pulses_used, elapsed_s, bp_per_s);
+  switch (kind)
+    {
+    case OUT_NPY:
+      ok = ef_image_write_npy (image, output, extra_json, &error);
+      break;
+    case OUT_PNG:
+      if (db_range_s != NULL)
+        {
+          EfPngOptions popts = { db_range[0], db_range[1], 1.0 };
+          ok = ef_image_write_png (image, output, &popts, &error);
+        }
+      else
+        ok = ef_image_write (image, output, &error);
+      break;
+    case OUT_TIFF:
+    default:
+      ok = ef_image_write (image, output, &error);
+      break;
+    }
+  if (!ok)
+    {
+      if (!strstr (error->message, output))
+        g_prefix_error (&error, "%s: ", output);
+      return ef_cli_report ("form", error);
+    }
+
+  if (json)
+    {
+      g_autofree char *text = NULL;
+      EfCliJson j;
+
+      ef_cli_json_init (&j);
+      ef_cli_json_begin_object (&j, NULL);
+      ef_cli_json_string (&j, "output", output);
+      ef_cli_json_int (&j, "width", grid.width);
+      ef_cli_json_int (&j, "height", grid.height);
+      ef_cli_json_double (&j, "spacing_m", grid.spacing);
+      ef_cli_json_begin_array (&j, "roi_m");
+      for (int i = 0; i < 4; i++)
+        ef_cli_json_double (&j, NULL, roi[i]);
+      ef_cli_json_end_array (&j);
+      ef_cli_json_int (&j, "pulses", (gint64) pulses_used);
+      ef_cli_json_double (&j, "elapsed_s", elapsed_s);
+      ef_cli_json_double (&j, "bp_per_s", bp_per_s);
+      ef_cli_json_string (&j, "backend", backend_name);
+      ef_cli_json_string (&j, "precision", ef_precision_to_string (jp.backend.precision));
+      ef_cli_json_string (&j, "note", note);
+      ef_cli_json_end_object (&j);
+      text = ef_cli_json_finish (&j);
+      fputs (text, stdout);
+    }
+  else
+    printf ("Wrote %s: %u x %u pixels at %.4g m, %" G_GUINT64_FORMAT " pulses, %s %s, %.3f s, %.3g bp/s\n",
+            output, grid.width, grid.height, grid.spacing, pulses_used, backend_name,
+            ef_precision_to_string (jp.backend.precision), elapsed_s, bp_per_s);
+  return EF_CLI_EXIT_OK;
+}

@@ -1,0 +1,131 @@
+/* ef-cli-private.h: what the echoform-cli subcommands share: argument parsing, errors, JSON, scenes. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <glib.h>
+
+#include "ef-dataset.h"
+#include "ef-sim.h"
+#include "ef-types.h"
+
+G_BEGIN_DECLS
+
+/* Exit codes: success, a runtime or file failure, and a command line that makes no sense. */
+#define EF_CLI_EXIT_OK      0
+#define EF_CLI_EXIT_FAILURE 1
+#define EF_CLI_EXIT_USAGE   2
+
+/* The subcommands. argv[0] is the subcommand's name. */
+int ef_cli_simulate (int argc, char **argv);
+int ef_cli_info (int argc, char **argv);
+int ef_cli_form (int argc, char **argv);
+int ef_cli_metrics (int argc, char **argv);
+int ef_cli_bench (int argc, char **argv);
+
+/* Messages on stderr, prefixed "echoform-cli: ". */
+void ef_cli_error (const char *format, ...) G_GNUC_PRINTF (1, 2);
+void ef_cli_warning (const char *format, ...) G_GNUC_PRINTF (1, 2);
+/* Prints error's message and returns the exit code that goes with it: EF_CLI_EXIT_USAGE for
+ * G_OPTION_ERROR, EF_CLI_EXIT_FAILURE for anything else. */
+int  ef_cli_report (const char *command, const GError *error);
+/* Prints a usage error with a hint to read the subcommand's --help; returns EF_CLI_EXIT_USAGE. */
+int  ef_cli_usage_error (const char *command, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+/* Makes a GOptionContext for a subcommand, with the program name set so that --help reads
+ * "echoform-cli COMMAND ...". Returns an owned context. */
+GOptionContext *ef_cli_option_context_new (const char *command, const char *parameter_string,
+                                           const char *summary, const char *description,
+                                           const GOptionEntry *entries);
+/* Parses argv with context. On failure prints the error and returns FALSE. */
+gboolean ef_cli_option_parse (GOptionContext *context, const char *command, int *argc, char ***argv);
+
+/* Argument parsers. Each sets a G_OPTION_ERROR_BAD_VALUE naming `what` (the flag) on failure. NaN and
+ * infinities are refused; trailing garbage is refused. */
+gboolean ef_cli_parse_double (const char *what, const char *s, double min, double max, double *out,
+                              GError **error);
+gboolean ef_cli_parse_uint (const char *what, const char *s, guint min, guint max, guint *out, GError **error);
+gboolean ef_cli_parse_uint64 (const char *what, const char *s, guint64 *out, GError **error);
+/* A comma-separated list of between min_count and max_count finite numbers. Returns the count. */
+gboolean ef_cli_parse_doubles (const char *what, const char *s, guint min_count, guint max_count,
+                               double *out, guint *count, GError **error);
+/* A comma-separated list of unsigned integers in [min, max]. Returns an owned array. */
+GArray  *ef_cli_parse_uints (const char *what, const char *s, guint min, guint max, GError **error);
+/* "x0,y0,x1,y1" with x0 != x1 and y0 != y1; returned ordered (x0 < x1, y0 < y1). */
+gboolean ef_cli_parse_roi (const char *what, const char *s, double roi[4], GError **error);
+/* "x,y[,z[,amplitude]];..." into an array of EfSimTarget. */
+GArray  *ef_cli_parse_targets (const char *what, const char *s, GError **error);
+
+/* TRUE if stderr is a terminal, where a progress bar can be redrawn in place. */
+gboolean ef_cli_stderr_is_tty (void);
+/* Draws "label [#####.....]  42%  extra" in place on stderr. */
+void     ef_cli_progress_draw (const char *label, double fraction, const char *extra);
+void     ef_cli_progress_end (void);
+
+/* A minimal JSON writer for summaries: no parser, only correct escaping and number formatting. */
+typedef struct {
+  GString *str;          /* owned */
+  guint    depth;
+  gboolean first[32];    /* per nesting level: nothing written yet */
+} EfCliJson;
+
+void  ef_cli_json_init (EfCliJson *json);
+char *ef_cli_json_finish (EfCliJson *json);  /* returns the owned text and resets json */
+void  ef_cli_json_clear (EfCliJson *json);
+/* key is NULL inside arrays and at the top level. */
+void  ef_cli_json_begin_object (EfCliJson *json, const char *key);
+void  ef_cli_json_end_object (EfCliJson *json);
+void  ef_cli_json_begin_array (EfCliJson *json, const char *key);
+void  ef_cli_json_end_array (EfCliJson *json);
+void  ef_cli_json_string (EfCliJson *json, const char *key, const char *value);
+void  ef_cli_json_double (EfCliJson *json, const char *key, double value);  /* non-finite: null */
+void  ef_cli_json_int (EfCliJson *json, const char *key, gint64 value);
+void  ef_cli_json_bool (EfCliJson *json, const char *key, gboolean value);
+void  ef_cli_json_null (EfCliJson *json, const char *key);
+
+/* A scene description: the simulate flags, or the [simulate] group of a key file. Each value is kept
+ * as text with where it came from, so that an error can name the flag or the file. */
+typedef enum {
+  EF_CLI_SCENE_SCENE,
+  EF_CLI_SCENE_GEOMETRY,
+  EF_CLI_SCENE_DOMAIN,
+  EF_CLI_SCENE_PULSES,
+  EF_CLI_SCENE_SAMPLES,
+  EF_CLI_SCENE_FC,
+  EF_CLI_SCENE_BANDWIDTH,
+  EF_CLI_SCENE_STANDOFF,
+  EF_CLI_SCENE_GRAZING,
+  EF_CLI_SCENE_APERTURE,
+  EF_CLI_SCENE_SNR,
+  EF_CLI_SCENE_PHASE_ERROR,
+  EF_CLI_SCENE_SEED,
+  EF_CLI_SCENE_TARGETS,
+  EF_CLI_SCENE_N_KEYS
+} EfCliSceneKey;
+
+typedef struct {
+  char *value[EF_CLI_SCENE_N_KEYS];   /* owned, NULL when not given */
+  char *origin[EF_CLI_SCENE_N_KEYS];  /* owned: the key file a value came from, NULL for a flag */
+} EfCliSceneSpec;
+
+void     ef_cli_scene_spec_clear (EfCliSceneSpec *spec);
+/* The GOptionEntry array for the scene flags, pointing into spec. Owned array; strings are static. */
+GOptionEntry *ef_cli_scene_option_entries (EfCliSceneSpec *spec);
+/* Fills the values that are still unset from the [simulate] group of a key file (flags win). */
+gboolean ef_cli_scene_spec_load (EfCliSceneSpec *spec, const char *path, GError **error);
+/* Writes the given values as a key file. */
+gboolean ef_cli_scene_spec_save (const EfCliSceneSpec *spec, const char *path, GError **error);
+/* Turns the description into simulator parameters and targets (an owned GArray of EfSimTarget, which
+ * params->targets borrows). Errors are G_OPTION_ERROR for flags and G_KEY_FILE_ERROR for key files. */
+gboolean ef_cli_scene_build (const EfCliSceneSpec *spec, EfSimParams *params, GArray **targets,
+                             GError **error);
+/* Builds and simulates. Returns a new dataset reference. */
+EfDataset *ef_cli_scene_simulate (const EfCliSceneSpec *spec, guint n_threads, GError **error);
+/* TRUE if path names a scene key file rather than a data file (by its .ini extension). */
+gboolean ef_cli_is_scene_file (const char *path);
+/* Opens a data file, or simulates a scene key file in memory. */
+EfDataset *ef_cli_open_input (const char *path, guint channel, guint n_threads, GError **error);
+
+/* The per-subcommand help text for the key file format, shared by simulate and form. */
+extern const char ef_cli_scene_file_help[];
+
+G_END_DECLS

@@ -1,0 +1,260 @@
+/* ef-backend.c: the CPU backend and the dispatcher that chooses between CPU and CUDA. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "ef-backend"
+#include "config.h"
+
+#include <string.h>
+
+#include "ef-backend.h"
+#include "ef-bp.h"
+#include "ef-error.h"
+#if HAVE_CUDA
+#include "cuda/ef-cuda.h"
+#endif
+
+typedef struct {
+  EfRangeCompressor *rc;        /* owned */
+  EfProfiles        *profiles;  /* owned, one block */
+  EfCf32            *acc32;     /* owned, fp32 accumulator, or NULL */
+  EfCf64            *acc64;     /* owned, fp64 accumulator, or NULL */
+} CpuPriv;
+
+/* The fp64 path stays the plain reference sum; only rows are spread over threads. */
+static void
+reference_parallel (const EfGrid *grid, const EfProfiles *profiles, EfCf64 *acc)
+{
+  const guint band = 8;
+  guint n_bands = (grid->height + band - 1) / band;
+
+#if HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 1)
+#endif
+  for (guint b = 0; b < n_bands; b++)
+    {
+      EfRect r = { 0, b * band, grid->width, MIN (band, grid->height - b * band) };
+
+      ef_bp_reference_rect (grid, profiles, &r, acc + (gsize) r.y * grid->width);
+    }
+}
+
+static gboolean
+cpu_process_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *samples, guint count, GError **error)
+{
+  CpuPriv *priv = self->priv;
+  guint64 bad = 0;
+
+  for (guint done = 0; done < count;)
+    {
+      guint n = MIN (count - done, priv->profiles->capacity);
+
+      if (!ef_range_compress (priv->rc, pulses + done, samples + (gsize) done * self->info.n_samples, n,
+                              priv->profiles, &bad, error))
+        return FALSE;
+      self->n_bad_samples += bad;
+      if (priv->acc64)
+        reference_parallel (&self->params.grid, priv->profiles, priv->acc64);
+      else
+        ef_bp_cpu_fp32 (&self->params.grid, priv->profiles, priv->acc32, self->params.n_threads);
+      done += n;
+    }
+  return TRUE;
+}
+
+static gboolean
+cpu_read_image (EfBackend *self, const EfRect *rect, EfCf32 *out, GError **error)
+{
+  CpuPriv *priv = self->priv;
+  guint w = self->params.grid.width;
+
+  for (guint r = 0; r < rect->height; r++)
+    {
+      gsize src = (gsize) (rect->y + r) * w + rect->x;
+      EfCf32 *dst = out + (gsize) r * rect->width;
+
+      if (priv->acc64)
+        for (guint c = 0; c < rect->width; c++)
+          dst[c] = (EfCf32) priv->acc64[src + c];
+      else
+        memcpy (dst, priv->acc32 + src, rect->width * sizeof (EfCf32));
+    }
+  return TRUE;
+}
+
+static gboolean
+cpu_clear (EfBackend *self, GError **error)
+{
+  CpuPriv *priv = self->priv;
+  gsize n = ef_grid_n_pixels (&self->params.grid);
+
+  if (priv->acc64)
+    memset (priv->acc64, 0, n * sizeof (EfCf64));
+  else
+    memset (priv->acc32, 0, n * sizeof (EfCf32));
+  return TRUE;
+}
+
+static void
+cpu_free (EfBackend *self)
+{
+  CpuPriv *priv = self->priv;
+
+  ef_range_compressor_free (priv->rc);
+  ef_profiles_free (priv->profiles);
+  ef_aligned_free (priv->acc32);
+  ef_aligned_free (priv->acc64);
+  g_free (priv);
+}
+
+static const EfBackendOps cpu_ops = {
+  .name = "cpu",
+  .process_block = cpu_process_block,
+  .read_image = cpu_read_image,
+  .clear = cpu_clear,
+  .free = cpu_free,
+};
+
+static gboolean
+check_params (const EfDatasetInfo *info, const EfBackendParams *params, GError **error)
+{
+  if (params->grid.width == 0 || params->grid.height == 0 || !(params->grid.spacing > 0))
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "The image grid is empty");
+      return FALSE;
+    }
+  if (params->algo != EF_ALGO_BP)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "The %s algorithm is not available in this build; use bp", ef_algo_to_string (params->algo));
+      return FALSE;
+    }
+  if (info->n_samples == 0)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "The dataset has no samples");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+EfBackend *
+ef_backend_cpu_new (const EfDatasetInfo *info, const EfBackendParams *params, GError **error)
+{
+  g_autoptr (EfBackend) self = NULL;
+  CpuPriv *priv;
+  gboolean fp64;
+  gsize n;
+  guint block;
+
+  g_return_val_if_fail (info != NULL && params != NULL, NULL);
+  if (!check_params (info, params, error))
+    return NULL;
+
+  fp64 = params->precision == EF_PRECISION_FP64;
+  block = CLAMP (params->block_size, 1u, 4096u);
+  self = g_new0 (EfBackend, 1);
+  self->ops = &cpu_ops;
+  self->params = *params;
+  ef_dataset_info_copy (info, &self->info);
+  priv = g_new0 (CpuPriv, 1);
+  self->priv = priv;
+
+  priv->rc = ef_range_compressor_new (info, &params->range, fp64, error);
+  if (priv->rc == NULL)
+    return NULL;
+  priv->profiles = ef_profiles_new (block, ef_range_compressor_n_bins (priv->rc), fp64, error);
+  if (priv->profiles == NULL)
+    return NULL;
+  n = ef_grid_n_pixels (&params->grid);
+  if (fp64)
+    priv->acc64 = ef_aligned_alloc0 (n * sizeof (EfCf64));
+  else
+    priv->acc32 = ef_aligned_alloc0 (n * sizeof (EfCf32));
+  if (priv->acc64 == NULL && priv->acc32 == NULL)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY,
+                   "Not enough memory for a %u x %u accumulator", params->grid.width, params->grid.height);
+      return NULL;
+    }
+  return g_steal_pointer (&self);
+}
+
+EfBackend *
+ef_backend_new (EfBackendKind kind, const EfDatasetInfo *info, const EfBackendParams *params, char **note,
+                GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  EfBackend *self;
+
+  g_return_val_if_fail (info != NULL && params != NULL, NULL);
+  if (note)
+    *note = NULL;
+
+  if (kind == EF_BACKEND_CUDA || kind == EF_BACKEND_AUTO)
+    {
+#if HAVE_CUDA
+      g_autofree char *why = NULL;
+
+      if (params->precision != EF_PRECISION_FP64 && ef_cuda_available (&why))
+        {
+          self = ef_backend_cuda_new (info, params, &local);
+          if (self != NULL)
+            return self;
+          if (note)
+            *note = g_strdup_printf ("CUDA failed (%s); using the CPU", local->message);
+        }
+      else if (note)
+        *note = g_strdup_printf ("%s; using the CPU",
+                                 params->precision == EF_PRECISION_FP64 ? "fp64 runs on the CPU only"
+                                 : why ? why : "No CUDA device");
+#else
+      if (note)
+        *note = g_strdup ("This build has no CUDA support; using the CPU");
+#endif
+    }
+
+  self = ef_backend_cpu_new (info, params, error);
+  if (self != NULL && params->precision == EF_PRECISION_FP16 && note && *note == NULL)
+    *note = g_strdup ("fp16 needs the CUDA backend; the CPU uses fp32");
+  return self;
+}
+
+void
+ef_backend_free (EfBackend *self)
+{
+  if (self == NULL)
+    return;
+  if (self->ops && self->ops->free)
+    self->ops->free (self);
+  ef_dataset_info_clear (&self->info);
+  g_free (self);
+}
+
+gboolean
+ef_backend_process_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *samples, guint count,
+                          GError **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return self->ops->process_block (self, pulses, samples, count, error);
+}
+
+gboolean
+ef_backend_read_image (EfBackend *self, const EfRect *rect, EfCf32 *out, GError **error)
+{
+  const EfGrid *g;
+
+  g_return_val_if_fail (self != NULL && rect != NULL && out != NULL, FALSE);
+  g = &self->params.grid;
+  if (rect->x + (guint64) rect->width > g->width || rect->y + (guint64) rect->height > g->height)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "The rectangle %u,%u %ux%u is outside the %ux%u image", rect->x, rect->y, rect->width,
+                   rect->height, g->width, g->height);
+      return FALSE;
+    }
+  return self->ops->read_image (self, rect, out, error);
+}
+
+const char *
+ef_backend_name (const EfBackend *self)
+{
+  return self->ops->name;
+}

@@ -1,0 +1,57 @@
+/* ef-backend.h: one interface for the CPU and CUDA image-formation engines. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "ef-types.h"
+#include "ef-dataset.h"
+#include "ef-grid.h"
+#include "ef-rangecomp.h"
+
+G_BEGIN_DECLS
+
+/* What a backend is asked to do; copied at creation, never read from the UI afterwards. */
+typedef struct {
+  EfGrid        grid;
+  EfRangeParams range;
+  EfPrecision   precision;
+  EfAlgo        algo;
+  guint         block_size;  /* pulses per block */
+  guint         n_threads;   /* CPU threads, 0 = all */
+  int           device;      /* CUDA device, -1 = choose */
+} EfBackendParams;
+
+typedef struct {
+  const char *name;
+  /* Range-compresses and backprojects count pulses into the accumulator. samples: count * n_samples.
+   * May block for the duration of the block. */
+  gboolean (*process_block) (EfBackend *self, const EfPulse *pulses, const EfCf32 *samples, guint count,
+                             GError **error);
+  /* Copies the accumulator (or a rectangle of it) to host memory as complex float. */
+  gboolean (*read_image) (EfBackend *self, const EfRect *rect, EfCf32 *out, GError **error);
+  /* Zeroes the accumulator. */
+  gboolean (*clear) (EfBackend *self, GError **error);
+  void     (*free) (EfBackend *self);
+} EfBackendOps;
+
+struct _EfBackend {
+  const EfBackendOps *ops;
+  EfBackendParams     params;
+  EfDatasetInfo       info;    /* owned copy */
+  guint64             n_bad_samples;
+  gpointer            priv;
+};
+
+/* Creates the backend asked for. EF_BACKEND_AUTO picks CUDA when a device is present and falls back to
+ * the CPU otherwise; *note (may be NULL) receives an owned one-line message saying why, or NULL. */
+EfBackend *ef_backend_new (EfBackendKind kind, const EfDatasetInfo *info, const EfBackendParams *params,
+                           char **note, GError **error);
+EfBackend *ef_backend_cpu_new (const EfDatasetInfo *info, const EfBackendParams *params, GError **error);
+void       ef_backend_free (EfBackend *self);
+gboolean   ef_backend_process_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *samples,
+                                     guint count, GError **error);
+gboolean   ef_backend_read_image (EfBackend *self, const EfRect *rect, EfCf32 *out, GError **error);
+const char *ef_backend_name (const EfBackend *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (EfBackend, ef_backend_free)
+
+G_END_DECLS

@@ -1,0 +1,534 @@
+/* ef-job.c: the progressive job: a reader thread and a worker thread, one pulse block at a time. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "ef-job"
+#include "config.h"
+
+#include <string.h>
+
+#include "ef-error.h"
+#include "ef-grid.h"
+#include "ef-job.h"
+
+/* One pulse block in flight between the reader and the worker. Exactly two exist, so memory is bounded
+ * by two blocks plus the accumulator whatever the dataset's size. */
+typedef struct {
+  guint    index;     /* block number in processing order */
+  guint    count;     /* pulses */
+  EfPulse *pulses;    /* owned, block_size */
+  EfCf32  *samples;   /* owned, block_size * n_samples */
+  GError  *error;     /* owned: the read failed */
+  gboolean end;       /* no more blocks */
+} Block;
+
+struct _EfJob {
+  EfDataset    *dataset;   /* owned ref */
+  EfJobParams   params;
+  guint64      *pulse_ids; /* owned: the pulses used, in order */
+  guint64       n_used;
+  guint        *order;     /* owned: block processing order */
+  guint         n_blocks;
+
+  GThread      *worker;    /* owned */
+  EfJobProgressFunc func;
+  gpointer      user_data;
+
+  GMutex        lock;      /* guards state, paused, display, backend_name, note, error */
+  GCond         cond;
+  EfJobState    state;
+  gboolean      paused;
+  gint          cancelled; /* atomic */
+  EfCf32       *display;   /* owned: the accumulator as of the last finished block */
+  char         *backend_name;
+  char         *note;
+  GError       *error;
+};
+
+void
+ef_job_params_init (EfJobParams *params, const EfGrid *grid)
+{
+  memset (params, 0, sizeof *params);
+  params->backend.grid = *grid;
+  params->backend.range = EF_RANGE_PARAMS_DEFAULT;
+  params->backend.precision = EF_PRECISION_FP32;
+  params->backend.algo = EF_ALGO_BP;
+  params->backend.block_size = 64;
+  params->backend.device = -1;
+  params->backend_kind = EF_BACKEND_CPU;
+  params->order = EF_ORDER_SEQUENTIAL;
+  params->pulse_stride = 1;
+}
+
+void
+ef_job_interleaved_order (guint n, guint *order)
+{
+  guint bits = 0, k = 0;
+
+  while ((1u << bits) < n)
+    bits++;
+  for (guint i = 0; i < (1u << bits) && k < n; i++)
+    {
+      guint r = 0;
+
+      for (guint b = 0; b < bits; b++)
+        if (i & (1u << b))
+          r |= 1u << (bits - 1 - b);
+      if (r < n)
+        order[k++] = r;
+    }
+}
+
+EfJob *
+ef_job_new (EfDataset *dataset, const EfJobParams *params, GError **error)
+{
+  EfJob *job;
+  guint64 first, avail, stride;
+  guint block;
+
+  g_return_val_if_fail (dataset != NULL && params != NULL, NULL);
+
+  stride = MAX (params->pulse_stride, 1u);
+  first = params->first_pulse;
+  if (first >= dataset->info.n_pulses)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "The first pulse %" G_GUINT64_FORMAT " is past the end (%" G_GUINT64_FORMAT " pulses)", first,
+                   dataset->info.n_pulses);
+      return NULL;
+    }
+  avail = dataset->info.n_pulses - first;
+  if (params->n_pulses > 0)
+    avail = MIN (avail, params->n_pulses);
+  if (params->backend.grid.width == 0 || params->backend.grid.height == 0)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "The image grid is empty");
+      return NULL;
+    }
+
+  job = g_new0 (EfJob, 1);
+  job->dataset = ef_dataset_ref (dataset);
+  job->params = *params;
+  job->params.pulse_stride = (guint) stride;
+  block = CLAMP (params->backend.block_size, 1u, 4096u);
+  job->params.backend.block_size = block;
+  job->n_used = (avail + stride - 1) / stride;
+  job->pulse_ids = g_new (guint64, job->n_used);
+  for (guint64 i = 0; i < job->n_used; i++)
+    job->pulse_ids[i] = first + i * stride;
+  job->n_blocks = (guint) ((job->n_used + block - 1) / block);
+  job->order = g_new (guint, job->n_blocks);
+  if (params->order == EF_ORDER_INTERLEAVED)
+    ef_job_interleaved_order (job->n_blocks, job->order);
+  else
+    for (guint i = 0; i < job->n_blocks; i++)
+      job->order[i] = i;
+  g_mutex_init (&job->lock);
+  g_cond_init (&job->cond);
+  job->state = EF_JOB_PAUSED;
+  return job;
+}
+
+static gboolean
+is_cancelled (EfJob *job)
+{
+  return g_atomic_int_get (&job->cancelled) != 0;
+}
+
+/* Reads block b of the processing order; contiguous runs of pulses are read in one call. */
+static gboolean
+read_block (EfJob *job, guint b, Block *blk, GError **error)
+{
+  guint block = job->params.backend.block_size;
+  guint64 start = (guint64) job->order[b] * block;
+  guint count = (guint) MIN ((guint64) block, job->n_used - start);
+  gsize ns = job->dataset->info.n_samples;
+
+  blk->index = b;
+  blk->count = count;
+  if (job->params.pulse_stride == 1)
+    {
+      guint64 p0 = job->pulse_ids[start];
+
+      memcpy (blk->pulses, job->dataset->pulses + p0, count * sizeof (EfPulse));
+      return ef_dataset_read_block (job->dataset, p0, count, blk->samples, error);
+    }
+  for (guint i = 0; i < count; i++)
+    {
+      guint64 p = job->pulse_ids[start + i];
+
+      blk->pulses[i] = job->dataset->pulses[p];
+      if (!ef_dataset_read_block (job->dataset, p, 1, blk->samples + i * ns, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+typedef struct {
+  EfJob       *job;
+  GAsyncQueue *free_q;  /* borrowed */
+  GAsyncQueue *full_q;  /* borrowed */
+} ReaderCtx;
+
+static gpointer
+reader_main (gpointer data)
+{
+  ReaderCtx *ctx = data;
+  EfJob *job = ctx->job;
+
+  for (guint b = 0; b < job->n_blocks; b++)
+    {
+      Block *blk = g_async_queue_pop (ctx->free_q);
+
+      if (is_cancelled (job) || blk->end)
+        {
+          blk->end = TRUE;
+          g_async_queue_push (ctx->full_q, blk);
+          return NULL;
+        }
+      if (!read_block (job, b, blk, &blk->error))
+        {
+          g_async_queue_push (ctx->full_q, blk);
+          return NULL;
+        }
+      g_async_queue_push (ctx->full_q, blk);
+    }
+  {
+    Block *blk = g_async_queue_pop (ctx->free_q);
+    blk->end = TRUE;
+    g_async_queue_push (ctx->full_q, blk);
+  }
+  return NULL;
+}
+
+static void
+publish (EfJob *job, EfJobState state, guint blocks_done, guint64 pulses_done, gint64 t0, const EfRect *dirty,
+         guint n_dirty)
+{
+  EfJobProgress pr = { 0 };
+  const EfGrid *g = &job->params.backend.grid;
+  double elapsed = (g_get_monotonic_time () - t0) / 1e6;
+
+  if (job->func == NULL)
+    return;
+  pr.state = state;
+  pr.blocks_done = blocks_done;
+  pr.blocks_total = job->n_blocks;
+  pr.pulses_done = pulses_done;
+  pr.pulses_total = job->n_used;
+  pr.elapsed_s = elapsed;
+  pr.bp_per_s = elapsed > 0 ? (double) ef_grid_n_pixels (g) * pulses_done / elapsed : 0;
+  pr.eta_s = pulses_done > 0 ? elapsed * (double) (job->n_used - pulses_done) / pulses_done : 0;
+  pr.dirty = dirty;
+  pr.n_dirty = n_dirty;
+  pr.backend_name = job->backend_name;
+  pr.error = job->error;
+  job->func (job, &pr, job->user_data);
+}
+
+static void
+finish (EfJob *job, EfJobState state, GError *error)
+{
+  g_mutex_lock (&job->lock);
+  job->state = state;
+  if (error)
+    {
+      g_clear_error (&job->error);
+      job->error = error;
+    }
+  g_cond_broadcast (&job->cond);
+  g_mutex_unlock (&job->lock);
+}
+
+static gpointer
+worker_main (gpointer data)
+{
+  EfJob *job = data;
+  const EfGrid *grid = &job->params.backend.grid;
+  EfRect all = { 0, 0, grid->width, grid->height };
+  g_autoptr (EfBackend) backend = NULL;
+  g_autoptr (GAsyncQueue) free_q = g_async_queue_new ();
+  g_autoptr (GAsyncQueue) full_q = g_async_queue_new ();
+  Block blocks[2] = { 0 };
+  ReaderCtx ctx = { job, free_q, full_q };
+  GThread *reader = NULL;
+  GError *error = NULL;
+  g_autofree EfCf32 *scratch = NULL;
+  char *note = NULL;
+  guint done = 0;
+  guint64 pulses_done = 0;
+  gint64 t0 = g_get_monotonic_time ();
+  gsize ns = job->dataset->info.n_samples, block = job->params.backend.block_size;
+  EfJobState end_state = EF_JOB_DONE;
+
+  backend = ef_backend_new (job->params.backend_kind, &job->dataset->info, &job->params.backend, &note, &error);
+  g_mutex_lock (&job->lock);
+  job->note = note;
+  if (backend)
+    job->backend_name = g_strdup (ef_backend_name (backend));
+  g_mutex_unlock (&job->lock);
+  if (backend == NULL)
+    {
+      finish (job, EF_JOB_FAILED, error);
+      publish (job, EF_JOB_FAILED, 0, 0, t0, NULL, 0);
+      return NULL;
+    }
+  if (note)
+    g_message ("%s", note);
+
+  for (int i = 0; i < 2; i++)
+    {
+      blocks[i].pulses = g_try_new (EfPulse, block);
+      blocks[i].samples = g_try_new (EfCf32, block * ns);
+      if (blocks[i].pulses == NULL || blocks[i].samples == NULL)
+        {
+          g_set_error (&error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY,
+                       "Not enough memory for pulse blocks of %zu x %zu samples", block, ns);
+          goto out;
+        }
+      g_async_queue_push (free_q, &blocks[i]);
+    }
+  scratch = g_try_new (EfCf32, ef_grid_n_pixels (grid));
+  if (scratch == NULL)
+    {
+      g_set_error (&error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "Not enough memory for the image");
+      goto out;
+    }
+  reader = g_thread_new ("ef-job-reader", reader_main, &ctx);
+
+  for (;;)
+    {
+      Block *blk;
+
+      g_mutex_lock (&job->lock);
+      while (job->paused && !is_cancelled (job))
+        {
+          job->state = EF_JOB_PAUSED;
+          g_cond_wait (&job->cond, &job->lock);
+        }
+      job->state = EF_JOB_RUNNING;
+      g_mutex_unlock (&job->lock);
+      if (is_cancelled (job))
+        {
+          end_state = EF_JOB_CANCELLED;
+          break;
+        }
+
+      blk = g_async_queue_pop (full_q);
+      if (blk->error)
+        {
+          error = g_steal_pointer (&blk->error);
+          blk->end = TRUE;
+          g_async_queue_push (free_q, blk);
+          break;
+        }
+      if (blk->end)
+        {
+          g_async_queue_push (free_q, blk);
+          break;
+        }
+      if (!ef_backend_process_block (backend, blk->pulses, blk->samples, blk->count, &error))
+        {
+          blk->end = TRUE;
+          g_async_queue_push (free_q, blk);
+          break;
+        }
+      pulses_done += blk->count;
+      done++;
+      g_async_queue_push (free_q, blk);
+
+      /* The copy for readers happens outside the lock; only the swap is inside. */
+      if (!ef_backend_read_image (backend, &all, scratch, &error))
+        break;
+      g_mutex_lock (&job->lock);
+      {
+        EfCf32 *t = job->display;
+        job->display = scratch;
+        scratch = t ? t : g_try_new (EfCf32, ef_grid_n_pixels (grid));
+      }
+      g_mutex_unlock (&job->lock);
+      if (scratch == NULL)
+        {
+          g_set_error (&error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "Not enough memory for the image");
+          break;
+        }
+      if (done < job->n_blocks)
+        publish (job, EF_JOB_RUNNING, done, pulses_done, t0, &all, 1);
+    }
+
+out:
+  if (reader)
+    {
+      /* Unblock the reader whatever it waits for, then let it see the end. */
+      g_atomic_int_set (&job->cancelled, 1);
+      for (;;)
+        {
+          Block *blk = g_async_queue_try_pop (full_q);
+          if (blk == NULL)
+            break;
+          g_clear_error (&blk->error);
+          g_async_queue_push (free_q, blk);
+        }
+      g_thread_join (reader);
+    }
+  for (int i = 0; i < 2; i++)
+    {
+      g_free (blocks[i].pulses);
+      g_free (blocks[i].samples);
+      g_clear_error (&blocks[i].error);
+    }
+  if (error)
+    end_state = EF_JOB_FAILED;
+  else if (end_state == EF_JOB_DONE && done < job->n_blocks)
+    end_state = EF_JOB_CANCELLED;
+  finish (job, end_state, error);
+  publish (job, end_state, done, pulses_done, t0, end_state == EF_JOB_DONE ? &all : NULL,
+           end_state == EF_JOB_DONE ? 1 : 0);
+  return NULL;
+}
+
+void
+ef_job_start (EfJob *job, EfJobProgressFunc func, gpointer user_data)
+{
+  g_return_if_fail (job != NULL);
+  g_return_if_fail (job->worker == NULL);
+
+  job->func = func;
+  job->user_data = user_data;
+  job->state = EF_JOB_RUNNING;
+  job->worker = g_thread_new ("ef-job", worker_main, job);
+}
+
+gboolean
+ef_job_run (EfJob *job, EfJobProgressFunc func, gpointer user_data, GError **error)
+{
+  ef_job_start (job, func, user_data);
+  return ef_job_wait (job, error);
+}
+
+void
+ef_job_cancel (EfJob *job)
+{
+  g_return_if_fail (job != NULL);
+  g_atomic_int_set (&job->cancelled, 1);
+  g_mutex_lock (&job->lock);
+  g_cond_broadcast (&job->cond);
+  g_mutex_unlock (&job->lock);
+}
+
+void
+ef_job_pause (EfJob *job)
+{
+  g_return_if_fail (job != NULL);
+  g_mutex_lock (&job->lock);
+  job->paused = TRUE;
+  g_mutex_unlock (&job->lock);
+}
+
+void
+ef_job_resume (EfJob *job)
+{
+  g_return_if_fail (job != NULL);
+  g_mutex_lock (&job->lock);
+  job->paused = FALSE;
+  g_cond_broadcast (&job->cond);
+  g_mutex_unlock (&job->lock);
+}
+
+gboolean
+ef_job_wait (EfJob *job, GError **error)
+{
+  EfJobState state;
+
+  g_return_val_if_fail (job != NULL, FALSE);
+  if (job->worker)
+    {
+      g_thread_join (job->worker);
+      job->worker = NULL;
+    }
+  g_mutex_lock (&job->lock);
+  state = job->state;
+  if (state == EF_JOB_FAILED && job->error)
+    g_propagate_error (error, g_error_copy (job->error));
+  else if (state == EF_JOB_CANCELLED)
+    g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_CANCELLED, "The job was cancelled");
+  else if (state != EF_JOB_DONE)
+    g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_FAILED, "The job never ran");
+  g_mutex_unlock (&job->lock);
+  return state == EF_JOB_DONE;
+}
+
+void
+ef_job_free (EfJob *job)
+{
+  if (job == NULL)
+    return;
+  ef_job_cancel (job);
+  if (job->worker)
+    g_thread_join (job->worker);
+  ef_dataset_unref (job->dataset);
+  g_free (job->pulse_ids);
+  g_free (job->order);
+  g_free (job->display);
+  g_free (job->backend_name);
+  g_free (job->note);
+  g_clear_error (&job->error);
+  g_mutex_clear (&job->lock);
+  g_cond_clear (&job->cond);
+  g_free (job);
+}
+
+EfJobState
+ef_job_get_state (EfJob *job)
+{
+  EfJobState s;
+
+  g_mutex_lock (&job->lock);
+  s = job->state;
+  g_mutex_unlock (&job->lock);
+  return s;
+}
+
+const EfGrid *
+ef_job_get_grid (EfJob *job)
+{
+  return &job->params.backend.grid;
+}
+
+const char *
+ef_job_get_backend_name (EfJob *job)
+{
+  return job->backend_name;
+}
+
+const char *
+ef_job_get_note (EfJob *job)
+{
+  return job->note;
+}
+
+gboolean
+ef_job_read_image (EfJob *job, const EfRect *rect, EfCf32 *out, GError **error)
+{
+  const EfGrid *g;
+
+  g_return_val_if_fail (job != NULL && rect != NULL && out != NULL, FALSE);
+  g = &job->params.backend.grid;
+  if (rect->x + (guint64) rect->width > g->width || rect->y + (guint64) rect->height > g->height)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "The rectangle %u,%u %ux%u is outside the %ux%u image", rect->x, rect->y, rect->width,
+                   rect->height, g->width, g->height);
+      return FALSE;
+    }
+  g_mutex_lock (&job->lock);
+  for (guint r = 0; r < rect->height; r++)
+    {
+      EfCf32 *dst = out + (gsize) r * rect->width;
+
+      if (job->display)
+        memcpy (dst, job->display + (gsize) (rect->y + r) * g->width + rect->x, rect->width * sizeof (EfCf32));
+      else
+        memset (dst, 0, rect->width * sizeof (EfCf32));
+    }
+  g_mutex_unlock (&job->lock);
+  return TRUE;
+}

@@ -1,0 +1,82 @@
+/* ef-job.h: the progressive image-formation job, one pulse block at a time on a worker thread. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "ef-types.h"
+#include "ef-backend.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  EF_ORDER_SEQUENTIAL,   /* the aperture grows: focus builds up */
+  EF_ORDER_INTERLEAVED,  /* bit-reversed blocks: full resolution at once, clutter fades */
+} EfOrder;
+
+typedef struct {
+  EfBackendParams backend;
+  EfBackendKind   backend_kind;
+  EfOrder         order;
+  guint           pulse_stride;   /* use every n-th pulse (1 = all; >1 for quick overviews) */
+  guint64         first_pulse;    /* sub-aperture: [first_pulse, first_pulse + n_pulses) */
+  guint64         n_pulses;       /* 0 = to the end */
+} EfJobParams;
+
+void ef_job_params_init (EfJobParams *params, const EfGrid *grid);
+
+typedef enum {
+  EF_JOB_RUNNING,
+  EF_JOB_PAUSED,
+  EF_JOB_DONE,
+  EF_JOB_CANCELLED,
+  EF_JOB_FAILED,
+} EfJobState;
+
+typedef struct {
+  EfJobState state;
+  guint      blocks_done;
+  guint      blocks_total;
+  guint64    pulses_done;
+  guint64    pulses_total;
+  double     elapsed_s;
+  double     bp_per_s;        /* pixel-pulse backprojections per second so far */
+  double     eta_s;
+  const EfRect *dirty;        /* borrowed, valid during the callback: tiles changed by this block */
+  guint      n_dirty;
+  const char *backend_name;
+  const GError *error;        /* when state == EF_JOB_FAILED */
+} EfJobProgress;
+
+/* Called on the worker thread after each block and once at the end. It must not block; a GUI hands
+ * the news to its main loop with g_idle_add or g_main_context_invoke. */
+typedef void (*EfJobProgressFunc) (EfJob *job, const EfJobProgress *progress, gpointer user_data);
+
+/* Creates a job over dataset (a new reference is taken) with params copied. Nothing runs yet. */
+EfJob *ef_job_new (EfDataset *dataset, const EfJobParams *params, GError **error);
+/* Starts the worker thread. Returns at once. */
+void   ef_job_start (EfJob *job, EfJobProgressFunc func, gpointer user_data);
+/* Runs to the end on the calling thread (the CLI); returns FALSE with error on failure or cancel. */
+gboolean ef_job_run (EfJob *job, EfJobProgressFunc func, gpointer user_data, GError **error);
+/* Asks the worker to stop after the current block. Returns at once; never blocks. */
+void   ef_job_cancel (EfJob *job);
+void   ef_job_pause (EfJob *job);
+void   ef_job_resume (EfJob *job);
+/* Waits for the worker to end. Returns TRUE if the job completed. */
+gboolean ef_job_wait (EfJob *job, GError **error);
+/* Cancels, waits and frees. Safe on a job that never started. */
+void   ef_job_free (EfJob *job);
+
+EfJobState ef_job_get_state (EfJob *job);
+const EfGrid *ef_job_get_grid (EfJob *job);
+/* The backend's name once the job has started ("cpu", "cuda"), and its fallback note, if any. */
+const char *ef_job_get_backend_name (EfJob *job);
+const char *ef_job_get_note (EfJob *job);
+/* Copies a rectangle of the current accumulator into out (rect->width * rect->height). Safe from any
+ * thread while the job runs; may wait for at most the copy itself, never for a block. */
+gboolean ef_job_read_image (EfJob *job, const EfRect *rect, EfCf32 *out, GError **error);
+
+/* Bit-reversed permutation of 0..n-1 (for any n), written into order. */
+void ef_job_interleaved_order (guint n, guint *order);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (EfJob, ef_job_free)
+
+G_END_DECLS

@@ -1,0 +1,557 @@
+/* ef-rangecomp.c: range compression with FFTW: FX windowing and upsampling, the RAW matched filter. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "ef-rangecomp"
+#include "config.h"
+
+#include <fftw3.h>
+#include <math.h>
+#include <string.h>
+#if HAVE_OPENMP
+#include <omp.h>
+#endif
+
+#include "ef-error.h"
+#include "ef-rangecomp.h"
+
+/*
+ * Every domain is brought to the same form before the inverse FFT: a spectrum S[k] on K bins at
+ * frequencies f_k = f0 + k * df that obeys S[k] = sum_t a_t * exp(-j 4 pi f_k dR_t / c). The bins are
+ * placed centred on the FFT input (bin K/2 at index 0), so the profile's spectrum is symmetric about
+ * zero and linear interpolation of the profile loses as little as it can. The carrier that goes with
+ * the profile is then f_ref = f0 + (K/2) df, which backprojection restores with exp(+j 4 pi f_ref dR/c).
+ * This is the same sum as DESIGN.md's uncentred form; only the split of phase between the profile and
+ * the carrier differs.
+ */
+
+/* FFTW's planner is not thread-safe; execution of existing plans is. */
+static GMutex planner_lock;
+
+typedef struct {
+  fftw_complex  *spec;    /* K' prepared bins, double */
+  fftw_complex  *raw;     /* RAW: Nc-point work buffer */
+  fftwf_complex *work32;  /* N-point IFFT buffer */
+  fftw_complex  *work64;
+} Scratch;
+
+struct _EfRangeCompressor {
+  EfDatasetInfo info;     /* owned copy */
+  EfRangeParams params;
+  gboolean      fp64;
+  guint         n_in;     /* samples per pulse */
+  guint         k;        /* spectral bins kept (K') */
+  guint         n;        /* IFFT length = profile bins */
+  double       *window;   /* k */
+  /* RAW matched filter */
+  guint         nc;       /* forward FFT length */
+  guint         k_first;  /* first kept bin, in FFT order, of the chirp band */
+  fftw_complex *chirp_conj; /* nc: conj(FFT(chirp)) scaled */
+  fftw_plan     raw_fwd;
+  /* IFFT plans */
+  fftwf_plan    inv32;
+  fftw_plan     inv64;
+  guint         n_scratch;
+  Scratch      *scratch;
+};
+
+static guint
+next_pow2 (guint64 n)
+{
+  guint64 p = 1;
+
+  while (p < n)
+    p <<= 1;
+  return (guint) p;
+}
+
+/* Taylor window coefficients after Carrara et al., "Spotlight Synthetic Aperture Radar", Appendix D. */
+static void
+taylor_fill (double *w, guint n, guint nbar, double sll_db)
+{
+  double eta = pow (10.0, -sll_db / 20.0);
+  double a = acosh (eta) / G_PI;
+  double sigma2 = (double) nbar * nbar / (a * a + (nbar - 0.5) * (nbar - 0.5));
+  double fm[64] = { 0 };
+
+  nbar = MIN (nbar, 63u);
+  for (guint m = 1; m < nbar; m++)
+    {
+      double num = 1, den = 1;
+
+      for (guint i = 1; i < nbar; i++)
+        {
+          num *= 1.0 - (double) m * m / (sigma2 * (a * a + (i - 0.5) * (i - 0.5)));
+          if (i != m)
+            den *= 1.0 - (double) m * m / ((double) i * i);
+        }
+      fm[m] = (m % 2 ? 1.0 : -1.0) * num / (2.0 * den);
+    }
+  for (guint k = 0; k < n; k++)
+    {
+      double x = ((double) k + 0.5) / n - 0.5;
+
+      w[k] = 1.0;
+      for (guint m = 1; m < nbar; m++)
+        w[k] += 2.0 * fm[m] * cos (2.0 * G_PI * m * x);
+    }
+}
+
+void
+ef_window_fill (EfWindow window, guint nbar, double sll_db, double *w, guint n)
+{
+  double sum = 0;
+
+  g_return_if_fail (w != NULL);
+  if (n == 0)
+    return;
+  for (guint k = 0; k < n; k++)
+    {
+      double x = n > 1 ? (double) k / (n - 1) : 0.5;
+
+      switch (window)
+        {
+        case EF_WINDOW_HANN:
+          w[k] = 0.5 - 0.5 * cos (2.0 * G_PI * x);
+          break;
+        case EF_WINDOW_HAMMING:
+          w[k] = 0.54 - 0.46 * cos (2.0 * G_PI * x);
+          break;
+        case EF_WINDOW_RECT:
+        case EF_WINDOW_TAYLOR:
+        default:
+          w[k] = 1.0;
+          break;
+        }
+    }
+  if (window == EF_WINDOW_HANN && n > 2)
+    {
+      /* Periodic-style endpoints would waste two samples; use the symmetric form over n + 2 points. */
+      for (guint k = 0; k < n; k++)
+        w[k] = 0.5 - 0.5 * cos (2.0 * G_PI * (k + 1.0) / (n + 1.0));
+    }
+  if (window == EF_WINDOW_TAYLOR)
+    taylor_fill (w, n, nbar ? nbar : 4, sll_db < 0 ? sll_db : -35.0);
+  for (guint k = 0; k < n; k++)
+    sum += w[k];
+  for (guint k = 0; k < n; k++)
+    w[k] *= n / sum;
+}
+
+EfProfiles *
+ef_profiles_new (guint capacity, guint n_bins, gboolean fp64, GError **error)
+{
+  g_autoptr (EfProfiles) p = g_new0 (EfProfiles, 1);
+  gsize elem = fp64 ? sizeof (EfCf64) : sizeof (EfCf32);
+
+  if (capacity == 0 || n_bins == 0 || (guint64) capacity * n_bins > (G_GUINT64_CONSTANT (1) << 32))
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "Cannot hold %u range profiles of %u bins", capacity, n_bins);
+      return NULL;
+    }
+  p->capacity = capacity;
+  p->n_bins = n_bins;
+  p->meta = g_try_new0 (EfProfileMeta, capacity);
+  if (fp64)
+    p->data64 = fftw_malloc ((gsize) capacity * n_bins * elem);
+  else
+    p->data32 = fftwf_malloc ((gsize) capacity * n_bins * elem);
+  if (p->meta == NULL || (p->data64 == NULL && p->data32 == NULL))
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY,
+                   "Not enough memory for %u range profiles of %u bins", capacity, n_bins);
+      return NULL;
+    }
+  return g_steal_pointer (&p);
+}
+
+void
+ef_profiles_free (EfProfiles *p)
+{
+  if (p == NULL)
+    return;
+  g_free (p->meta);
+  if (p->data32)
+    fftwf_free (p->data32);
+  if (p->data64)
+    fftw_free (p->data64);
+  g_free (p);
+}
+
+static void
+scratch_free (Scratch *s)
+{
+  if (s->spec) fftw_free (s->spec);
+  if (s->raw) fftw_free (s->raw);
+  if (s->work32) fftwf_free (s->work32);
+  if (s->work64) fftw_free (s->work64);
+}
+
+void
+ef_range_compressor_free (EfRangeCompressor *rc)
+{
+  if (rc == NULL)
+    return;
+  g_mutex_lock (&planner_lock);
+  if (rc->inv32) fftwf_destroy_plan (rc->inv32);
+  if (rc->inv64) fftw_destroy_plan (rc->inv64);
+  if (rc->raw_fwd) fftw_destroy_plan (rc->raw_fwd);
+  g_mutex_unlock (&planner_lock);
+  for (guint i = 0; i < rc->n_scratch; i++)
+    scratch_free (&rc->scratch[i]);
+  g_free (rc->scratch);
+  if (rc->chirp_conj) fftw_free (rc->chirp_conj);
+  g_free (rc->window);
+  ef_dataset_info_clear (&rc->info);
+  g_free (rc);
+}
+
+guint
+ef_range_compressor_n_bins (const EfRangeCompressor *rc)
+{
+  return rc->n;
+}
+
+static gboolean
+raw_setup (EfRangeCompressor *rc, GError **error)
+{
+  const EfDatasetInfo *info = &rc->info;
+  double fs = info->sample_rate, kchirp = info->chirp_rate, t = info->chirp_duration;
+  double fmin = MIN (0.0, kchirp * t), fmax = MAX (0.0, kchirp * t), df;
+  guint64 l = (guint64) llround (t * fs);
+  g_autofree fftw_complex *h = NULL;
+  fftw_plan plan;
+  double energy = 0;
+  gint64 i_lo, i_hi;
+
+  if (l == 0 || l > rc->n_in || fmax - fmin > fs * 1.0000001)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "The chirp (%.3g s at %.3g Hz/s) does not fit %u samples at %.4g Hz", t, kchirp,
+                   rc->n_in, fs);
+      return FALSE;
+    }
+  rc->nc = next_pow2 (rc->n_in + l);
+  df = fs / rc->nc;
+  i_lo = (gint64) ceil (fmin / df - 1e-9);
+  i_hi = (gint64) floor (fmax / df + 1e-9);
+  rc->k = (guint) (i_hi - i_lo + 1);
+  rc->k_first = (guint) (((i_lo % (gint64) rc->nc) + rc->nc) % rc->nc);
+
+  rc->chirp_conj = fftw_malloc (sizeof (fftw_complex) * rc->nc);
+  h = fftw_malloc (sizeof (fftw_complex) * rc->nc);
+  memset (h, 0, sizeof (fftw_complex) * rc->nc);
+  for (guint64 m = 0; m < l; m++)
+    {
+      double tm = (double) m / fs;
+      double ph = G_PI * kchirp * tm * tm;
+
+      h[m][0] = cos (ph);
+      h[m][1] = sin (ph);
+      energy += 1.0;
+    }
+  g_mutex_lock (&planner_lock);
+  plan = fftw_plan_dft_1d ((int) rc->nc, h, rc->chirp_conj, FFTW_FORWARD, FFTW_ESTIMATE);
+  fftw_execute (plan);
+  fftw_destroy_plan (plan);
+  g_mutex_unlock (&planner_lock);
+  /* Scale so that a unit target gives unit bins: |H|^2 averages nc * l / k over the band. */
+  for (guint i = 0; i < rc->nc; i++)
+    {
+      double s = (double) rc->k / ((double) rc->nc * energy);
+      rc->chirp_conj[i][0] *= s;
+      rc->chirp_conj[i][1] *= -s;
+    }
+  return TRUE;
+}
+
+EfRangeCompressor *
+ef_range_compressor_new (const EfDatasetInfo *info, const EfRangeParams *params, gboolean fp64, GError **error)
+{
+  g_autoptr (EfRangeCompressor) rc = NULL;
+  guint up;
+  int n_threads = 1;
+
+  g_return_val_if_fail (info != NULL && params != NULL, NULL);
+
+  if (info->n_samples == 0 || info->n_samples > (1u << 24))
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "Cannot range-compress pulses of %" G_GUINT64_FORMAT " samples", info->n_samples);
+      return NULL;
+    }
+  up = CLAMP (params->upsample, 1u, 64u);
+  rc = g_new0 (EfRangeCompressor, 1);
+  ef_dataset_info_copy (info, &rc->info);
+  rc->params = *params;
+  rc->params.upsample = up;
+  rc->fp64 = fp64;
+  rc->n_in = (guint) info->n_samples;
+
+  switch (info->domain)
+    {
+    case EF_DOMAIN_FX:
+      rc->k = rc->n_in;
+      break;
+    case EF_DOMAIN_RAW:
+      if (!raw_setup (rc, error))
+        return NULL;
+      break;
+    case EF_DOMAIN_TOA:
+    default:
+      rc->k = rc->n_in;
+      break;
+    }
+  rc->n = info->domain == EF_DOMAIN_TOA ? rc->n_in : next_pow2 ((guint64) rc->k * up);
+  if (rc->n > (1u << 26))
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "An upsampling of %u on %u samples gives %u range bins, too many", up, rc->k, rc->n);
+      return NULL;
+    }
+  rc->window = g_new (double, rc->k);
+  ef_window_fill (params->window, params->taylor_nbar, params->taylor_sll_db, rc->window, rc->k);
+
+#if HAVE_OPENMP
+  n_threads = omp_get_max_threads ();
+#endif
+  rc->n_scratch = (guint) MAX (1, n_threads);
+  rc->scratch = g_new0 (Scratch, rc->n_scratch);
+  for (guint i = 0; i < rc->n_scratch; i++)
+    {
+      Scratch *s = &rc->scratch[i];
+
+      s->spec = fftw_malloc (sizeof (fftw_complex) * rc->k);
+      if (rc->nc)
+        s->raw = fftw_malloc (sizeof (fftw_complex) * rc->nc);
+      if (fp64)
+        s->work64 = fftw_malloc (sizeof (fftw_complex) * rc->n);
+      else
+        s->work32 = fftwf_malloc (sizeof (fftwf_complex) * rc->n);
+      if (s->spec == NULL || (rc->nc && s->raw == NULL) || (s->work64 == NULL && s->work32 == NULL))
+        {
+          g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY,
+                       "Not enough memory for range compression buffers");
+          return NULL;
+        }
+    }
+
+  /* Plans are made once, on the first scratch buffers, and executed on any buffer of the same alignment. */
+  g_mutex_lock (&planner_lock);
+  if (fp64)
+    rc->inv64 = fftw_plan_dft_1d ((int) rc->n, rc->scratch[0].work64, rc->scratch[0].work64, FFTW_BACKWARD,
+                                  FFTW_ESTIMATE);
+  else
+    rc->inv32 = fftwf_plan_dft_1d ((int) rc->n, rc->scratch[0].work32, rc->scratch[0].work32, FFTW_BACKWARD,
+                                   FFTW_ESTIMATE);
+  if (rc->nc)
+    rc->raw_fwd = fftw_plan_dft_1d ((int) rc->nc, rc->scratch[0].raw, rc->scratch[0].raw, FFTW_FORWARD,
+                                    FFTW_ESTIMATE);
+  g_mutex_unlock (&planner_lock);
+  if ((fp64 && !rc->inv64) || (!fp64 && !rc->inv32) || (rc->nc && !rc->raw_fwd))
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_FAILED, "FFTW could not plan a %u-point FFT", rc->n);
+      return NULL;
+    }
+  return g_steal_pointer (&rc);
+}
+
+/* Brings one pulse to the common spectral form. Returns the first frequency and spacing of the bins. */
+static guint64
+prepare_spectrum (EfRangeCompressor *rc, Scratch *s, const EfPulse *pu, const EfCf32 *in, double *f0,
+                  double *df)
+{
+  guint64 bad = 0;
+
+  if (rc->info.domain == EF_DOMAIN_FX)
+    {
+      for (guint k = 0; k < rc->k; k++)
+        {
+          float re = crealf (in[k]), im = cimagf (in[k]);
+
+          if (!isfinite (re) || !isfinite (im))
+            {
+              re = im = 0;
+              bad++;
+            }
+          s->spec[k][0] = re;
+          s->spec[k][1] = im;
+        }
+      *f0 = pu->sc0;
+      *df = pu->scss;
+      return bad;
+    }
+
+  /* RAW: matched filter, then move the delay origin to 2 r0 / c and fold the carrier so that the bins
+   * obey the FX convention with f = fc + f_baseband. */
+  {
+    double fs = 1.0 / pu->scss, fc = rc->info.fc;
+    double dfb = fs / rc->nc;
+    double shift = 2.0 * pu->r0 / EF_C - pu->sc0;
+
+    memset (s->raw, 0, sizeof (fftw_complex) * rc->nc);
+    for (guint m = 0; m < rc->n_in; m++)
+      {
+        float re = crealf (in[m]), im = cimagf (in[m]);
+
+        if (!isfinite (re) || !isfinite (im))
+          {
+            re = im = 0;
+            bad++;
+          }
+        s->raw[m][0] = re;
+        s->raw[m][1] = im;
+      }
+    fftw_execute_dft (rc->raw_fwd, s->raw, s->raw);
+    for (guint k = 0; k < rc->k; k++)
+      {
+        guint i = (rc->k_first + k) % rc->nc;
+        double fb = (i < rc->nc / 2 ? (double) i : (double) i - rc->nc) * dfb;
+        double ph = 2.0 * G_PI * fb * shift + 4.0 * G_PI * fc * pu->r0 / EF_C;
+        double cr = cos (ph), ci = sin (ph);
+        double xr = s->raw[i][0] * rc->chirp_conj[i][0] - s->raw[i][1] * rc->chirp_conj[i][1];
+        double xi = s->raw[i][0] * rc->chirp_conj[i][1] + s->raw[i][1] * rc->chirp_conj[i][0];
+
+        s->spec[k][0] = xr * cr - xi * ci;
+        s->spec[k][1] = xr * ci + xi * cr;
+        if (k == 0)
+          *f0 = fc + fb;
+      }
+    *df = dfb;
+  }
+  return bad;
+}
+
+/* Index in the FFT input of spectral bin k when bin k/2 sits at zero frequency. */
+static inline guint
+centred_index (guint k, guint nk, guint n)
+{
+  return (k + n - nk / 2) % n;
+}
+
+static void
+compress_one_f32 (EfRangeCompressor *rc, Scratch *s, EfCf32 *out)
+{
+  guint n = rc->n, h = n / 2;
+  float scale = 1.0f / (float) rc->k;
+
+  memset (s->work32, 0, sizeof (fftwf_complex) * n);
+  for (guint k = 0; k < rc->k; k++)
+    {
+      guint i = centred_index (k, rc->k, n);
+      s->work32[i][0] = (float) (s->spec[k][0] * rc->window[k]);
+      s->work32[i][1] = (float) (s->spec[k][1] * rc->window[k]);
+    }
+  fftwf_execute_dft (rc->inv32, s->work32, s->work32);
+  /* fftshift: output bin m holds delay bin m - n/2. */
+  for (guint m = 0; m < n; m++)
+    {
+      const float *z = s->work32[(m + h) % n];
+      out[m] = (z[0] * scale) + (z[1] * scale) * I;
+    }
+}
+
+static void
+compress_one_f64 (EfRangeCompressor *rc, Scratch *s, EfCf64 *out)
+{
+  guint n = rc->n, h = n / 2;
+  double scale = 1.0 / (double) rc->k;
+
+  memset (s->work64, 0, sizeof (fftw_complex) * n);
+  for (guint k = 0; k < rc->k; k++)
+    {
+      guint i = centred_index (k, rc->k, n);
+      s->work64[i][0] = s->spec[k][0] * rc->window[k];
+      s->work64[i][1] = s->spec[k][1] * rc->window[k];
+    }
+  fftw_execute_dft (rc->inv64, s->work64, s->work64);
+  for (guint m = 0; m < n; m++)
+    {
+      const double *z = s->work64[(m + h) % n];
+      out[m] = (z[0] * scale) + (z[1] * scale) * I;
+    }
+}
+
+static void
+fill_meta (EfRangeCompressor *rc, const EfPulse *pu, double f0, double df, EfProfileMeta *m)
+{
+  memcpy (m->tx, pu->tx, sizeof m->tx);
+  memcpy (m->rcv, pu->rcv, sizeof m->rcv);
+  m->r0 = pu->r0;
+  if (rc->info.domain == EF_DOMAIN_TOA)
+    {
+      m->dr = 0.5 * EF_C * pu->scss;
+      m->r_start = 0.5 * EF_C * pu->sc0;
+      m->kr = 4.0 * G_PI * 0.5 * (pu->fx1 + pu->fx2) / EF_C;
+      return;
+    }
+  m->dr = EF_C / (2.0 * rc->n * df);
+  m->r_start = -(double) (rc->n / 2) * m->dr;
+  m->kr = 4.0 * G_PI * (f0 + (double) (rc->k / 2) * df) / EF_C;
+}
+
+gboolean
+ef_range_compress (EfRangeCompressor *rc, const EfPulse *pulses, const EfCf32 *samples, guint count,
+                   EfProfiles *out, guint64 *n_bad, GError **error)
+{
+  guint64 bad = 0;
+  gboolean mono = TRUE;
+
+  g_return_val_if_fail (rc != NULL && pulses != NULL && samples != NULL && out != NULL, FALSE);
+
+  if (count > out->capacity || out->n_bins != rc->n || (rc->fp64 ? out->data64 == NULL : out->data32 == NULL))
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "The profile buffer does not match the compressor (%u/%u pulses, %u/%u bins)", count,
+                   out->capacity, out->n_bins, rc->n);
+      return FALSE;
+    }
+
+#if HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 4) reduction(+:bad) num_threads(rc->n_scratch)
+#endif
+  for (guint p = 0; p < count; p++)
+    {
+      int t = 0;
+      Scratch *s;
+      const EfPulse *pu = &pulses[p];
+      const EfCf32 *in = samples + (gsize) p * rc->n_in;
+      double f0 = 0, df = 0;
+
+#if HAVE_OPENMP
+      t = omp_get_thread_num ();
+#endif
+      s = &rc->scratch[t];
+      if (rc->info.domain == EF_DOMAIN_TOA)
+        {
+          for (guint m = 0; m < rc->n; m++)
+            {
+              EfCf32 z = in[m];
+              if (!isfinite (crealf (z)) || !isfinite (cimagf (z)))
+                {
+                  z = 0;
+                  bad++;
+                }
+              if (rc->fp64)
+                out->data64[(gsize) p * rc->n + m] = z;
+              else
+                out->data32[(gsize) p * rc->n + m] = z;
+            }
+        }
+      else
+        {
+          bad += prepare_spectrum (rc, s, pu, in, &f0, &df);
+          if (rc->fp64)
+            compress_one_f64 (rc, s, out->data64 + (gsize) p * rc->n);
+          else
+            compress_one_f32 (rc, s, out->data32 + (gsize) p * rc->n);
+        }
+      fill_meta (rc, pu, f0, df, &out->meta[p]);
+    }
+  for (guint p = 0; p < count && mono; p++)
+    mono = memcmp (pulses[p].tx, pulses[p].rcv, sizeof pulses[p].tx) == 0;
+  out->n_pulses = count;
+  out->monostatic = mono;
+  if (n_bad)
+    *n_bad = bad;
+  return TRUE;
+}

@@ -1,0 +1,64 @@
+/* ef-rangecomp.h: range compression of pulse blocks into range profiles (FFTW on the CPU). */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "ef-types.h"
+#include "ef-dataset.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  EfWindow window;
+  guint    taylor_nbar;     /* Taylor: number of nearly constant sidelobes (default 4) */
+  double   taylor_sll_db;   /* Taylor: sidelobe level, negative dB (default -35) */
+  guint    upsample;        /* zero-padding factor, >= 1; the FFT length is the next power of two of
+                             * n_samples * upsample */
+} EfRangeParams;
+
+#define EF_RANGE_PARAMS_DEFAULT ((EfRangeParams) { EF_WINDOW_RECT, 4, -35.0, 8 })
+
+/* Per-pulse metadata a backprojector needs for one range profile. A profile sample i sits at
+ * differential range dR = r_start + i * dr, where dR = |tx - x|/2 + |rcv - x|/2 - r0 (metres), and
+ * backprojection adds profile(dR) * exp(+j * kr * dR). Any constant phase has been folded into the
+ * profile already. */
+typedef struct {
+  double tx[3], rcv[3];
+  double r0;
+  double r_start;   /* m */
+  double dr;        /* m per bin */
+  double kr;        /* rad per metre of dR: 4 pi f_ref / c */
+} EfProfileMeta;
+
+/* A block of range profiles. Exactly one of data32 / data64 is set. */
+struct _EfProfiles {
+  guint          n_pulses;
+  guint          n_bins;
+  guint          capacity;   /* pulses allocated */
+  EfProfileMeta *meta;       /* owned, capacity */
+  EfCf32        *data32;     /* owned, capacity * n_bins, or NULL */
+  EfCf64        *data64;     /* owned, capacity * n_bins, or NULL */
+  gboolean       monostatic; /* every pulse has tx == rcv */
+};
+
+EfProfiles *ef_profiles_new (guint capacity, guint n_bins, gboolean fp64, GError **error);
+void        ef_profiles_free (EfProfiles *profiles);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (EfProfiles, ef_profiles_free)
+
+/* Fills w[n] with the window, normalised so that sum(w) == n. */
+void ef_window_fill (EfWindow window, guint nbar, double sll_db, double *w, guint n);
+
+/* A compressor for one dataset shape. FFTW plans are made once here and reused; fp64 selects double
+ * precision FFTs (the reference path). Not thread-safe: one per worker. */
+EfRangeCompressor *ef_range_compressor_new (const EfDatasetInfo *info, const EfRangeParams *params,
+                                            gboolean fp64, GError **error);
+void               ef_range_compressor_free (EfRangeCompressor *rc);
+guint              ef_range_compressor_n_bins (const EfRangeCompressor *rc);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (EfRangeCompressor, ef_range_compressor_free)
+
+/* Compresses count pulses (samples: count * n_samples, pulses: their vector parameters) into out,
+ * which must have capacity >= count and matching n_bins and precision. Non-finite samples are
+ * replaced by zero and counted in *n_bad (may be NULL). */
+gboolean ef_range_compress (EfRangeCompressor *rc, const EfPulse *pulses, const EfCf32 *samples,
+                            guint count, EfProfiles *out, guint64 *n_bad, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,926 @@
+/* ef-cphd-read.c: opens CPHD 1.x files: a strict header, the XML, the PVPs, and a memory-mapped signal. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "ef-cphd-read"
+#include "config.h"
+
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include "ef-cphd.h"
+#include "ef-error.h"
+
+/* Past these a header is lying, whatever the file's size: they match ef_dataset_validate's limits. */
+#define MAX_VECTORS (G_GUINT64_CONSTANT (1) << 26)
+#define MAX_SAMPLES (G_GUINT64_CONSTANT (1) << 24)
+/* The file header is a few hundred bytes; anything this long without its terminator is not one. */
+#define MAX_HEADER_BYTES (64u * 1024u)
+#define MAX_HEADER_LINE 1024u
+
+typedef struct {
+  GMappedFile  *map;        /* owned */
+  const guint8 *signal;     /* borrowed from map: the chosen channel's first sample */
+  guint64       vector_bytes;
+  EfCphdFormat  format;
+  gboolean      conjugate;  /* SGN = +1 */
+  double       *amp_sf;     /* owned, one per vector, or NULL when the file has none */
+} CphdPriv;
+
+/* ---- byte helpers ---- */
+
+static double
+be_double (const guint8 *p)
+{
+  guint64 v;
+  double d;
+
+  memcpy (&v, p, 8);
+  v = GUINT64_FROM_BE (v);
+  memcpy (&d, &v, 8);
+  return d;
+}
+
+static gint64
+be_int64 (const guint8 *p)
+{
+  guint64 v;
+
+  memcpy (&v, p, 8);
+  return (gint64) GUINT64_FROM_BE (v);
+}
+
+static float
+be_float (const guint8 *p)
+{
+  guint32 v;
+  float f;
+
+  memcpy (&v, p, 4);
+  v = GUINT32_FROM_BE (v);
+  memcpy (&f, &v, 4);
+  return f;
+}
+
+static gint16
+be_int16 (const guint8 *p)
+{
+  guint16 v;
+
+  memcpy (&v, p, 2);
+  return (gint16) GUINT16_FROM_BE (v);
+}
+
+/* a + b <= limit, without overflow. */
+static gboolean
+fits (guint64 offset, guint64 size, guint64 limit)
+{
+  return offset <= limit && size <= limit - offset;
+}
+
+/* ---- the file header ---- */
+
+typedef struct {
+  char    *version;  /* owned */
+  guint64  xml_size, xml_off, pvp_size, pvp_off, sig_size, sig_off, sup_size, sup_off;
+  guint    seen;     /* bit per numeric key */
+  gsize    end;      /* first byte after the terminator */
+} Header;
+
+static const char *const header_keys[] = {
+  "XML_BLOCK_SIZE", "XML_BLOCK_BYTE_OFFSET", "PVP_BLOCK_SIZE", "PVP_BLOCK_BYTE_OFFSET",
+  "SIGNAL_BLOCK_SIZE", "SIGNAL_BLOCK_BYTE_OFFSET", "SUPPORT_BLOCK_SIZE", "SUPPORT_BLOCK_BYTE_OFFSET",
+};
+#define N_REQUIRED_KEYS 6
+
+static guint64 *
+header_slot (Header *h, guint i)
+{
+  guint64 *slots[] = { &h->xml_size, &h->xml_off, &h->pvp_size, &h->pvp_off,
+                       &h->sig_size, &h->sig_off, &h->sup_size, &h->sup_off };
+  return slots[i];
+}
+
+static gboolean
+valid_version (const char *v)
+{
+  /* digits and dots, starting with a digit */
+  if (!g_ascii_isdigit (v[0]))
+    return FALSE;
+  for (const char *c = v; *c; c++)
+    if (!g_ascii_isdigit (*c) && *c != '.')
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+parse_header (const guint8 *data, gsize size, Header *h, GError **error)
+{
+  gsize limit = MIN (size, (gsize) MAX_HEADER_BYTES);
+  const guint8 *nl;
+  gsize pos, line_no = 1;
+
+  nl = limit > 0 ? memchr (data, '\n', MIN (limit, (gsize) 32)) : NULL;
+  if (size < 5 || memcmp (data, "CPHD/", 5) != 0 || nl == NULL)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                   "Not a CPHD file: it does not begin with a \"CPHD/<version>\" line");
+      return FALSE;
+    }
+  h->version = g_strndup ((const char *) data + 5, (gsize) (nl - data) - 5);
+  if (!valid_version (h->version))
+    {
+      g_autofree char *esc = g_strescape (h->version, NULL);
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "Not a CPHD file: bad version \"%.20s\"", esc);
+      return FALSE;
+    }
+  if (!g_str_has_prefix (h->version, "1."))
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_UNSUPPORTED,
+                   "CPHD version %s is not supported; Echoform reads CPHD 1.x", h->version);
+      return FALSE;
+    }
+
+  pos = (gsize) (nl - data) + 1;
+  for (;;)
+    {
+      const char *line = (const char *) data + pos;
+      const char *sep, *key_end;
+      gsize len;
+      g_autofree char *key = NULL;
+      g_autofree char *value = NULL;
+      gboolean known = FALSE;
+
+      line_no++;
+      if (pos + 2 > size)
+        {
+          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_TRUNCATED,
+                       "The file ends inside its CPHD header (line %" G_GSIZE_FORMAT ")", line_no);
+          return FALSE;
+        }
+      if (data[pos] == '\f' && data[pos + 1] == '\n')
+        {
+          h->end = pos + 2;
+          break;
+        }
+      if (pos >= limit)
+        {
+          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                       "The CPHD header has no section terminator (\"\\f\\n\") in its first %u bytes",
+                       MAX_HEADER_BYTES);
+          return FALSE;
+        }
+      nl = memchr (line, '\n', MIN (limit - pos, (gsize) MAX_HEADER_LINE));
+      if (nl == NULL)
+        {
+          if (limit == size && size - pos < MAX_HEADER_LINE)
+            g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_TRUNCATED,
+                         "The file ends inside its CPHD header (line %" G_GSIZE_FORMAT ")", line_no);
+          else
+            g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                         "CPHD header line %" G_GSIZE_FORMAT " is not terminated by a newline", line_no);
+          return FALSE;
+        }
+      len = (gsize) ((const guint8 *) nl - (const guint8 *) line);
+      sep = g_strstr_len (line, (gssize) len, " := ");
+      if (sep == NULL)
+        {
+          g_autofree char *shown = g_strndup (line, MIN (len, (gsize) 60));
+          g_autofree char *esc = g_strescape (shown, NULL);
+          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                       "CPHD header line %" G_GSIZE_FORMAT " is not of the form \"KEY := value\": \"%s\"",
+                       line_no, esc);
+          return FALSE;
+        }
+      key_end = sep;
+      key = g_strndup (line, (gsize) (key_end - line));
+      value = g_strndup (sep + 4, len - (gsize) (sep + 4 - line));
+      if (key[0] == '\0' || strspn (key, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != strlen (key))
+        {
+          g_autofree char *esc = g_strescape (key, NULL);
+          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                       "CPHD header line %" G_GSIZE_FORMAT " has a malformed key \"%s\"", line_no, esc);
+          return FALSE;
+        }
+      for (guint i = 0; i < G_N_ELEMENTS (header_keys); i++)
+        {
+          guint64 v;
+          g_autoptr (GError) perr = NULL;
+
+          if (strcmp (key, header_keys[i]) != 0)
+            continue;
+          known = TRUE;
+          if (h->seen & (1u << i))
+            {
+              g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "The CPHD header gives %s twice", key);
+              return FALSE;
+            }
+          if (!g_ascii_string_to_unsigned (value, 10, 0, G_MAXUINT64, &v, &perr))
+            {
+              g_autofree char *esc = g_strescape (value, NULL);
+              g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                           "The CPHD header's %s is not a byte count: \"%s\"", key, esc);
+              return FALSE;
+            }
+          *header_slot (h, i) = v;
+          h->seen |= 1u << i;
+        }
+      if (!known)
+        g_debug ("CPHD header: %s := %s", key, value);
+      pos += len + 1;
+    }
+
+  for (guint i = 0; i < N_REQUIRED_KEYS; i++)
+    if (!(h->seen & (1u << i)))
+      {
+        g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "The CPHD header lacks %s", header_keys[i]);
+        return FALSE;
+      }
+  if (((h->seen >> 6) & 3) == 1 || ((h->seen >> 6) & 3) == 2)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                   "The CPHD header gives only one of SUPPORT_BLOCK_SIZE and SUPPORT_BLOCK_BYTE_OFFSET");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+check_block (const char *name, guint64 off, guint64 len, guint64 file_size, gsize header_end, GError **error)
+{
+  if (!fits (off, len, file_size))
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_TRUNCATED,
+                   "The %s block (%" G_GUINT64_FORMAT " bytes at offset %" G_GUINT64_FORMAT
+                   ") runs past the end of the file (%" G_GUINT64_FORMAT " bytes): the file is truncated "
+                   "or its header is wrong", name, len, off, file_size);
+      return FALSE;
+    }
+  if (off < header_end)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                   "The %s block starts at byte %" G_GUINT64_FORMAT ", inside the CPHD header", name, off);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* ---- XML helpers; element names are matched without their namespace ---- */
+
+static xmlNodePtr
+child (xmlNodePtr parent, const char *name)
+{
+  if (parent == NULL)
+    return NULL;
+  for (xmlNodePtr c = parent->children; c != NULL; c = c->next)
+    if (c->type == XML_ELEMENT_NODE && strcmp ((const char *) c->name, name) == 0)
+      return c;
+  return NULL;
+}
+
+/* Follows "A/B/C" from node. */
+static xmlNodePtr
+find (xmlNodePtr node, const char *path)
+{
+  g_auto (GStrv) parts = g_strsplit (path, "/", -1);
+
+  for (guint i = 0; parts[i] != NULL && node != NULL; i++)
+    node = child (node, parts[i]);
+  return node;
+}
+
+static char *
+node_text (xmlNodePtr node)
+{
+  xmlChar *c = xmlNodeGetContent (node);
+  char *s = g_strstrip (g_strdup (c != NULL ? (const char *) c : ""));
+
+  xmlFree (c);
+  return s;
+}
+
+static char *
+text_at (xmlNodePtr node, const char *path)
+{
+  xmlNodePtr n = find (node, path);
+  return n != NULL ? node_text (n) : NULL;
+}
+
+static gboolean
+parse_double (const char *s, double *out)
+{
+  char *end = NULL;
+
+  if (s == NULL || *s == '\0')
+    return FALSE;
+  *out = g_ascii_strtod (s, &end);
+  return end != s && *end == '\0';
+}
+
+static gboolean
+uint_at (xmlNodePtr node, const char *path, const char *where, guint64 *out, GError **error)
+{
+  g_autofree char *s = text_at (node, path);
+
+  if (s == NULL)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "The CPHD XML lacks %s/%s", where, path);
+      return FALSE;
+    }
+  if (!g_ascii_string_to_unsigned (s, 10, 0, G_MAXUINT64, out, NULL))
+    {
+      g_autofree char *esc = g_strescape (s, NULL);
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                   "The CPHD XML's %s/%s is not a non-negative integer: \"%.60s\"", where, path, esc);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+xyz_at (xmlNodePtr node, const char *path, double out[3])
+{
+  xmlNodePtr n = find (node, path);
+  const char *names[3] = { "X", "Y", "Z" };
+
+  if (n == NULL)
+    return FALSE;
+  for (int i = 0; i < 3; i++)
+    {
+      g_autofree char *s = text_at (n, names[i]);
+      if (!parse_double (s, &out[i]) || !isfinite (out[i]))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* ---- PVP layout ---- */
+
+typedef enum {
+  PV_TX_TIME, PV_TX_POS, PV_RCV_TIME, PV_RCV_POS, PV_SRP_POS, PV_FX1, PV_FX2, PV_SC0, PV_SCSS,
+  PV_AMP_SF, PV_SIGNAL, PV_N
+} Pv;
+
+static const struct {
+  const char *name;
+  guint       size;
+  gboolean    required;
+} pv_spec[PV_N] = {
+  { "TxTime", 1, TRUE }, { "TxPos", 3, TRUE }, { "RcvTime", 1, TRUE }, { "RcvPos", 3, TRUE },
+  { "SRPPos", 3, TRUE }, { "FX1", 1, TRUE }, { "FX2", 1, TRUE }, { "SC0", 1, TRUE }, { "SCSS", 1, TRUE },
+  { "AmpSF", 1, FALSE }, { "SIGNAL", 1, FALSE },
+};
+
+typedef struct {
+  gboolean present[PV_N];
+  guint64  offset[PV_N];  /* bytes within a vector's record */
+} PvLayout;
+
+static gboolean
+parse_pvp_layout (xmlNodePtr root, guint64 num_bytes_pvp, PvLayout *l, GError **error)
+{
+  xmlNodePtr pvp = child (root, "PVP");
+
+  if (pvp == NULL)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "The CPHD XML has no PVP branch");
+      return FALSE;
+    }
+  for (int i = 0; i < PV_N; i++)
+    {
+      xmlNodePtr n = child (pvp, pv_spec[i].name);
+      g_autofree char *where = g_strdup_printf ("PVP/%s", pv_spec[i].name);
+      g_autofree char *format = NULL;
+      guint64 offset, size;
+
+      if (n == NULL)
+        {
+          if (pv_spec[i].required)
+            {
+              g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                           "The CPHD file lacks the required per-vector parameter %s", pv_spec[i].name);
+              return FALSE;
+            }
+          continue;
+        }
+      if (!uint_at (n, "Offset", where, &offset, error) || !uint_at (n, "Size", where, &size, error))
+        return FALSE;
+      format = text_at (n, "Format");
+      if (size != pv_spec[i].size)
+        {
+          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                       "PVP %s has Size %" G_GUINT64_FORMAT "; CPHD defines it as %u", pv_spec[i].name, size,
+                       pv_spec[i].size);
+          return FALSE;
+        }
+      if (format != NULL)
+        {
+          /* Whitespace between the fields is harmless; drop it before comparing. */
+          GString *f = g_string_new (NULL);
+          gboolean ok;
+
+          for (const char *c = format; *c; c++)
+            if (!g_ascii_isspace (*c))
+              g_string_append_c (f, *c);
+          ok = i == PV_SIGNAL ? strcmp (f->str, "I8") == 0
+                              : (size == 3 ? strcmp (f->str, "X=F8;Y=F8;Z=F8;") == 0 : strcmp (f->str, "F8") == 0);
+          g_string_free (f, TRUE);
+          if (!ok)
+            {
+              g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_UNSUPPORTED,
+                           "PVP %s has format \"%.40s\"; Echoform reads the standard %s", pv_spec[i].name, format,
+                           i == PV_SIGNAL ? "I8" : (size == 3 ? "X=F8;Y=F8;Z=F8;" : "F8"));
+              return FALSE;
+            }
+        }
+      if (offset > num_bytes_pvp / 8 || size > num_bytes_pvp / 8 - offset)
+        {
+          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                       "PVP %s (words %" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT ") lies outside the %"
+                       G_GUINT64_FORMAT "-byte vector record (Data/NumBytesPVP)",
+                       pv_spec[i].name, offset, offset + size, num_bytes_pvp);
+          return FALSE;
+        }
+      l->present[i] = TRUE;
+      l->offset[i] = offset * 8;
+    }
+  return TRUE;
+}
+
+/* ---- channels ---- */
+
+typedef struct {
+  char   *id;        /* owned */
+  guint64 n_vectors, n_samples, signal_offset, pvp_offset;
+} Channel;
+
+static void
+channels_free (Channel *ch, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    g_free (ch[i].id);
+  g_free (ch);
+}
+
+/* ---- the dataset ---- */
+
+static gboolean
+cphd_read_block (EfDataset *self, guint64 first, guint count, EfCf32 *out, GError **error)
+{
+  CphdPriv *priv = self->priv;
+  guint64 ns = self->info.n_samples;
+  guint64 bad = 0;
+
+  for (guint i = 0; i < count; i++)
+    {
+      guint64 v = first + i;
+      const guint8 *src = priv->signal + v * priv->vector_bytes;
+      EfCf32 *dst = out + (gsize) i * ns;
+      float scale = priv->amp_sf != NULL ? (float) priv->amp_sf[v] : 1.0f;
+      float sgn = priv->conjugate ? -1.0f : 1.0f;
+
+      switch (priv->format)
+        {
+        case EF_CPHD_CF8:
+          for (guint64 k = 0; k < ns; k++)
+            {
+              float re = be_float (src + 8 * k), im = be_float (src + 8 * k + 4);
+              if (priv->amp_sf != NULL)
+                {
+                  re *= scale;
+                  im *= scale;
+                }
+              if (isnan (re) || isnan (im))
+                bad++;
+              dst[k] = CMPLXF (re, sgn * im);
+            }
+          break;
+        case EF_CPHD_CI4:
+          for (guint64 k = 0; k < ns; k++)
+            dst[k] = CMPLXF (scale * (float) be_int16 (src + 4 * k), sgn * scale * (float) be_int16 (src + 4 * k + 2));
+          break;
+        case EF_CPHD_CI2:
+          for (guint64 k = 0; k < ns; k++)
+            dst[k] = CMPLXF (scale * (float) (gint8) src[2 * k], sgn * scale * (float) (gint8) src[2 * k + 1]);
+          break;
+        default:
+          g_assert_not_reached ();
+        }
+    }
+  /* NaN samples are left for range compression, which treats them as missing. */
+  if (bad > 0)
+    g_debug ("%" G_GUINT64_FORMAT " NaN samples in pulses %" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT, bad, first,
+             first + count - 1);
+  return TRUE;
+}
+
+static void
+cphd_finalize (EfDataset *self)
+{
+  CphdPriv *priv = self->priv;
+
+  if (priv == NULL)
+    return;
+  g_clear_pointer (&priv->map, g_mapped_file_unref);
+  g_free (priv->amp_sf);
+  g_free (priv);
+}
+
+static const EfDatasetOps cphd_ops = {
+  .read_block = cphd_read_block,
+  .finalize = cphd_finalize,
+};
+
+gboolean
+ef_cphd_sniff (const guint8 *head, gsize len)
+{
+  g_return_val_if_fail (head != NULL || len == 0, FALSE);
+  return len >= 6 && memcmp (head, "CPHD/", 5) == 0 && g_ascii_isdigit (head[5]);
+}
+
+static void
+header_clear (Header *h)
+{
+  g_clear_pointer (&h->version, g_free);
+}
+
+static xmlDocPtr
+parse_xml (const guint8 *xml, guint64 size, GError **error)
+{
+  xmlParserCtxtPtr ctxt;
+  xmlDocPtr doc;
+
+  if (size == 0 || size > INT_MAX)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                   "The CPHD XML block has an implausible size (%" G_GUINT64_FORMAT " bytes)", size);
+      return NULL;
+    }
+  ctxt = xmlNewParserCtxt ();
+  if (ctxt == NULL)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FAILED, "Could not create an XML parser");
+      return NULL;
+    }
+  /* No network, no DTD loading, no entity substitution; errors come back to us, not to stderr. */
+  doc = xmlCtxtReadMemory (ctxt, (const char *) xml, (int) size, "cphd.xml", NULL,
+                           XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+  if (doc == NULL || !ctxt->wellFormed)
+    {
+      xmlErrorPtr e = xmlCtxtGetLastError (ctxt);
+      g_autofree char *msg = g_strstrip (g_strdup (e != NULL && e->message != NULL ? e->message : "unknown error"));
+
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "The CPHD XML is malformed (line %d): %s",
+                   e != NULL ? e->line : 0, msg);
+      if (doc != NULL)
+        xmlFreeDoc (doc);
+      xmlFreeParserCtxt (ctxt);
+      return NULL;
+    }
+  xmlFreeParserCtxt (ctxt);
+  if (doc->intSubset != NULL || doc->extSubset != NULL)
+    {
+      /* CPHD XML never has a DTD; one here can only be there to declare entities. */
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                   "The CPHD XML declares a DTD, which CPHD does not use; refusing to read it");
+      xmlFreeDoc (doc);
+      return NULL;
+    }
+  return doc;
+}
+
+EfDataset *
+ef_cphd_open (const char *path, guint channel, GError **error)
+{
+  g_autoptr (GMappedFile) map = NULL;
+  g_autoptr (GError) local = NULL;
+  g_autoptr (EfDataset) ds = NULL;
+  const guint8 *data;
+  guint64 size;
+  Header h = { 0 };
+  xmlDocPtr doc = NULL;
+  xmlNodePtr root, data_node;
+  Channel *channels = NULL;
+  guint n_channels = 0;
+  g_autofree char *domain = NULL;
+  g_autofree char *sgn = NULL;
+  g_autofree char *format = NULL;
+  guint64 num_bytes_pvp, num_channels_decl, bps;
+  EfCphdFormat fmt;
+  PvLayout pl = { 0 };
+  double origin[3], origin_llh[3];
+  const Channel *ch;
+  CphdPriv *priv;
+  gboolean ok = FALSE;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  map = g_mapped_file_new (path, FALSE, &local);
+  if (map == NULL)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FAILED, "Could not open %s: %s", path, local->message);
+      return NULL;
+    }
+  data = (const guint8 *) g_mapped_file_get_contents (map);
+  size = g_mapped_file_get_length (map);
+  if (size == 0 || data == NULL)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "%s is empty", path);
+      return NULL;
+    }
+
+  if (!parse_header (data, size, &h, error)
+      || !check_block ("XML", h.xml_off, h.xml_size, size, h.end, error)
+      || !check_block ("PVP", h.pvp_off, h.pvp_size, size, h.end, error)
+      || !check_block ("signal", h.sig_off, h.sig_size, size, h.end, error)
+      || ((h.seen & (1u << 6)) && !check_block ("support", h.sup_off, h.sup_size, size, h.end, error)))
+    goto out;
+
+  doc = parse_xml (data + h.xml_off, h.xml_size, error);
+  if (doc == NULL)
+    goto out;
+  root = xmlDocGetRootElement (doc);
+  if (root == NULL || strcmp ((const char *) root->name, "CPHD") != 0)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "The XML block's root element is <%s>, not <CPHD>",
+                   root != NULL ? (const char *) root->name : "");
+      goto out;
+    }
+  if (root->ns != NULL && root->ns->href != NULL
+      && !g_str_has_suffix ((const char *) root->ns->href, h.version))
+    g_debug ("CPHD header says %s but the XML namespace is %s", h.version, (const char *) root->ns->href);
+
+  domain = text_at (root, "Global/DomainType");
+  sgn = text_at (root, "Global/SGN");
+  format = text_at (root, "Data/SignalArrayFormat");
+  if (domain == NULL || (strcmp (domain, "FX") != 0 && strcmp (domain, "TOA") != 0))
+    {
+      g_set_error (error, EF_IO_ERROR, domain == NULL ? EF_IO_ERROR_FORMAT : EF_IO_ERROR_UNSUPPORTED,
+                   "Global/DomainType is \"%.20s\"; Echoform reads FX and TOA", domain != NULL ? domain : "");
+      goto out;
+    }
+  if (sgn == NULL || (strcmp (sgn, "-1") != 0 && strcmp (sgn, "+1") != 0 && strcmp (sgn, "1") != 0))
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "Global/SGN is \"%.20s\"; it must be +1 or -1",
+                   sgn != NULL ? sgn : "");
+      goto out;
+    }
+  if (g_strcmp0 (format, "CF8") == 0)
+    fmt = EF_CPHD_CF8, bps = 8;
+  else if (g_strcmp0 (format, "CI4") == 0)
+    fmt = EF_CPHD_CI4, bps = 4;
+  else if (g_strcmp0 (format, "CI2") == 0)
+    fmt = EF_CPHD_CI2, bps = 2;
+  else
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_UNSUPPORTED,
+                   "Data/SignalArrayFormat is \"%.20s\"; Echoform reads CF8, CI4 and CI2", format ? format : "");
+      goto out;
+    }
+  if (find (root, "Data/SignalCompressionID") != NULL)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_UNSUPPORTED, "Compressed CPHD signal arrays are not supported");
+      goto out;
+    }
+
+  if (!uint_at (root, "Data/NumBytesPVP", "CPHD", &num_bytes_pvp, error)
+      || !uint_at (root, "Data/NumCPHDChannels", "CPHD", &num_channels_decl, error))
+    goto out;
+  if (num_bytes_pvp == 0 || num_bytes_pvp % 8 != 0)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                   "Data/NumBytesPVP is %" G_GUINT64_FORMAT "; it must be a positive multiple of 8", num_bytes_pvp);
+      goto out;
+    }
+  if (!parse_pvp_layout (root, num_bytes_pvp, &pl, error))
+    goto out;
+
+  /* The channels, in the order Data lists them. */
+  data_node = child (root, "Data");
+  {
+    GArray *arr = g_array_new (FALSE, TRUE, sizeof (Channel));
+
+    for (xmlNodePtr c = data_node->children; c != NULL; c = c->next)
+      {
+        Channel cc = { 0 };
+
+        if (c->type != XML_ELEMENT_NODE || strcmp ((const char *) c->name, "Channel") != 0)
+          continue;
+        cc.id = text_at (c, "Identifier");
+        g_array_append_val (arr, cc);
+        if (cc.id == NULL || !uint_at (c, "NumVectors", "Data/Channel", &cc.n_vectors, error)
+            || !uint_at (c, "NumSamples", "Data/Channel", &cc.n_samples, error)
+            || !uint_at (c, "SignalArrayByteOffset", "Data/Channel", &cc.signal_offset, error)
+            || !uint_at (c, "PVPArrayByteOffset", "Data/Channel", &cc.pvp_offset, error))
+          {
+            if (error != NULL && *error == NULL)
+              g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "A Data/Channel has no Identifier");
+            n_channels = arr->len;
+            channels = (Channel *) g_array_free (arr, FALSE);
+            goto out;
+          }
+        g_array_index (arr, Channel, arr->len - 1) = cc;
+      }
+    n_channels = arr->len;
+    channels = (Channel *) g_array_free (arr, FALSE);
+  }
+  if (n_channels == 0 || n_channels != num_channels_decl)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                   "Data/NumCPHDChannels says %" G_GUINT64_FORMAT " but Data lists %u channels",
+                   num_channels_decl, n_channels);
+      goto out;
+    }
+  if (channel >= n_channels)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA,
+                   "There is no channel %u: the file has %u channel%s (first: \"%s\")", channel, n_channels,
+                   n_channels == 1 ? "" : "s", channels[0].id);
+      goto out;
+    }
+  ch = &channels[channel];
+
+  /* Sizes: absurd ones are rejected before anything is allocated, and every array must lie inside
+   * its block (which lies inside the file), so that no later read can leave the mapping. */
+  if (ch->n_vectors == 0 || ch->n_samples == 0)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA,
+                   "Channel \"%s\" is empty: %" G_GUINT64_FORMAT " vectors of %" G_GUINT64_FORMAT " samples",
+                   ch->id, ch->n_vectors, ch->n_samples);
+      goto out;
+    }
+  if (ch->n_vectors > MAX_VECTORS || ch->n_samples > MAX_SAMPLES)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA,
+                   "Channel \"%s\" claims NumVectors %" G_GUINT64_FORMAT " and NumSamples %" G_GUINT64_FORMAT
+                   ", beyond what Echoform accepts (%" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT ")",
+                   ch->id, ch->n_vectors, ch->n_samples, MAX_VECTORS, MAX_SAMPLES);
+      goto out;
+    }
+  if (!fits (ch->pvp_offset, ch->n_vectors * num_bytes_pvp, h.pvp_size))
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                   "Channel \"%s\"'s PVP array (%" G_GUINT64_FORMAT " vectors of %" G_GUINT64_FORMAT
+                   " bytes at offset %" G_GUINT64_FORMAT ") does not fit in the %" G_GUINT64_FORMAT
+                   "-byte PVP block", ch->id, ch->n_vectors, num_bytes_pvp, ch->pvp_offset, h.pvp_size);
+      goto out;
+    }
+  if (!fits (ch->signal_offset, ch->n_vectors * ch->n_samples * bps, h.sig_size))
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                   "Channel \"%s\"'s signal array (%" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT " %s samples at "
+                   "offset %" G_GUINT64_FORMAT ") does not fit in the %" G_GUINT64_FORMAT "-byte signal block",
+                   ch->id, ch->n_vectors, ch->n_samples, format, ch->signal_offset, h.sig_size);
+      goto out;
+    }
+
+  /* The local frame's origin: the reference geometry's SRP, else the image area reference point. */
+  if (!xyz_at (root, "ReferenceGeometry/SRP/ECF", origin) && !xyz_at (root, "SceneCoordinates/IARP/ECF", origin))
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                   "The CPHD XML has neither ReferenceGeometry/SRP/ECF nor SceneCoordinates/IARP/ECF");
+      goto out;
+    }
+  if (!(sqrt (origin[0] * origin[0] + origin[1] * origin[1] + origin[2] * origin[2]) > 1.0))
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA,
+                   "The scene reference point is at the centre of the Earth");
+      goto out;
+    }
+  ef_geo_ecf_to_llh (origin, origin_llh);
+
+  ds = ef_dataset_alloc (&cphd_ops);
+  priv = g_new0 (CphdPriv, 1);
+  ds->priv = priv;
+  ds->info.domain = strcmp (domain, "FX") == 0 ? EF_DOMAIN_FX : EF_DOMAIN_TOA;
+  ds->info.n_pulses = ch->n_vectors;
+  ds->info.n_samples = ch->n_samples;
+  ds->info.has_geo = TRUE;
+  memcpy (ds->info.srp_ecf, origin, sizeof origin);
+  memcpy (ds->info.srp_llh, origin_llh, sizeof origin_llh);
+  ds->info.n_channels = n_channels;
+  ds->info.channel = channel;
+  ds->info.channel_names = g_new0 (char *, n_channels + 1);
+  for (guint i = 0; i < n_channels; i++)
+    ds->info.channel_names[i] = g_strdup (channels[i].id);
+  ds->info.source = g_strdup_printf ("CPHD %s", h.version);
+  ds->info.path = g_strdup (path);
+
+  priv->format = fmt;
+  priv->vector_bytes = ch->n_samples * bps;
+  priv->signal = data + h.sig_off + ch->signal_offset;
+  priv->conjugate = strcmp (sgn, "-1") != 0;
+  if (pl.present[PV_AMP_SF])
+    priv->amp_sf = g_new (double, ch->n_vectors);
+
+  ds->pulses = g_new0 (EfPulse, ch->n_vectors);
+  {
+    const guint8 *base = data + h.pvp_off + ch->pvp_offset;
+    double fx_min = G_MAXDOUBLE, fx_max = -G_MAXDOUBLE;
+    guint64 no_signal = 0;
+
+    for (guint64 v = 0; v < ch->n_vectors; v++)
+      {
+        const guint8 *rec = base + v * num_bytes_pvp;
+        EfPulse *p = &ds->pulses[v];
+        double tx[3], rcv[3], srp[3], dt[3], dr[3];
+
+        for (int i = 0; i < 3; i++)
+          {
+            tx[i] = be_double (rec + pl.offset[PV_TX_POS] + 8 * i);
+            rcv[i] = be_double (rec + pl.offset[PV_RCV_POS] + 8 * i);
+            srp[i] = be_double (rec + pl.offset[PV_SRP_POS] + 8 * i);
+            dt[i] = tx[i] - srp[i];
+            dr[i] = rcv[i] - srp[i];
+          }
+        ef_geo_ecf_to_enu (origin, origin_llh, tx, p->tx);
+        ef_geo_ecf_to_enu (origin, origin_llh, rcv, p->rcv);
+        /* The vector's own SRP is its phase reference: half the two-way range to it, in double and in
+         * Earth-fixed coordinates where the numbers are exact. */
+        p->r0 = 0.5 * (sqrt (dt[0] * dt[0] + dt[1] * dt[1] + dt[2] * dt[2])
+                       + sqrt (dr[0] * dr[0] + dr[1] * dr[1] + dr[2] * dr[2]));
+        p->sc0 = be_double (rec + pl.offset[PV_SC0]);
+        p->scss = be_double (rec + pl.offset[PV_SCSS]);
+        p->t = be_double (rec + pl.offset[PV_TX_TIME]);
+        p->fx1 = be_double (rec + pl.offset[PV_FX1]);
+        p->fx2 = be_double (rec + pl.offset[PV_FX2]);
+        if (isfinite (p->fx1) && isfinite (p->fx2))
+          {
+            fx_min = MIN (fx_min, p->fx1);
+            fx_max = MAX (fx_max, p->fx2);
+          }
+        if (priv->amp_sf != NULL)
+          {
+            priv->amp_sf[v] = be_double (rec + pl.offset[PV_AMP_SF]);
+            if (!isfinite (priv->amp_sf[v]))
+              {
+                g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA,
+                             "Vector %" G_GUINT64_FORMAT " has a non-finite AmpSF", v);
+                goto out;
+              }
+          }
+        if (pl.present[PV_SIGNAL] && be_int64 (rec + pl.offset[PV_SIGNAL]) == 0)
+          no_signal++;
+      }
+    if (no_signal > 0)
+      g_debug ("%" G_GUINT64_FORMAT " vectors of channel \"%s\" are marked as holding no signal", no_signal, ch->id);
+
+    /* The band: the channel's FxC and FxBW, or the PVPs' span when they are absent. */
+    {
+      xmlNodePtr cp = NULL;
+      xmlNodePtr chan = child (root, "Channel");
+      double fxc = 0, fxbw = 0;
+
+      for (xmlNodePtr c = chan != NULL ? chan->children : NULL; c != NULL; c = c->next)
+        {
+          g_autofree char *id = NULL;
+          if (c->type != XML_ELEMENT_NODE || strcmp ((const char *) c->name, "Parameters") != 0)
+            continue;
+          id = text_at (c, "Identifier");
+          if (g_strcmp0 (id, ch->id) == 0)
+            {
+              cp = c;
+              break;
+            }
+        }
+      if (cp != NULL)
+        {
+          g_autofree char *s1 = text_at (cp, "FxC");
+          g_autofree char *s2 = text_at (cp, "FxBW");
+          if (!parse_double (s1, &fxc) || !isfinite (fxc))
+            fxc = 0;
+          if (!parse_double (s2, &fxbw) || !isfinite (fxbw))
+            fxbw = 0;
+        }
+      else
+        g_debug ("No Channel/Parameters for channel \"%s\"", ch->id);
+      if (fxc > 0 && fxbw > 0)
+        {
+          ds->info.fc = fxc;
+          ds->info.bandwidth = fxbw;
+        }
+      else if (fx_max > fx_min)
+        {
+          ds->info.fc = 0.5 * (fx_min + fx_max);
+          ds->info.bandwidth = fx_max - fx_min;
+        }
+    }
+  }
+
+  if (!ef_dataset_validate (ds, error))
+    goto out;
+  priv->map = g_steal_pointer (&map);
+  ok = TRUE;
+
+out:
+  if (doc != NULL)
+    xmlFreeDoc (doc);
+  channels_free (channels, n_channels);
+  header_clear (&h);
+  if (!ok)
+    return NULL;
+  return g_steal_pointer (&ds);
+}

@@ -1,0 +1,1032 @@
+/* ef-gotcha.c: reads the AFRL Gotcha volumetric SAR data set (MATLAB v5 and v7.3 files) through matio. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "ef-gotcha"
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+#include <matio.h>
+
+#include "ef-error.h"
+#include "ef-gotcha.h"
+
+/*
+ * Layout of a Gotcha file: one struct `data` holding
+ *   fp    complex, [n_samples x n_pulses]: each pulse's frequency samples are contiguous
+ *   freq  [n_samples], Hz
+ *   x, y, z, r0, th, phi   [n_pulses]: antenna position (m, scene frame), range to the scene centre (m),
+ *                          azimuth and elevation (degrees)
+ *   af.r_correct, af.ph_correct   [n_pulses]: autofocus corrections (m, rad)
+ * Only fp, freq, x, y, z and r0 are required; th falls back to atan2 (y, x).
+ *
+ * The samples follow the convention of the rest of the engine, d(p,k) ~ exp(-j*4*pi*f_k*dR/c) with
+ * dR = |a_p - x| - r0_p, and are passed on untouched.
+ *
+ * Autofocus corrections.  The data set's description pairs a range correction (m), to be added to r0, with
+ * a phase correction (rad), by which each pulse is multiplied as exp(+j*ph_correct).  Imaging pass 1 (HH,
+ * azimuth 0-4 degrees, three 25.6 m patches) shows that the phase history as delivered is already
+ * focused: applied in this convention the two corrections nearly cancel each other (image entropy 8.30 as
+ * delivered, 8.51 with the pair applied, 10.6 with either one alone), and applied with the opposite signs
+ * they also nearly cancel but focus slightly worse.  So the corrections are off by default, and
+ * apply_autofocus applies them as r0 += r_correct, d *= exp(+j*ph_correct).
+ *
+ * Timing.  The files carry no pulse times and no PRF.  Backprojection does not need them, so t is a nominal
+ * 1 ms per pulse, counted over the pulses kept, only so that it increases monotonically.
+ */
+
+#define GOTCHA_NOMINAL_PRI 1e-3
+/* Frequencies are stored in single precision: at 10 GHz one unit in the last place is 1 kHz, 7e-4 of
+ * Gotcha's 1.47 MHz step, so a tolerance much tighter than this would reject the real files. */
+#define GOTCHA_FREQ_TOLERANCE 1e-3
+/* zlib cannot expand data by more than about 1032:1, so a compressed variable that claims more than
+ * this many bytes per byte of file is lying, and we refuse it before matio allocates anything. */
+#define GOTCHA_MAX_INFLATION 1100
+/* A single pulse longer than this is not Gotcha; the bound also keeps index arithmetic in 32 bits. */
+#define GOTCHA_MAX_SAMPLES (1u << 24)
+
+static const char *const polarisations[] = { "HH", "VV", "HV", "VH", NULL };
+
+/* One file's worth of kept pulses. */
+typedef struct {
+  char        *path;       /* owned */
+  char        *pol;        /* owned, from the file name, or NULL */
+  enum mat_ft  version;
+  guint        n_samples;
+  guint        n_pulses;   /* kept */
+  double       first_az;   /* azimuth of the file's first pulse, kept or not, degrees */
+  double       min_az, max_az;  /* over all the file's pulses, for messages */
+  EfPulse     *pulses;     /* owned, n_pulses */
+  EfCf32      *samples;    /* owned, n_pulses * n_samples */
+} GotchaPart;
+
+typedef struct {
+  GPtrArray *parts;   /* owned, of GotchaPart, in azimuth order */
+  guint64   *first;   /* owned, parts->len + 1 prefix sums of kept pulses */
+} GotchaPriv;
+
+static void
+gotcha_part_free (GotchaPart *part)
+{
+  if (part == NULL)
+    return;
+  g_free (part->path);
+  g_free (part->pol);
+  g_free (part->pulses);
+  g_free (part->samples);
+  g_free (part);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GotchaPart, gotcha_part_free)
+
+void
+ef_gotcha_options_init (EfGotchaOptions *opts)
+{
+  g_return_if_fail (opts != NULL);
+  opts->az_min_deg = -INFINITY;
+  opts->az_max_deg = INFINITY;
+  opts->polarisation = NULL;
+  opts->apply_autofocus = FALSE;
+}
+
+/* ---- matio plumbing ---------------------------------------------------------------------------- */
+
+/* matio and the HDF5 library under it keep global state and are not thread-safe. */
+G_LOCK_DEFINE_STATIC (matio);
+static char *matio_last_message;  /* owned, guarded by the matio lock */
+
+static void
+matio_log (int level, char *message)
+{
+  g_debug ("matio: %s", message);
+  if (level & (MATIO_LOG_LEVEL_CRITICAL | MATIO_LOG_LEVEL_ERROR))
+    {
+      /* Keep the first line only: HDF5's error stacks run to dozens of lines. */
+      const char *nl = strchr (message, '\n');
+      g_free (matio_last_message);
+      matio_last_message = g_strndup (message, nl ? (gsize) (nl - message) : strlen (message));
+    }
+}
+
+static void
+matio_lock (void)
+{
+  static gsize initialised = 0;
+
+  G_LOCK (matio);
+  /* Route matio's (and HDF5's) messages to the debug log instead of stderr. */
+  if (g_once_init_enter (&initialised))
+    {
+      Mat_LogInitFunc ("echoform", matio_log);
+      g_once_init_leave (&initialised, 1);
+    }
+  g_clear_pointer (&matio_last_message, g_free);
+}
+
+static void
+matio_unlock (void)
+{
+  g_clear_pointer (&matio_last_message, g_free);
+  G_UNLOCK (matio);
+}
+
+/* " (matio: reason)" when matio said why, else "". */
+static char *
+matio_reason (void)
+{
+  if (matio_last_message == NULL || matio_last_message[0] == '\0')
+    return g_strdup ("");
+  return g_strdup_printf (" (matio: %.200s)", matio_last_message);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (matvar_t, Mat_VarFree)
+
+/* ---- names ------------------------------------------------------------------------------------- */
+
+static gboolean
+has_mat_suffix (const char *name)
+{
+  gsize n = strlen (name);
+  return n > 4 && g_ascii_strcasecmp (name + n - 4, ".mat") == 0;
+}
+
+/* The polarisation named in a file name, as in data_3dsar_pass1_az001_HH.mat, or NULL. */
+static char *
+polarisation_from_name (const char *path)
+{
+  g_autofree char *base = g_path_get_basename (path);
+  g_auto (GStrv) tokens = NULL;
+  const char *found = NULL;
+
+  if (has_mat_suffix (base))
+    base[strlen (base) - 4] = '\0';
+  tokens = g_strsplit_set (base, "_-. ", -1);
+  for (guint i = 0; tokens[i] != NULL; i++)
+    for (guint k = 0; polarisations[k] != NULL; k++)
+      if (g_ascii_strcasecmp (tokens[i], polarisations[k]) == 0)
+        found = polarisations[k];  /* the last one wins: it is usually the suffix */
+  return g_strdup (found);
+}
+
+static const char *
+canonical_polarisation (const char *pol)
+{
+  for (guint k = 0; polarisations[k] != NULL; k++)
+    if (g_ascii_strcasecmp (pol, polarisations[k]) == 0)
+      return polarisations[k];
+  return NULL;
+}
+
+/* ---- variables --------------------------------------------------------------------------------- */
+
+static gsize
+class_size (enum matio_classes c)
+{
+  switch (c)
+    {
+    case MAT_C_SINGLE:
+      return sizeof (float);
+    case MAT_C_DOUBLE:
+      return sizeof (double);
+    default:
+      return 0;
+    }
+}
+
+/* Number of elements, or FALSE when the dimensions overflow. */
+static gboolean
+var_numel (const matvar_t *v, gsize *out)
+{
+  gsize n = 1;
+
+  if (v->rank < 1 || v->dims == NULL)
+    return FALSE;
+  for (int i = 0; i < v->rank; i++)
+    if (!g_size_checked_mul (&n, n, v->dims[i]))
+      return FALSE;
+  *out = n;
+  return TRUE;
+}
+
+/* Looks up field `name` of the first element of a struct.  matio's own lookup trusts the struct to be
+ * whole, and a damaged file can leave it with a field count but no field names; this one checks. */
+static matvar_t *
+struct_field (const matvar_t *s, const char *name)
+{
+  char *const *names;
+  unsigned nf;
+  gsize numel;
+
+  if (s == NULL || s->class_type != MAT_C_STRUCT || s->data == NULL || !var_numel (s, &numel) || numel < 1)
+    return NULL;
+  nf = Mat_VarGetNumberOfFields ((matvar_t *) s);
+  names = Mat_VarGetStructFieldnames (s);
+  if (nf == 0 || names == NULL || s->nbytes / sizeof (matvar_t *) < nf)
+    return NULL;
+  for (unsigned i = 0; i < nf; i++)
+    if (names[i] != NULL && strcmp (names[i], name) == 0)
+      return ((matvar_t **) s->data)[i];
+  return NULL;
+}
+
+/* Checks that a field is a numeric array of single or double with the expected shape: a vector of n
+ * elements (n == 0 accepts any length, reported back in *n_out), or, with cols != 0, a [n x cols]
+ * matrix.  Adds its size in bytes to *bytes.  With data, also checks that matio read all of it. */
+static gboolean
+check_field (const char *path, const matvar_t *data, const char *name, gboolean complex_expected,
+             gsize n, gsize cols, gsize *n_out, gsize *bytes, gboolean need_data, GError **error)
+{
+  matvar_t *v = struct_field (data, name);
+  gsize numel, esize, nbytes;
+  const char *shape_hint = cols ? "a [frequency x pulse] matrix" : "a vector";
+
+  if (v == NULL)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "“%s” is not a Gotcha file: data.%s is missing",
+                   path, name);
+      return FALSE;
+    }
+  esize = class_size (v->class_type);
+  if (esize == 0 || v->class_type == MAT_C_SPARSE || v->isLogical)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_UNSUPPORTED,
+                   "“%s”: data.%s must hold single or double numbers", path, name);
+      return FALSE;
+    }
+  if (!!v->isComplex != !!complex_expected)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "“%s”: data.%s must be %s", path, name,
+                   complex_expected ? "complex" : "real");
+      return FALSE;
+    }
+  if (v->rank != 2 || !var_numel (v, &numel))
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "“%s”: data.%s must be %s", path, name, shape_hint);
+      return FALSE;
+    }
+  if (cols != 0)
+    {
+      if (v->dims[0] != n || v->dims[1] != cols)
+        {
+          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                       "“%s”: data.%s is [%zu x %zu], but freq has %zu samples and x has %zu pulses: it must be "
+                       "[%zu x %zu]", path, name, v->dims[0], v->dims[1], n, cols, n, cols);
+          return FALSE;
+        }
+    }
+  else
+    {
+      if (v->dims[0] != 1 && v->dims[1] != 1)
+        {
+          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "“%s”: data.%s is [%zu x %zu]; it must be a vector",
+                       path, name, v->dims[0], v->dims[1]);
+          return FALSE;
+        }
+      if (n != 0 && numel != n)
+        {
+          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                       "“%s”: data.%s has %zu elements, but there are %zu pulses", path, name, numel, n);
+          return FALSE;
+        }
+    }
+  if (!g_size_checked_mul (&nbytes, numel, esize * (complex_expected ? 2 : 1))
+      || !g_size_checked_add (bytes, *bytes, nbytes))
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA, "“%s”: data.%s is absurdly large", path, name);
+      return FALSE;
+    }
+  if (need_data)
+    {
+      gboolean ok = v->data != NULL && (gsize) v->data_size == esize && v->nbytes >= numel * esize;
+
+      if (ok && complex_expected)
+        {
+          const mat_complex_split_t *cs = v->data;
+          ok = cs->Re != NULL && cs->Im != NULL;
+        }
+      if (!ok && numel > 0)
+        {
+          g_autofree char *why = matio_reason ();
+          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_TRUNCATED, "“%s”: data.%s could not be read%s", path,
+                       name, why);
+          return FALSE;
+        }
+    }
+  if (n_out != NULL)
+    *n_out = numel;
+  return TRUE;
+}
+
+/* An optional field counts as absent when it is missing or empty ([] in MATLAB). */
+static gboolean
+field_present (const matvar_t *data, const char *name)
+{
+  matvar_t *v = struct_field (data, name);
+  gsize numel;
+
+  return v != NULL && var_numel (v, &numel) && numel > 0;
+}
+
+static inline double
+element (const matvar_t *v, const void *base, gsize i)
+{
+  return v->class_type == MAT_C_SINGLE ? (double) ((const float *) base)[i] : ((const double *) base)[i];
+}
+
+/* Copies a checked real field into doubles, refusing NaN and infinities. */
+static double *
+field_doubles (const char *path, const matvar_t *data, const char *name, gsize n, GError **error)
+{
+  matvar_t *v = struct_field (data, name);
+  g_autofree double *out = g_new (double, n);
+
+  for (gsize i = 0; i < n; i++)
+    {
+      out[i] = element (v, v->data, i);
+      if (!isfinite (out[i]))
+        {
+          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA, "“%s”: data.%s(%zu) is %g", path, name,
+                       i + 1, out[i]);
+          return NULL;
+        }
+    }
+  return g_steal_pointer (&out);
+}
+
+/* ---- one file ---------------------------------------------------------------------------------- */
+
+typedef enum {
+  LOAD_OK,
+  LOAD_NOT_GOTCHA,  /* not a MAT file, or no data struct with the required fields */
+  LOAD_ERROR,       /* a Gotcha file that is broken, or an I/O failure */
+} LoadResult;
+
+static const char *const required_fields[] = { "fp", "freq", "x", "y", "z", "r0", NULL };
+
+/* Checks the structure of `data` (from Mat_VarReadInfo or Mat_VarRead) and returns the sizes. */
+static LoadResult
+check_structure (const char *path, const matvar_t *data, gboolean need_data, gboolean want_af,
+                 gsize *n_samples, gsize *n_pulses, gsize *bytes, GError **error)
+{
+  gsize ns = 0, np = 0;
+  matvar_t *af;
+
+  if (data->class_type != MAT_C_STRUCT)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "“%s” is not a Gotcha file: “data” is not a struct",
+                   path);
+      return LOAD_NOT_GOTCHA;
+    }
+  for (guint i = 0; required_fields[i] != NULL; i++)
+    if (struct_field (data, required_fields[i]) == NULL)
+      {
+        g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "“%s” is not a Gotcha file: data.%s is missing",
+                     path, required_fields[i]);
+        return LOAD_NOT_GOTCHA;
+      }
+  {
+    gsize numel;
+    if (!var_numel (data, &numel) || numel != 1)
+      {
+        g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "“%s”: “data” must be a single struct, not an array",
+                     path);
+        return LOAD_ERROR;
+      }
+  }
+
+  *bytes = 0;
+  if (!check_field (path, data, "freq", FALSE, 0, 0, &ns, bytes, need_data, error)
+      || !check_field (path, data, "x", FALSE, 0, 0, &np, bytes, need_data, error))
+    return LOAD_ERROR;
+  if (ns < 2 || ns > GOTCHA_MAX_SAMPLES)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA,
+                   "“%s”: data.freq has %zu samples; a pulse needs 2 to %u", path, ns, GOTCHA_MAX_SAMPLES);
+      return LOAD_ERROR;
+    }
+  if (np == 0)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA, "“%s” holds no pulses", path);
+      return LOAD_ERROR;
+    }
+  if (!check_field (path, data, "y", FALSE, np, 0, NULL, bytes, need_data, error)
+      || !check_field (path, data, "z", FALSE, np, 0, NULL, bytes, need_data, error)
+      || !check_field (path, data, "r0", FALSE, np, 0, NULL, bytes, need_data, error)
+      || !check_field (path, data, "fp", TRUE, ns, np, NULL, bytes, need_data, error))
+    return LOAD_ERROR;
+  if (field_present (data, "th")
+      && !check_field (path, data, "th", FALSE, np, 0, NULL, bytes, need_data, error))
+    return LOAD_ERROR;
+  if (want_af)
+    {
+      af = struct_field (data, "af");
+      if (af == NULL || af->class_type != MAT_C_STRUCT)
+        {
+          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                       "“%s” has no autofocus corrections (data.af) to apply", path);
+          return LOAD_ERROR;
+        }
+      if (!check_field (path, af, "r_correct", FALSE, np, 0, NULL, bytes, need_data, error)
+          || !check_field (path, af, "ph_correct", FALSE, np, 0, NULL, bytes, need_data, error))
+        return LOAD_ERROR;
+    }
+  *n_samples = ns;
+  *n_pulses = np;
+  return LOAD_OK;
+}
+
+static gboolean
+azimuth_selected (double az, const EfGotchaOptions *opts)
+{
+  if (opts->az_min_deg > opts->az_max_deg)
+    return TRUE;
+  return az >= opts->az_min_deg && az <= opts->az_max_deg;
+}
+
+/* Turns a fully read `data` struct into a part holding the selected pulses. */
+static gboolean
+convert_part (GotchaPart *part, const matvar_t *data, gsize ns, gsize np, const EfGotchaOptions *opts,
+              GError **error)
+{
+  const char *path = part->path;
+  g_autofree double *freq = NULL, *x = NULL, *y = NULL, *z = NULL, *r0 = NULL, *th = NULL;
+  g_autofree double *rc = NULL, *pc = NULL;
+  const matvar_t *fp = struct_field (data, "fp");
+  const mat_complex_split_t *cs = fp->data;
+  double f0, f1, df;
+  gsize n_keep = 0, k = 0;
+
+  if (!(freq = field_doubles (path, data, "freq", ns, error)) || !(x = field_doubles (path, data, "x", np, error))
+      || !(y = field_doubles (path, data, "y", np, error)) || !(z = field_doubles (path, data, "z", np, error))
+      || !(r0 = field_doubles (path, data, "r0", np, error)))
+    return FALSE;
+  if (field_present (data, "th"))
+    {
+      if (!(th = field_doubles (path, data, "th", np, error)))
+        return FALSE;
+    }
+  else
+    {
+      /* The azimuth is measured from +x, as in the data set's own th. */
+      th = g_new (double, np);
+      for (gsize p = 0; p < np; p++)
+        th[p] = atan2 (y[p], x[p]) * (180.0 / G_PI);
+    }
+  if (opts->apply_autofocus)
+    {
+      matvar_t *af = struct_field (data, "af");
+      if (!(rc = field_doubles (path, af, "r_correct", np, error))
+          || !(pc = field_doubles (path, af, "ph_correct", np, error)))
+        return FALSE;
+    }
+
+  /* The frequencies must step uniformly upwards: the range profile is an FFT over them. */
+  f0 = freq[0];
+  f1 = freq[ns - 1];
+  df = (f1 - f0) / (double) (ns - 1);
+  if (!(df > 0) || !(f0 > 0))
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA,
+                   "“%s”: the frequencies run from %.9g Hz to %.9g Hz; they must be positive and increase", path,
+                   f0, f1);
+      return FALSE;
+    }
+  for (gsize i = 1; i < ns; i++)
+    {
+      double step = freq[i] - freq[i - 1];
+      if (!(fabs (step - df) <= GOTCHA_FREQ_TOLERANCE * df))
+        {
+          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA,
+                       "“%s”: the frequency step between samples %zu and %zu is %.6g Hz, not the mean %.6g Hz: "
+                       "the frequencies must increase uniformly", path, i, i + 1, step, df);
+          return FALSE;
+        }
+    }
+
+  part->n_samples = (guint) ns;
+  part->first_az = th[0];
+  part->min_az = part->max_az = th[0];
+  for (gsize p = 0; p < np; p++)
+    {
+      part->min_az = MIN (part->min_az, th[p]);
+      part->max_az = MAX (part->max_az, th[p]);
+      if (azimuth_selected (th[p], opts))
+        n_keep++;
+    }
+  if (n_keep == 0)
+    return TRUE;
+
+  part->pulses = g_new0 (EfPulse, n_keep);
+  part->samples = g_try_new (EfCf32, n_keep * ns);
+  if (part->samples == NULL)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FAILED, "Not enough memory for the samples of “%s”", path);
+      return FALSE;
+    }
+  for (gsize p = 0; p < np; p++)
+    {
+      EfPulse *pu;
+      EfCf32 *dst;
+      EfCf32 rot = 1.0f;
+
+      if (!azimuth_selected (th[p], opts))
+        continue;
+      pu = &part->pulses[k];
+      pu->tx[0] = pu->rcv[0] = x[p];
+      pu->tx[1] = pu->rcv[1] = y[p];
+      pu->tx[2] = pu->rcv[2] = z[p];
+      pu->r0 = r0[p];
+      pu->sc0 = f0;
+      pu->scss = df;
+      pu->fx1 = f0;
+      pu->fx2 = f1;
+      if (opts->apply_autofocus)
+        {
+          pu->r0 += rc[p];
+          rot = (EfCf32) cexp (I * pc[p]);
+        }
+
+      dst = part->samples + k * ns;
+      for (gsize i = 0; i < ns; i++)
+        {
+          gsize src = p * ns + i;
+          double re = element (fp, cs->Re, src), im = element (fp, cs->Im, src);
+
+          if (!isfinite (re) || !isfinite (im))
+            {
+              g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA,
+                           "“%s”: sample %zu of pulse %zu is not a finite number", path, i + 1, p + 1);
+              return FALSE;
+            }
+          dst[i] = ((float) re + I * (float) im) * rot;
+        }
+      if (!(pu->r0 > 0))
+        {
+          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA, "“%s”: pulse %zu has a range of %g m", path,
+                       p + 1, pu->r0);
+          return FALSE;
+        }
+      k++;
+    }
+  part->n_pulses = (guint) n_keep;
+  return TRUE;
+}
+
+/* Loads one file, keeping the pulses selected by opts. */
+static LoadResult
+load_part (const char *path, const EfGotchaOptions *opts, GotchaPart **out, GError **error)
+{
+  g_autoptr (GotchaPart) part = g_new0 (GotchaPart, 1);
+  g_autoptr (matvar_t) info = NULL;
+  g_autoptr (matvar_t) data = NULL;
+  GStatBuf st;
+  mat_t *mat;
+  gsize ns = 0, np = 0, bytes = 0, budget;
+  LoadResult res;
+
+  part->path = g_strdup (path);
+  part->pol = polarisation_from_name (path);
+
+  if (g_stat (path, &st) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FAILED, "Cannot open “%s”: %s", path, g_strerror (saved));
+      return LOAD_ERROR;
+    }
+  if (!S_ISREG (st.st_mode))
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "“%s” is not a regular file", path);
+      return LOAD_NOT_GOTCHA;
+    }
+
+  matio_lock ();
+  mat = Mat_Open (path, MAT_ACC_RDONLY);
+  if (mat == NULL)
+    {
+      if (g_access (path, R_OK) != 0)
+        {
+          int saved = errno;
+          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FAILED, "Cannot open “%s”: %s", path, g_strerror (saved));
+          res = LOAD_ERROR;
+        }
+      else
+        {
+          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "“%s” is not a MATLAB .mat file", path);
+          res = LOAD_NOT_GOTCHA;
+        }
+      matio_unlock ();
+      return res;
+    }
+  part->version = Mat_GetVersion (mat);
+  if (part->version != MAT_FT_MAT5 && part->version != MAT_FT_MAT73)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                   "“%s” is not a Gotcha file: Gotcha files are MATLAB v5 or v7.3, and this is not", path);
+      Mat_Close (mat);
+      matio_unlock ();
+      return LOAD_NOT_GOTCHA;
+    }
+
+  /* Look at the shapes first, so that a file lying about its sizes is refused before anything is
+   * allocated for it. */
+  info = Mat_VarReadInfo (mat, "data");
+  if (info == NULL)
+    {
+      g_autofree char *why = matio_reason ();
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "“%s” is not a Gotcha file: it has no variable “data”%s",
+                   path, why);
+      Mat_Close (mat);
+      matio_unlock ();
+      return LOAD_NOT_GOTCHA;
+    }
+  res = check_structure (path, info, FALSE, opts->apply_autofocus, &ns, &np, &bytes, error);
+  if (res != LOAD_OK)
+    goto out;
+  if (info->compression == MAT_COMPRESSION_ZLIB || part->version == MAT_FT_MAT73)
+    budget = (gsize) MIN ((guint64) st.st_size * GOTCHA_MAX_INFLATION, (guint64) G_MAXSIZE);
+  else
+    budget = (gsize) st.st_size;
+  if (bytes > budget)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_TRUNCATED,
+                   "“%s” claims %zu bytes of data but the file holds only %" G_GUINT64_FORMAT " bytes", path, bytes,
+                   (guint64) st.st_size);
+      res = LOAD_ERROR;
+      goto out;
+    }
+  g_clear_pointer (&info, Mat_VarFree);
+
+  data = Mat_VarRead (mat, "data");
+  if (data == NULL)
+    {
+      g_autofree char *why = matio_reason ();
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_TRUNCATED, "“%s”: the variable “data” could not be read%s", path,
+                   why);
+      res = LOAD_ERROR;
+      goto out;
+    }
+  /* matio reads what it can of a damaged variable and complains only in its log. */
+  if (matio_last_message != NULL)
+    {
+      g_autofree char *why = matio_reason ();
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_TRUNCATED, "“%s”: the variable “data” is damaged or cut short%s",
+                   path, why);
+      res = LOAD_ERROR;
+      goto out;
+    }
+  /* Check again on what was actually read: that is what gets dereferenced. */
+  {
+    gsize ns2 = 0, np2 = 0;
+    res = check_structure (path, data, TRUE, opts->apply_autofocus, &ns2, &np2, &bytes, error);
+    if (res == LOAD_OK && (ns2 != ns || np2 != np))
+      {
+        g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "“%s”: the variable “data” changed size when read",
+                     path);
+        res = LOAD_ERROR;
+      }
+    if (res != LOAD_OK)
+      {
+        /* The first look found a Gotcha struct, so whatever is wrong now is damage. */
+        res = LOAD_ERROR;
+        goto out;
+      }
+  }
+  if (!convert_part (part, data, ns, np, opts, error))
+    {
+      res = LOAD_ERROR;
+      goto out;
+    }
+  res = LOAD_OK;
+  *out = g_steal_pointer (&part);
+
+out:
+  g_clear_pointer (&info, Mat_VarFree);
+  g_clear_pointer (&data, Mat_VarFree);
+  Mat_Close (mat);
+  matio_unlock ();
+  return res;
+}
+
+/* ---- the dataset ------------------------------------------------------------------------------- */
+
+static gboolean
+gotcha_read_block (EfDataset *self, guint64 first, guint count, EfCf32 *out, GError **error)
+{
+  GotchaPriv *priv = self->priv;
+  gsize ns = self->info.n_samples;
+  guint lo = 0, hi = priv->parts->len;
+
+  /* Binary search for the part holding pulse `first`: first[lo] <= first < first[lo + 1]. */
+  while (hi - lo > 1)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (priv->first[mid] <= first)
+        lo = mid;
+      else
+        hi = mid;
+    }
+  while (count > 0)
+    {
+      const GotchaPart *part = g_ptr_array_index (priv->parts, lo);
+      guint64 local = first - priv->first[lo];
+      guint n = (guint) MIN ((guint64) count, part->n_pulses - local);
+
+      memcpy (out, part->samples + local * ns, (gsize) n * ns * sizeof (EfCf32));
+      out += (gsize) n * ns;
+      first += n;
+      count -= n;
+      lo++;
+    }
+  return TRUE;
+}
+
+static void
+gotcha_finalize (EfDataset *self)
+{
+  GotchaPriv *priv = self->priv;
+
+  if (priv == NULL)
+    return;
+  g_clear_pointer (&priv->parts, g_ptr_array_unref);
+  g_free (priv->first);
+  g_free (priv);
+}
+
+static const EfDatasetOps gotcha_ops = {
+  .read_block = gotcha_read_block,
+  .finalize = gotcha_finalize,
+};
+
+static int
+compare_parts (gconstpointer a, gconstpointer b)
+{
+  const GotchaPart *pa = *(GotchaPart *const *) a, *pb = *(GotchaPart *const *) b;
+
+  if (pa->first_az < pb->first_az)
+    return -1;
+  if (pa->first_az > pb->first_az)
+    return 1;
+  return strcmp (pa->path, pb->path);
+}
+
+/* Lists the .mat files of a folder; the caller sorts them. */
+static GPtrArray *
+list_folder (const char *folder, GError **error)
+{
+  g_autoptr (GDir) dir = NULL;
+  g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GError) local = NULL;
+  const char *name;
+
+  dir = g_dir_open (folder, 0, &local);
+  if (dir == NULL)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FAILED, "Cannot read the folder “%s”: %s", folder,
+                   local->message);
+      return NULL;
+    }
+  while ((name = g_dir_read_name (dir)) != NULL)
+    if (has_mat_suffix (name))
+      g_ptr_array_add (paths, g_build_filename (folder, name, NULL));
+  return g_steal_pointer (&paths);
+}
+
+static int
+compare_strings (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+EfDataset *
+ef_gotcha_open (const char *const *paths, const EfGotchaOptions *opts, GError **error)
+{
+  EfGotchaOptions defaults;
+  g_autoptr (GPtrArray) parts = g_ptr_array_new_with_free_func ((GDestroyNotify) gotcha_part_free);
+  const char *want_pol = NULL;
+  const char *pol = NULL;
+  gboolean any_v5 = FALSE, any_v73 = FALSE;
+  guint n_files = 0;
+  double span_min = INFINITY, span_max = -INFINITY;
+  guint64 total = 0;
+  EfDataset *self;
+  GotchaPriv *priv;
+  guint ns = 0;
+  double fc_sum = 0, bw_sum = 0;
+
+  g_return_val_if_fail (paths != NULL && paths[0] != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (opts == NULL)
+    {
+      ef_gotcha_options_init (&defaults);
+      opts = &defaults;
+    }
+  if (opts->polarisation != NULL)
+    {
+      want_pol = canonical_polarisation (opts->polarisation);
+      if (want_pol == NULL)
+        {
+          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA,
+                       "Unknown polarisation “%s”: use HH, VV, HV or VH", opts->polarisation);
+          return NULL;
+        }
+    }
+
+  for (guint i = 0; paths[i] != NULL; i++)
+    {
+      gboolean is_dir = g_file_test (paths[i], G_FILE_TEST_IS_DIR);
+      g_autoptr (GPtrArray) files = NULL;
+      guint found = 0;
+
+      if (is_dir)
+        {
+          files = list_folder (paths[i], error);
+          if (files == NULL)
+            return NULL;
+        }
+      else
+        {
+          files = g_ptr_array_new_with_free_func (g_free);
+          g_ptr_array_add (files, g_strdup (paths[i]));
+        }
+      g_ptr_array_sort (files, compare_strings);
+
+      for (guint f = 0; f < files->len; f++)
+        {
+          const char *file = g_ptr_array_index (files, f);
+          g_autofree char *file_pol = polarisation_from_name (file);
+          g_autoptr (GError) local = NULL;
+          GotchaPart *part = NULL;
+          LoadResult res;
+
+          if (want_pol != NULL && file_pol != NULL && strcmp (file_pol, want_pol) != 0)
+            {
+              if (is_dir)
+                continue;  /* a folder may hold every polarisation of a pass */
+              g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA,
+                           "“%s” holds %s data, but %s was asked for", file, file_pol, want_pol);
+              return NULL;
+            }
+          res = load_part (file, opts, &part, &local);
+          if (res == LOAD_NOT_GOTCHA && is_dir)
+            {
+              g_debug ("Skipping %s: %s", file, local->message);
+              continue;
+            }
+          if (res != LOAD_OK)
+            {
+              g_propagate_error (error, g_steal_pointer (&local));
+              return NULL;
+            }
+          found++;
+          n_files++;
+          span_min = MIN (span_min, part->min_az);
+          span_max = MAX (span_max, part->max_az);
+          any_v5 |= part->version == MAT_FT_MAT5;
+          any_v73 |= part->version == MAT_FT_MAT73;
+          if (ns != 0 && part->n_samples != ns)
+            {
+              const GotchaPart *prev = g_ptr_array_index (parts, 0);
+              g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA,
+                           "“%s” has %u samples per pulse, but “%s” has %u: they cannot form one aperture",
+                           part->path, part->n_samples, prev->path, ns);
+              gotcha_part_free (part);
+              return NULL;
+            }
+          ns = part->n_samples;
+          if (part->pol != NULL)
+            {
+              if (pol != NULL && strcmp (pol, part->pol) != 0)
+                {
+                  g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA,
+                               "The files mix polarisations (%s and %s): choose one", pol, part->pol);
+                  gotcha_part_free (part);
+                  return NULL;
+                }
+              pol = canonical_polarisation (part->pol);
+            }
+          g_ptr_array_add (parts, part);
+        }
+      if (is_dir && found == 0)
+        {
+          if (want_pol != NULL)
+            g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                         "The folder “%s” holds no Gotcha .mat files of polarisation %s", paths[i], want_pol);
+          else
+            g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "The folder “%s” holds no Gotcha .mat files",
+                         paths[i]);
+          return NULL;
+        }
+    }
+
+  /* Files in azimuth order; pulses keep their order within a file. */
+  g_ptr_array_sort (parts, compare_parts);
+  for (guint i = 0; i < parts->len;)
+    {
+      GotchaPart *part = g_ptr_array_index (parts, i);
+      if (part->n_pulses == 0)
+        g_ptr_array_remove_index (parts, i);
+      else
+        {
+          total += part->n_pulses;
+          i++;
+        }
+    }
+  if (total == 0)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA,
+                   "No pulse lies in the azimuth range %g° to %g°; the files span %.3f° to %.3f°", opts->az_min_deg,
+                   opts->az_max_deg, span_min, span_max);
+      return NULL;
+    }
+
+  self = ef_dataset_alloc (&gotcha_ops);
+  priv = g_new0 (GotchaPriv, 1);
+  self->priv = priv;
+  priv->first = g_new0 (guint64, parts->len + 1);
+  self->pulses = g_new0 (EfPulse, total);
+  {
+    guint64 p = 0;
+    for (guint i = 0; i < parts->len; i++)
+      {
+        GotchaPart *part = g_ptr_array_index (parts, i);
+        priv->first[i] = p;
+        for (guint k = 0; k < part->n_pulses; k++, p++)
+          {
+            self->pulses[p] = part->pulses[k];
+            self->pulses[p].t = (double) p * GOTCHA_NOMINAL_PRI;
+            fc_sum += 0.5 * (part->pulses[k].fx1 + part->pulses[k].fx2);
+            bw_sum += part->pulses[k].fx2 - part->pulses[k].fx1 + part->pulses[k].scss;
+          }
+        /* The pulse parameters now live in the dataset; the part keeps only its samples. */
+        g_clear_pointer (&part->pulses, g_free);
+      }
+    priv->first[parts->len] = p;
+  }
+  priv->parts = g_steal_pointer (&parts);
+
+  self->info.domain = EF_DOMAIN_FX;
+  self->info.n_pulses = total;
+  self->info.n_samples = ns;
+  self->info.fc = fc_sum / (double) total;
+  self->info.bandwidth = bw_sum / (double) total;
+  self->info.has_geo = FALSE;
+  self->info.n_channels = 1;
+  self->info.channel = 0;
+  if (pol != NULL)
+    {
+      self->info.channel_names = g_new0 (char *, 2);
+      self->info.channel_names[0] = g_strdup (pol);
+    }
+  self->info.source = g_strdup_printf ("AFRL Gotcha, MATLAB %s, %u file%s",
+                                       any_v5 && any_v73 ? "v5 and v7.3" : any_v73 ? "v7.3" : "v5", n_files,
+                                       n_files == 1 ? "" : "s");
+  if (paths[1] == NULL)
+    self->info.path = g_strdup (paths[0]);
+  else
+    self->info.path = g_path_get_dirname (paths[0]);
+
+  if (!ef_dataset_validate (self, error))
+    {
+      ef_dataset_unref (self);
+      return NULL;
+    }
+  return self;
+}
+
+gboolean
+ef_gotcha_sniff (const char *path)
+{
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
+      const char *name;
+
+      if (dir == NULL)
+        return FALSE;
+      while ((name = g_dir_read_name (dir)) != NULL)
+        if (has_mat_suffix (name))
+          return TRUE;
+      return FALSE;
+    }
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    return FALSE;
+  if (has_mat_suffix (path))
+    return TRUE;
+  {
+    /* A MATLAB v5 or v7.3 file under another name: its text header says so. */
+    char head[8] = { 0 };
+    FILE *f = g_fopen (path, "rb");
+    gsize n;
+
+    if (f == NULL)
+      return FALSE;
+    n = fread (head, 1, sizeof head, f);
+    fclose (f);
+    return n == sizeof head && memcmp (head, "MATLAB ", 7) == 0;
+  }
+}

@@ -1,0 +1,2 @@
+/* placeholder */
+typedef int ef_placeholder_ef_image_io;

@@ -1,0 +1,49 @@
+/* ef-colormap.h: the display colour maps, as small lookup tables shared by the shader and the exports. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  EF_COLORMAP_GREY,
+  EF_COLORMAP_PERCEPTUAL,  /* viridis-like: monotonic lightness, readable by colour-blind users */
+  EF_COLORMAP_CYCLIC,      /* the same colour at both ends, for phase */
+  EF_COLORMAP_N
+} EfColormap;
+
+/* What the display shows of each complex pixel. */
+typedef enum {
+  EF_VIEW_MAGNITUDE,
+  EF_VIEW_PHASE,
+  EF_VIEW_REAL,
+  EF_VIEW_IMAGINARY,
+  EF_VIEW_N
+} EfViewMode;
+
+#define EF_COLORMAP_LUT_SIZE 256
+
+/* Fills rgba[EF_COLORMAP_LUT_SIZE * 4] with the map, opaque. */
+void ef_colormap_fill (EfColormap map, guint8 *rgba);
+/* One colour of the map at t in [0, 1] (clamped), as the shader shows it. */
+void ef_colormap_lookup (EfColormap map, double t, guint8 rgb[3]);
+
+const char *ef_colormap_to_string (EfColormap map);
+gboolean    ef_colormap_from_string (const char *s, EfColormap *out);
+const char *ef_view_mode_to_string (EfViewMode mode);
+gboolean    ef_view_mode_from_string (const char *s, EfViewMode *out);
+
+/* How a value turns into a colour; the same numbers drive the shader and the CPU exports. */
+typedef struct {
+  EfViewMode mode;
+  EfColormap colormap;
+  double     db_min, db_max;  /* magnitude: the dB window; real/imaginary: +-10^(db_max/20) */
+  double     gamma;           /* applied to the normalised value as t^(1/gamma) */
+} EfDisplayParams;
+
+void ef_display_params_init (EfDisplayParams *params);
+/* The map position t in [0, 1] of one complex value z scaled by gain_db, exactly as the shader does. */
+double ef_display_value (const EfDisplayParams *params, float re, float im, double gain_db);
+
+G_END_DECLS

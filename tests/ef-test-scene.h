@@ -1,0 +1,21 @@
+/* ef-test-scene.h: simulated scenes and image formation shared by the engine tests. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "ef-bp.h"
+#include "ef-dataset.h"
+#include "ef-grid.h"
+#include "ef-rangecomp.h"
+#include "ef-sim.h"
+
+/* Range-compresses every pulse of dataset at the given precision. */
+EfProfiles *ef_test_compress (EfDataset *ds, const EfRangeParams *rp, gboolean fp64);
+/* Forms the fp64 reference image of the whole grid. Owned, width * height. */
+EfCf64 *ef_test_form_fp64 (EfDataset *ds, const EfGrid *grid, const EfRangeParams *rp);
+/* Forms the fp32 image through the fast path. Owned. */
+EfCf32 *ef_test_form_fp32 (EfDataset *ds, const EfGrid *grid, const EfRangeParams *rp);
+/* n random point targets in [x0,x1]x[y0,y1] with random complex amplitudes. Owned. */
+EfSimTarget *ef_test_random_targets (guint n, double x0, double y0, double x1, double y1);
+/* Theoretical ISLR (dB) of a rectangular-window sinc cut integrated out to +-extent -3 dB widths, with
+ * the main lobe between the first nulls. */
+double ef_test_sinc_islr_db (double extent_irw);

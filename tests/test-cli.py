@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+# test-cli.py: end-to-end checks of echoform-cli: arguments, errors, simulate -> info -> form -> metrics.
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# Run by meson with EF_CLI pointing at the binary. Exits 77 (skipped) when numpy is missing.
+
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+except ImportError:
+    print("1..0 # SKIP numpy is not installed")
+    sys.exit(77)
+
+CLI = os.environ.get("EF_CLI")
+if not CLI or not os.path.exists(CLI):
+    print("Bail out! EF_CLI is not set to the echoform-cli binary")
+    sys.exit(99)
+
+# The rectangular window's peak sidelobe ratio (sinc): -13.26 dB.
+PSLR_RECT_DB = -13.26
+
+failures = 0
+count = 0
+
+
+def run(*args, expect=0, timeout=120):
+    """Runs the CLI and checks its exit status; never accepts a crash."""
+    cmd = [CLI] + [str(a) for a in args]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if p.returncode < 0 or p.returncode >= 128:
+        raise AssertionError(f"{' '.join(cmd)} crashed (status {p.returncode}):\n{p.stderr}")
+    if expect is not None and p.returncode != expect:
+        raise AssertionError(f"{' '.join(cmd)} exited {p.returncode}, expected {expect}\n"
+                             f"stdout: {p.stdout}\nstderr: {p.stderr}")
+    return p
+
+
+def check(name, fn):
+    global failures, count
+    count += 1
+    try:
+        fn()
+        print(f"ok {count} {name}")
+    except Exception as e:  # report and go on: one failure should not hide the others
+        failures += 1
+        print(f"not ok {count} {name}")
+        for line in str(e).splitlines():
+            print(f"# {line}")
+    sys.stdout.flush()
+
+
+def expect_usage(*args, mention=None):
+    p = run(*args, expect=2)
+    assert "echoform-cli: " in p.stderr, f"no prefixed message on stderr: {p.stderr!r}"
+    if mention is not None:
+        assert mention in p.stderr, f"the message does not mention {mention!r}: {p.stderr!r}"
+
+
+def expect_failure(*args, mention=None):
+    p = run(*args, expect=1)
+    assert "echoform-cli: " in p.stderr, f"no prefixed message on stderr: {p.stderr!r}"
+    if mention is not None:
+        assert mention in p.stderr, f"the message does not name {mention!r}: {p.stderr!r}"
+
+
+def sidecar_of(npy):
+    for cand in (npy + ".json", npy[:-4] + ".json"):
+        if os.path.exists(cand):
+            return cand
+    return None
+
+
+tmp = tempfile.TemporaryDirectory(prefix="ef-test-cli-")
+d = tmp.name
+
+
+def path(name):
+    return os.path.join(d, name)
+
+
+# One isolated point target off the scene centre, so that a wrong sign or offset shows.
+TARGET = (1.5, -2.0, 0.0)
+SIM_ARGS = ["--pulses", "128", "--samples", "128", "--targets", "%g,%g,%g" % TARGET, "--seed", "7"]
+ROI = "%g,%g,%g,%g" % (TARGET[0] - 4, TARGET[1] - 4, TARGET[0] + 4, TARGET[1] + 4)
+
+
+def t_no_command():
+    p = run(expect=2)
+    assert "Usage" in p.stderr
+
+
+def t_help_lists():
+    p = run("help")
+    for c in ("simulate", "info", "form", "metrics", "bench"):
+        assert c in p.stdout, f"help does not list {c}"
+    for c in ("simulate", "info", "form", "metrics", "bench"):
+        q = run(c, "--help")
+        assert "Usage" in q.stdout and c in q.stdout, f"{c} --help: {q.stdout!r}"
+    q = run("help", "form")
+    assert "--roi" in q.stdout and ".ini" in q.stdout
+
+
+def t_bad_arguments():
+    expect_usage("frobnicate", mention="frobnicate")
+    expect_usage("simulate", mention="-o")
+    expect_usage("simulate", "--pulses", "abc", "-o", path("x.cphd"), mention="--pulses")
+    expect_usage("simulate", "--grazing", "nan", "-o", path("x.cphd"), mention="--grazing")
+    expect_usage("simulate", "--geometry", "lunar", "-o", path("x.cphd"), mention="--geometry")
+    expect_usage("simulate", "--targets", "1,2,3,4,5", "-o", path("x.cphd"), mention="--targets")
+    expect_usage("simulate", "--no-such-flag", "-o", path("x.cphd"))
+    expect_usage("form", "whatever.cphd", "--roi", "1,2,3", "-o", path("x.npy"), mention="--roi")
+    expect_usage("form", "whatever.cphd", "--roi", "nan,0,1,1", "-o", path("x.npy"), mention="--roi")
+    expect_usage("form", "whatever.cphd", "--roi", "0,0,0,1", "-o", path("x.npy"), mention="--roi")
+    expect_usage("form", "whatever.cphd", "--precision", "fp8", "-o", path("x.npy"), mention="fp8")
+    expect_usage("form", "whatever.cphd", "-o", path("x.bmp"), mention="x.bmp")
+    expect_usage("form", "whatever.cphd", mention="-o")
+    expect_usage("metrics", mention="image")
+    expect_usage("metrics", "x.npy", "--point", "1", mention="--point")
+    expect_usage("bench", "--sizes", "0", mention="--sizes")
+    expect_usage("bench", "--precision", "fp7", mention="fp7")
+    expect_usage("info")
+    # RAW echoes have no CPHD form: the message says what to do instead.
+    expect_usage("simulate", "--domain", "raw", "-o", path("raw.cphd"), mention=".ini")
+
+
+def t_missing_files():
+    missing = path("no-such-collection.cphd")
+    expect_failure("info", missing, mention="no-such-collection.cphd")
+    expect_failure("form", missing, "-o", path("out.npy"), mention="no-such-collection.cphd")
+    expect_failure("metrics", path("no-such-image.npy"), mention="no-such-image.npy")
+    expect_failure("form", path("no-such-scene.ini"), "-o", path("out.npy"), mention="no-such-scene.ini")
+    assert not os.path.exists(path("out.npy"))
+
+
+def t_garbage_files():
+    rng = np.random.default_rng(1)
+    junk = path("junk.cphd")
+    with open(junk, "wb") as f:
+        f.write(b"CPHD/1.0.1\n" + rng.integers(0, 256, 4000, dtype=np.uint8).tobytes())
+    expect_failure("info", junk, mention="junk.cphd")
+    junk_npy = path("junk.npy")
+    with open(junk_npy, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + rng.integers(0, 256, 300, dtype=np.uint8).tobytes())
+    expect_failure("metrics", junk_npy, mention="junk.npy")
+    bad_ini = path("bad.ini")
+    with open(bad_ini, "w") as f:
+        f.write("[simulate]\npulses=minus one\n")
+    expect_failure("form", bad_ini, "-o", path("out.npy"), mention="bad.ini")
+
+
+def t_simulate_info():
+    cphd = path("point.cphd")
+    run("simulate", *SIM_ARGS, "-o", cphd)
+    assert os.path.getsize(cphd) > 128 * 128 * 8, "the CPHD file is too small to hold the samples"
+    p = run("info", cphd)
+    assert "Pulses" in p.stdout and "128" in p.stdout
+    p = run("info", cphd, "--json")
+    info = json.loads(p.stdout)
+    assert info["pulses"] == 128 and info["samples"] == 128, info
+    assert info["domain"] == "FX"
+    # Airborne defaults: 600 MHz gives c/2B = 0.2498 m.
+    assert abs(info["range_resolution_m"] - 299792458.0 / (2 * info["bandwidth_hz"])) < 1e-6
+    assert info["crossrange_resolution_m"] > 0
+    assert 5e3 < info["mean_standoff_m"] < 2e4, info["mean_standoff_m"]
+    assert info["geo"] is not None
+    assert sum(1 for c in info["channels"] if c["selected"]) == 1
+
+
+def form_point(name, precision="fp64", extra=()):
+    out = path(name)
+    run("form", path("point.cphd"), "--roi", ROI, "--spacing", "0.05", "--precision", precision,
+        "--backend", "cpu", "--window", "rect", *extra, "-o", out)
+    return out
+
+
+def t_form_outputs():
+    npy = form_point("point64.npy")
+    img = np.load(npy)
+    assert img.dtype == np.complex64, img.dtype
+    assert img.shape == (160, 160), img.shape
+    assert np.all(np.isfinite(img))
+    side = sidecar_of(npy)
+    assert side is not None, "no .json sidecar next to the .npy"
+    with open(side) as f:
+        meta = json.load(f)
+    assert "precision" in json.dumps(meta) and "fp64" in json.dumps(meta), meta
+    # The peak sits on the target (row 0 is north, +y).
+    r, c = np.unravel_index(np.argmax(np.abs(img)), img.shape)
+    x = TARGET[0] - 4 + 0.05 * (c + 0.5)
+    y = TARGET[1] + 4 - 0.05 * (r + 0.5)
+    assert math.hypot(x - TARGET[0], y - TARGET[1]) < 0.15, (x, y)
+
+    png = path("point.png")
+    run("form", path("point.cphd"), "--roi", ROI, "--spacing", "0.1", "--backend", "cpu", "-o", png)
+    with open(png, "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    tif = path("point.tiff")
+    run("form", path("point.cphd"), "--roi", ROI, "--spacing", "0.1", "--backend", "cpu", "-o", tif)
+    with open(tif, "rb") as f:
+        assert f.read(4) in (b"II*\x00", b"MM\x00*", b"II+\x00", b"MM\x00+")
+
+    p = run("form", path("point.cphd"), "--roi", ROI, "--backend", "cpu", "--json", "-o", path("default.npy"))
+    summary = json.loads(p.stdout)
+    assert summary["width"] > 0 and summary["height"] > 0 and summary["bp_per_s"] > 0, summary
+    assert summary["backend"] == "cpu"
+    # The default spacing is half the finer resolution.
+    info = json.loads(run("info", path("point.cphd"), "--json").stdout)
+    want = 0.5 * min(info["range_resolution_m"], info["crossrange_resolution_m"])
+    assert abs(summary["spacing_m"] - want) < 1e-9, (summary["spacing_m"], want)
+
+
+def t_metrics_point():
+    npy = path("point64.npy")
+    if not os.path.exists(npy):
+        form_point("point64.npy")
+    cuts = path("cuts.csv")
+    p = run("metrics", npy, "--point", "%g,%g" % TARGET[:2], "--json", "--cuts", cuts)
+    m = json.loads(p.stdout)["point"]
+    pos = m["position_m"]
+    err = math.hypot(pos[0] - TARGET[0], pos[1] - TARGET[1])
+    print(f"# peak at {pos[0]:.4f}, {pos[1]:.4f} ({err * 1000:.1f} mm off); "
+          f"PSLR range {m['range']['pslr_db']:.2f} dB, cross {m['cross_range']['pslr_db']:.2f} dB; "
+          f"IRW {m['range']['irw_m']:.4f}, {m['cross_range']['irw_m']:.4f} m")
+    assert err < 0.05, f"the peak is {err:.4f} m from the target"
+    for cut in ("range", "cross_range"):
+        pslr = m[cut]["pslr_db"]
+        assert abs(pslr - PSLR_RECT_DB) < 1.0, f"{cut} PSLR {pslr:.2f} dB, expected about {PSLR_RECT_DB}"
+        assert m[cut]["irw_m"] > 0
+    with open(cuts) as f:
+        lines = f.read().splitlines()
+    assert lines[0] == "cut,offset_m,level_db" and len(lines) > 10
+    # The text form says the same.
+    p = run("metrics", npy, "--point", "%g,%g" % TARGET[:2])
+    assert "PSLR" in p.stdout and "Range" in p.stdout
+    # A point outside the image is a bad argument.
+    expect_usage("metrics", npy, "--point", "500,500", mention="outside")
+
+
+def t_metrics_reference():
+    ref = path("point64.npy")
+    test = form_point("point32.npy", precision="fp32")
+    m = json.loads(run("metrics", test, "--ref", ref, "--json").stdout)["reference"]
+    print(f"# fp32 vs fp64: SER {m['ser_db']:.1f} dB, PSNR {m['psnr_db']:.1f} dB, SSIM {m['ssim']:.4f}")
+    assert m["ser_db"] > 30, m
+    assert 0.9 < m["ssim"] <= 1.0 + 1e-9, m
+    assert m["correlation"] > 0.99, m
+    other = path("other.npy")
+    run("form", path("point.cphd"), "--roi", ROI, "--spacing", "0.1", "--backend", "cpu", "-o", other)
+    expect_failure("metrics", test, "--ref", other)
+
+
+def t_scene_files():
+    ini = path("raw.ini")
+    p = run("simulate", "--domain", "raw", "--pulses", "128", "--targets", "%g,%g,%g" % TARGET, "-o", ini)
+    assert os.path.exists(ini)
+    with open(ini) as f:
+        text = f.read()
+    assert "[simulate]" in text and "domain=raw" in text
+    info = json.loads(run("info", ini, "--json").stdout)
+    assert info["domain"] == "RAW" and info["pulses"] == 128, info
+    out = path("raw.npy")
+    run("form", ini, "--roi", ROI, "--spacing", "0.05", "--precision", "fp64", "--backend", "cpu", "-o", out)
+    m = json.loads(run("metrics", out, "--point", "%g,%g" % TARGET[:2], "--json").stdout)["point"]
+    pos = m["position_m"]
+    err = math.hypot(pos[0] - TARGET[0], pos[1] - TARGET[1])
+    print(f"# RAW: peak {err * 1000:.1f} mm from the target")
+    assert err < 0.25, f"RAW: the peak is {err:.3f} m from the target"
+
+    # --config: the key file gives the scene, flags override it.
+    fx_ini = path("fx.ini")
+    run("simulate", *SIM_ARGS, "-o", fx_ini)
+    cphd = path("config.cphd")
+    run("simulate", "--config", fx_ini, "--pulses", "64", "-o", cphd)
+    info = json.loads(run("info", cphd, "--json").stdout)
+    assert info["pulses"] == 64 and info["samples"] == 128, info
+
+
+def t_bench():
+    p = run("bench", "--sizes", "32", "--pulses", "32", "--samples", "64", "--targets", "20",
+            "--precision", "fp32,fp64", "--backend", "cpu", "--json")
+    b = json.loads(p.stdout)
+    assert b["simd"], b
+    rows = b["rows"]
+    assert len(rows) == 2, rows
+    fp32 = [r for r in rows if r["precision"] == "fp32"][0]
+    fp64 = [r for r in rows if r["precision"] == "fp64"][0]
+    assert fp32["bp_per_s"] > 0 and fp32["seconds"] > 0
+    assert fp64["is_reference"]
+    print(f"# bench fp32 SER {fp32['ser_db']:.1f} dB, {fp32['bp_per_s']:.3g} bp/s")
+    assert fp32["ser_db"] > 30, fp32
+    p = run("bench", "--sizes", "32", "--pulses", "32", "--samples", "64", "--targets", "10")
+    assert "SIMD" in p.stdout and "bp/s" in p.stdout
+
+
+tests = [
+    ("no-command", t_no_command),
+    ("help", t_help_lists),
+    ("bad-arguments", t_bad_arguments),
+    ("missing-files", t_missing_files),
+    ("garbage-files", t_garbage_files),
+    ("simulate-info", t_simulate_info),
+    ("form-outputs", t_form_outputs),
+    ("metrics-point", t_metrics_point),
+    ("metrics-reference", t_metrics_reference),
+    ("scene-files", t_scene_files),
+    ("bench", t_bench),
+]
+
+print(f"1..{len(tests)}")
+for name, fn in tests:
+    check(name, fn)
+tmp.cleanup()
+sys.exit(1 if failures else 0)

@@ -1,0 +1,372 @@
+/* test-job.c: the progressive job: completion, order, cancel, pause, restart, failures. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "ef-error.h"
+#include "ef-job.h"
+#include "ef-test-scene.h"
+
+typedef struct {
+  GMutex   lock;
+  guint    calls;
+  guint    last_done;
+  guint    cancel_at;      /* cancel when blocks_done reaches this (0 = never) */
+  guint    pause_at;
+  gboolean monotonic;
+  gboolean dirty_ok;
+  EfJobState final;
+  guint    final_done;
+  char    *error;
+} Watch;
+
+static void
+watch_cb (EfJob *job, const EfJobProgress *pr, gpointer data)
+{
+  Watch *w = data;
+  const EfGrid *g = ef_job_get_grid (job);
+
+  g_mutex_lock (&w->lock);
+  w->calls++;
+  if (pr->blocks_done < w->last_done)
+    w->monotonic = FALSE;
+  w->last_done = pr->blocks_done;
+  if (pr->state == EF_JOB_RUNNING && (pr->n_dirty != 1 || pr->dirty[0].width != g->width
+                                      || pr->dirty[0].height != g->height))
+    w->dirty_ok = FALSE;
+  if (pr->state != EF_JOB_RUNNING)
+    {
+      w->final = pr->state;
+      w->final_done = pr->blocks_done;
+      if (pr->error)
+        w->error = g_strdup (pr->error->message);
+    }
+  g_mutex_unlock (&w->lock);
+  if (w->cancel_at && pr->blocks_done == w->cancel_at)
+    ef_job_cancel (job);
+  if (w->pause_at && pr->blocks_done == w->pause_at)
+    ef_job_pause (job);
+}
+
+static void
+watch_init (Watch *w)
+{
+  memset (w, 0, sizeof *w);
+  g_mutex_init (&w->lock);
+  w->monotonic = TRUE;
+  w->dirty_ok = TRUE;
+}
+
+static void
+watch_clear (Watch *w)
+{
+  g_free (w->error);
+  g_mutex_clear (&w->lock);
+}
+
+static EfDataset *
+scene (guint n_pulses)
+{
+  EfSimParams sp;
+  g_autofree EfSimTarget *tg = ef_test_random_targets (60, -6, -6, 6, 6);
+
+  ef_sim_params_init_airborne (&sp);
+  sp.n_pulses = n_pulses;
+  sp.n_samples = 256;
+  sp.targets = tg;
+  sp.n_targets = 60;
+  return ef_sim_run (&sp, NULL);
+}
+
+static EfCf32 *
+job_image (EfJob *job)
+{
+  const EfGrid *g = ef_job_get_grid (job);
+  EfRect all = { 0, 0, g->width, g->height };
+  EfCf32 *out = g_new (EfCf32, ef_grid_n_pixels (g));
+
+  g_assert_true (ef_job_read_image (job, &all, out, NULL));
+  return out;
+}
+
+/* The same pulses formed in one pass, without the job. */
+static EfCf32 *
+direct_image (EfDataset *ds, const EfGrid *grid, guint64 first, guint64 count, guint stride)
+{
+  EfRangeParams rp = EF_RANGE_PARAMS_DEFAULT;
+  g_autoptr (EfRangeCompressor) rc = ef_range_compressor_new (&ds->info, &rp, FALSE, NULL);
+  guint n = (guint) ((count + stride - 1) / stride);
+  g_autoptr (EfProfiles) p = ef_profiles_new (n, ef_range_compressor_n_bins (rc), FALSE, NULL);
+  g_autofree EfPulse *pu = g_new (EfPulse, n);
+  g_autofree EfCf32 *s = g_new (EfCf32, (gsize) n * ds->info.n_samples);
+  EfCf32 *img = g_new0 (EfCf32, ef_grid_n_pixels (grid));
+
+  for (guint i = 0; i < n; i++)
+    {
+      pu[i] = ds->pulses[first + (guint64) i * stride];
+      g_assert_true (ef_dataset_read_block (ds, first + (guint64) i * stride, 1, s + i * ds->info.n_samples, NULL));
+    }
+  g_assert_true (ef_range_compress (rc, pu, s, n, p, NULL, NULL));
+  ef_bp_cpu_fp32 (grid, p, img, 0);
+  return img;
+}
+
+static double
+ser32 (const EfCf32 *t, const EfCf32 *r, gsize n)
+{
+  double num = 0, den = 0;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      num += pow (cabsf (r[i]), 2);
+      den += pow (cabsf (t[i] - r[i]), 2);
+    }
+  return den > 0 ? 10 * log10 (num / den) : INFINITY;
+}
+
+static void
+run_and_compare (EfOrder order, guint stride, guint64 first, guint64 count)
+{
+  g_autoptr (EfDataset) ds = scene (96);
+  EfGrid grid;
+  EfJobParams jp;
+  g_autoptr (EfJob) job = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree EfCf32 *a = NULL, *b = NULL;
+  guint block = 8;
+  guint64 used = count ? count : ds->info.n_pulses - first;
+  guint expect_blocks = (guint) (((used + stride - 1) / stride + block - 1) / block);
+  Watch w;
+  double ser;
+
+  watch_init (&w);
+  g_assert_true (ef_grid_init_roi (&grid, -6, -5, 6, 5, 0.15, NULL));
+  ef_job_params_init (&jp, &grid);
+  jp.backend.block_size = block;
+  jp.order = order;
+  jp.pulse_stride = stride;
+  jp.first_pulse = first;
+  jp.n_pulses = count;
+  job = ef_job_new (ds, &jp, &error);
+  g_assert_no_error (error);
+  g_assert_true (ef_job_run (job, watch_cb, &w, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (ef_job_get_state (job), ==, EF_JOB_DONE);
+  g_assert_cmpuint (w.calls, ==, expect_blocks);
+  g_assert_true (w.monotonic);
+  g_assert_true (w.dirty_ok);
+  g_assert_cmpint (w.final, ==, EF_JOB_DONE);
+  g_assert_cmpuint (w.final_done, ==, expect_blocks);
+  g_assert_cmpstr (ef_job_get_backend_name (job), ==, "cpu");
+  a = job_image (job);
+  b = direct_image (ds, &grid, first, used, stride);
+  ser = ser32 (a, b, ef_grid_n_pixels (&grid));
+  g_test_message ("job vs one pass: SER %.1f dB over %u blocks", ser, expect_blocks);
+  g_assert_cmpfloat (ser, >, 100);
+  watch_clear (&w);
+}
+
+static void
+test_sequential (void)
+{
+  run_and_compare (EF_ORDER_SEQUENTIAL, 1, 0, 0);
+}
+
+static void
+test_interleaved (void)
+{
+  run_and_compare (EF_ORDER_INTERLEAVED, 1, 0, 0);
+}
+
+static void
+test_subset (void)
+{
+  run_and_compare (EF_ORDER_SEQUENTIAL, 3, 5, 70);
+}
+
+static void
+test_order (void)
+{
+  for (guint n = 1; n < 70; n++)
+    {
+      g_autofree guint *o = g_new (guint, n);
+      g_autofree gboolean *seen = g_new0 (gboolean, n);
+
+      ef_job_interleaved_order (n, o);
+      for (guint i = 0; i < n; i++)
+        {
+          g_assert_cmpuint (o[i], <, n);
+          g_assert_false (seen[o[i]]);
+          seen[o[i]] = TRUE;
+        }
+      if (n >= 4)
+        {
+          /* Bit reversal spreads the first blocks across the aperture. */
+          g_assert_cmpuint (o[0], ==, 0);
+          g_assert_cmpuint (o[1], >=, n / 2 - 1);
+        }
+    }
+}
+
+static void
+test_cancel (void)
+{
+  g_autoptr (EfDataset) ds = scene (256);
+  EfGrid grid;
+  EfJobParams jp;
+  g_autoptr (EfJob) job = NULL;
+  g_autoptr (GError) error = NULL;
+  Watch w;
+
+  watch_init (&w);
+  w.cancel_at = 2;
+  g_assert_true (ef_grid_init_roi (&grid, -6, -6, 6, 6, 0.1, NULL));
+  ef_job_params_init (&jp, &grid);
+  jp.backend.block_size = 4;
+  job = ef_job_new (ds, &jp, NULL);
+  g_assert_false (ef_job_run (job, watch_cb, &w, &error));
+  g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_CANCELLED);
+  g_assert_cmpint (w.final, ==, EF_JOB_CANCELLED);
+  /* The cancel came after block 2; at most the block already under way finishes. */
+  g_test_message ("cancelled at block 2 of 64, stopped after %u", w.final_done);
+  g_assert_cmpuint (w.final_done, <=, 3);
+  watch_clear (&w);
+}
+
+static void
+test_pause_resume (void)
+{
+  g_autoptr (EfDataset) ds = scene (64);
+  EfGrid grid;
+  EfJobParams jp;
+  g_autoptr (EfJob) job = NULL;
+  guint held;
+  Watch w;
+
+  watch_init (&w);
+  w.pause_at = 1;
+  g_assert_true (ef_grid_init_roi (&grid, -4, -4, 4, 4, 0.1, NULL));
+  ef_job_params_init (&jp, &grid);
+  jp.backend.block_size = 4;
+  job = ef_job_new (ds, &jp, NULL);
+  ef_job_start (job, watch_cb, &w);
+  while (TRUE)
+    {
+      g_mutex_lock (&w.lock);
+      held = w.last_done;
+      g_mutex_unlock (&w.lock);
+      if (held >= 1)
+        break;
+      g_usleep (1000);
+    }
+  g_usleep (300000);
+  g_mutex_lock (&w.lock);
+  held = w.last_done;
+  g_mutex_unlock (&w.lock);
+  g_assert_cmpuint (held, <=, 2);
+  g_assert_cmpint (ef_job_get_state (job), ==, EF_JOB_PAUSED);
+  ef_job_resume (job);
+  g_assert_true (ef_job_wait (job, NULL));
+  g_assert_cmpuint (w.final_done, ==, 16);
+  watch_clear (&w);
+}
+
+static void
+test_restart (void)
+{
+  g_autoptr (EfDataset) ds = scene (64);
+  EfGrid g1, g2;
+  EfJobParams jp;
+  EfJob *job;
+  g_autofree EfCf32 *a = NULL, *b = NULL;
+
+  g_assert_true (ef_grid_init_roi (&g1, -6, -6, 6, 6, 0.1, NULL));
+  g_assert_true (ef_grid_init_roi (&g2, -3, -2, 4, 3, 0.07, NULL));
+  ef_job_params_init (&jp, &g1);
+  jp.backend.block_size = 2;
+  job = ef_job_new (ds, &jp, NULL);
+  ef_job_start (job, NULL, NULL);
+  /* A new ROI replaces the running job at once. */
+  ef_job_free (job);
+  jp.backend.grid = g2;
+  job = ef_job_new (ds, &jp, NULL);
+  g_assert_true (ef_job_run (job, NULL, NULL, NULL));
+  a = job_image (job);
+  b = direct_image (ds, &g2, 0, 64, 1);
+  g_assert_cmpfloat (ser32 (a, b, ef_grid_n_pixels (&g2)), >, 100);
+  ef_job_free (job);
+}
+
+/* A dataset whose reads fail partway, as a truncated file would. */
+static gboolean
+failing_read (EfDataset *self, guint64 first, guint count, EfCf32 *out, GError **error)
+{
+  if (first + count > 20)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_TRUNCATED, "The file ends before pulse %" G_GUINT64_FORMAT,
+                   first + count);
+      return FALSE;
+    }
+  memset (out, 0, (gsize) count * self->info.n_samples * sizeof (EfCf32));
+  return TRUE;
+}
+
+static const EfDatasetOps failing_ops = { .read_block = failing_read };
+
+static void
+test_read_failure (void)
+{
+  g_autoptr (EfDataset) src = scene (64);
+  g_autoptr (EfDataset) ds = ef_dataset_alloc (&failing_ops);
+  EfGrid grid;
+  EfJobParams jp;
+  g_autoptr (EfJob) job = NULL;
+  g_autoptr (GError) error = NULL;
+  Watch w;
+
+  watch_init (&w);
+  ef_dataset_info_copy (&src->info, &ds->info);
+  ds->pulses = g_memdup2 (src->pulses, sizeof (EfPulse) * src->info.n_pulses);
+  g_assert_true (ef_grid_init_roi (&grid, -2, -2, 2, 2, 0.1, NULL));
+  ef_job_params_init (&jp, &grid);
+  jp.backend.block_size = 8;
+  job = ef_job_new (ds, &jp, NULL);
+  g_assert_false (ef_job_run (job, watch_cb, &w, &error));
+  g_assert_error (error, EF_IO_ERROR, EF_IO_ERROR_TRUNCATED);
+  g_assert_cmpint (w.final, ==, EF_JOB_FAILED);
+  g_assert_nonnull (strstr (w.error, "ends before"));
+  watch_clear (&w);
+}
+
+static void
+test_bad_params (void)
+{
+  g_autoptr (EfDataset) ds = scene (8);
+  EfGrid grid;
+  EfJobParams jp;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (ef_grid_init_roi (&grid, -2, -2, 2, 2, 0.1, NULL));
+  ef_job_params_init (&jp, &grid);
+  jp.first_pulse = 100;
+  g_assert_null (ef_job_new (ds, &jp, &error));
+  g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/compute/job/sequential", test_sequential);
+  g_test_add_func ("/compute/job/interleaved", test_interleaved);
+  g_test_add_func ("/compute/job/subset", test_subset);
+  g_test_add_func ("/compute/job/order", test_order);
+  g_test_add_func ("/compute/job/cancel", test_cancel);
+  g_test_add_func ("/compute/job/pause-resume", test_pause_resume);
+  g_test_add_func ("/compute/job/restart", test_restart);
+  g_test_add_func ("/compute/job/read-failure", test_read_failure);
+  g_test_add_func ("/compute/job/bad-params", test_bad_params);
+  return g_test_run ();
+}

@@ -1,0 +1,21 @@
+/* ef-demo.h: the demonstration scene the window shows when it is opened with no file. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "ef-dataset.h"
+
+G_BEGIN_DECLS
+
+/* The isolated point targets of the demo scene, in the scene frame (metres): bright, far from the
+ * drawing, for measuring impulse responses. */
+guint ef_demo_get_n_point_targets (void);
+void  ef_demo_get_point_target (guint i, double pos[3]);
+
+/* Simulates the demo collection in memory: an X-band spotlight over the bundled drawing plus the
+ * point targets. Blocks for a few seconds; call it from a worker thread. */
+EfDataset *ef_demo_simulate (GError **error);
+
+/* The demo file installed with the program (or made in the build tree), or NULL if there is none. */
+char *ef_demo_find_file (void);
+
+G_END_DECLS
