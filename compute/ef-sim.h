@@ -63,7 +63,8 @@ void ef_sim_fx_pulse64 (const double a[3], double r0, double f0, double df, guin
 
 /* Turns a greyscale bitmap (row-major, 0..1, row 0 = north) into scatterers with random phase, spaced
  * `spacing` metres apart and centred on (cx, cy). Pixels below threshold are skipped. Returns an owned
- * array and its length. */
+ * array and its length (NULL and 0 when no pixel passes). The phases depend only on the seed and the
+ * pixel's index. */
 EfSimTarget *ef_sim_targets_from_bitmap (const float *pixels, guint width, guint height, double spacing,
                                          double cx, double cy, float threshold, guint64 seed, guint *n_out);
 

@@ -244,6 +244,8 @@ test_point_rotated (void)
       g_assert_true (ef_grid_init_roi (&g, 0, 0, 1, 1, 1, NULL));
       random_target (&t, RESP_RECT, 160, 160);
       t.theta = g_test_rand_double_range (G_PI / 12, 5 * G_PI / 12) * (trial % 2 ? -1 : 1);
+      /* The rotated square band spans (|cos| + |sin|) / res cycles per pixel; keep it unaliased. */
+      t.res = MAX (t.res, 1.2 * (fabs (cos (t.theta)) + fabs (sin (t.theta))));
       /* The response's first axis, (cos, sin) in (col, row), expressed in the scene frame. */
       for (int i = 0; i < 3; i++)
         dir[i] = cos (t.theta) * g.u[i] + sin (t.theta) * g.v[i];

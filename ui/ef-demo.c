@@ -111,9 +111,6 @@ ef_demo_find_file (void)
 {
   const char *candidates[] = {
     g_getenv ("ECHOFORM_DEMO_FILE"),
-#ifdef EF_DEMO_BUILD_PATH
-    EF_DEMO_BUILD_PATH,
-#endif
     PKGDATADIR "/demo.cphd",
   };
 

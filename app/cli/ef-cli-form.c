@@ -273,8 +273,7 @@ ef_cli_form (int argc, char **argv)
 
   /* A fallback (no CUDA device, say) is news to the user, but not a failure. */
   note = ef_job_get_note (job);
-  if (note != NULL && note[0] != '\0')
-    ef_cli_error ("%s", note);
+  ef_cli_note (note);
   if (!ok)
     return ef_cli_report ("form", error);
 

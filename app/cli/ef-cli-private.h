@@ -25,6 +25,10 @@ int ef_cli_bench (int argc, char **argv);
 /* Messages on stderr, prefixed "echoform-cli: ". */
 void ef_cli_error (const char *format, ...) G_GNUC_PRINTF (1, 2);
 void ef_cli_warning (const char *format, ...) G_GNUC_PRINTF (1, 2);
+/* Routes the engine's g_message()s to stderr as "echoform-cli: ..." and remembers them, so that
+ * ef_cli_note() can say a thing once even when the engine has said it already. */
+void ef_cli_install_log_handler (void);
+void ef_cli_note (const char *message);
 /* Prints error's message and returns the exit code that goes with it: EF_CLI_EXIT_USAGE for
  * G_OPTION_ERROR, EF_CLI_EXIT_FAILURE for anything else. */
 int  ef_cli_report (const char *command, const GError *error);

@@ -421,9 +421,22 @@ ef_cli_scene_build (const EfCliSceneSpec *spec, EfSimParams *p, GArray **targets
                   error, "a bandwidth of %g Hz does not fit below a centre frequency of %g Hz", p->bandwidth, p->fc);
       return FALSE;
     }
-  /* The chirp must be sampled at least at its bandwidth; keep the default's oversampling otherwise. */
-  if (p->domain == EF_DOMAIN_RAW && p->sample_rate < p->bandwidth)
-    p->sample_rate = 1.2 * p->bandwidth;
+  if (p->domain == EF_DOMAIN_RAW)
+    {
+      /* The simulator's own choices when these are 0: a 5 us chirp sampled at 1.25 B. */
+      double T = p->chirp_duration > 0 ? p->chirp_duration : 5e-6;
+      double fs = p->sample_rate > 0 ? p->sample_rate : 1.25 * p->bandwidth;
+
+      if (p->sample_rate > 0 && p->sample_rate < p->bandwidth)
+        p->sample_rate = fs = 1.25 * p->bandwidth;
+      /* Echoes last as long as the chirp: the FX sample count would not even hold one. Unless told
+       * otherwise, take the whole chirp plus the same range swath that the FX default covers. */
+      if (spec->value[EF_CLI_SCENE_SAMPLES] == NULL)
+        {
+          double n = ceil (T * fs) + p->n_samples;
+          p->n_samples = (guint) MIN (ceil (n / 64.0) * 64.0, (double) (1u << 24));
+        }
+    }
 
   if (spec->value[EF_CLI_SCENE_SNR] != NULL)
     {

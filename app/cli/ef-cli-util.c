@@ -39,6 +39,51 @@ ef_cli_warning (const char *format, ...)
   va_end (args);
 }
 
+/* Messages already shown, so that the same news is never printed twice. Main thread and job worker
+ * threads may both log, hence the lock. */
+static GMutex said_lock;
+static GHashTable *said;
+
+static gboolean
+remember_said (const char *message)
+{
+  gboolean fresh;
+
+  g_mutex_lock (&said_lock);
+  if (said == NULL)
+    said = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  fresh = !g_hash_table_contains (said, message);
+  if (fresh)
+    g_hash_table_add (said, g_strdup (message));
+  g_mutex_unlock (&said_lock);
+  return fresh;
+}
+
+static void
+log_handler (const char *log_domain, GLogLevelFlags level, const char *message, gpointer user_data)
+{
+  if ((level & G_LOG_LEVEL_MASK) == G_LOG_LEVEL_MESSAGE && message != NULL)
+    {
+      if (remember_said (message))
+        fprintf (stderr, "echoform-cli: %s\n", message);
+      return;
+    }
+  g_log_default_handler (log_domain, level, message, user_data);
+}
+
+void
+ef_cli_install_log_handler (void)
+{
+  g_log_set_default_handler (log_handler, NULL);
+}
+
+void
+ef_cli_note (const char *message)
+{
+  if (message != NULL && message[0] != '\0' && remember_said (message))
+    fprintf (stderr, "echoform-cli: %s\n", message);
+}
+
 int
 ef_cli_report (const char *command, const GError *error)
 {

@@ -61,6 +61,7 @@ main (int argc, char **argv)
   setlocale (LC_ALL, "");
   setlocale (LC_NUMERIC, "C");
   g_set_prgname ("echoform-cli");
+  ef_cli_install_log_handler ();
 
   if (argc < 2)
     {

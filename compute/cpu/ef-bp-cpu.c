@@ -26,12 +26,14 @@ sincos_cycles (float c, float *s_out, float *c_out)
   float x2 = x * x;
   float s = x * (1.0f + x2 * (-1.0f / 6 + x2 * (1.0f / 120 + x2 * (-1.0f / 5040))));
   float co = 1.0f + x2 * (-0.5f + x2 * (1.0f / 24 + x2 * (-1.0f / 720 + x2 * (1.0f / 40320))));
+  /* Quadrant fix-up as arithmetic blends: conditional selects on floats defeat the vectoriser. */
   int qi = (int) qf;
-  float sn = (qi & 1) ? co : s;
-  float cs = (qi & 1) ? s : co;
+  float swap = (float) (qi & 1);
+  float sn = s + swap * (co - s);
+  float cs = co + swap * (s - co);
 
-  *s_out = (qi & 2) ? -sn : sn;
-  *c_out = ((qi + 1) & 2) ? -cs : cs;
+  *s_out = sn * (1.0f - 2.0f * (float) ((qi >> 1) & 1));
+  *c_out = cs * (1.0f - 2.0f * (float) (((qi + 1) >> 1) & 1));
 }
 
 static inline float
@@ -48,28 +50,35 @@ tile_loop (const EfBpCoef *k, const float *restrict re, const float *restrict im
            const float *restrict a, const float *restrict b, const float *restrict q, guint n_px,
            float *restrict acc_re, float *restrict acc_im, gboolean bistatic)
 {
-  int last = (int) n_bins - 1;
+  /* Copies in locals: the compiler cannot prove the stores below leave *k alone. */
+  const float al = k->al, be = k->be, c1 = k->c1, c2 = k->c2;
+  const float al2 = k->al2, be2 = k->be2, c12 = k->c12, c22 = k->c22;
+  const float bf = k->bf, idr = k->idr, c0 = k->c0, kc = k->kc;
+  const int bint = k->bint, last = (int) n_bins - 1;
 
   for (guint i = 0; i < n_px; i++)
     {
-      float d = tile_delta (a[i], b[i], q[i], k->al, k->be, k->c1, k->c2);
-      float f, fl, w, vr, vi, s, c, cyc;
-      int bin, ok;
+      float d = tile_delta (a[i], b[i], q[i], al, be, c1, c2);
+      float f, fl, w, m, r0, r1, i0, i1, vr, vi, s, c, cyc;
+      int bin;
 
       if (bistatic)
-        d = 0.5f * (d + tile_delta (a[i], b[i], q[i], k->al2, k->be2, k->c12, k->c22));
-      f = k->bf + d * k->idr;
+        d = 0.5f * (d + tile_delta (a[i], b[i], q[i], al2, be2, c12, c22));
+      f = bf + d * idr;
       fl = floorf (f);
       w = f - fl;
-      bin = k->bint + (int) fl;
-      ok = bin >= 0 && bin < last;
-      bin = ok ? bin : 0;
-      w = ok ? w : 0.0f;
-      vr = re[bin] + w * (re[bin + 1] - re[bin]);
-      vi = im[bin] + w * (im[bin + 1] - im[bin]);
-      vr = ok ? vr : 0.0f;
-      vi = ok ? vi : 0.0f;
-      cyc = k->c0 + d * k->kc;
+      bin = bint + (int) fl;
+      /* Outside the profile the pair contributes nothing; the index is clamped so the loads stay inside. */
+      m = (bin >= 0 && bin < last) ? 1.0f : 0.0f;
+      bin = bin < 0 ? 0 : bin;
+      bin = bin > last - 1 ? last - 1 : bin;
+      r0 = re[bin];
+      r1 = re[bin + 1];
+      i0 = im[bin];
+      i1 = im[bin + 1];
+      vr = m * (r0 + w * (r1 - r0));
+      vi = m * (i0 + w * (i1 - i0));
+      cyc = c0 + d * kc;
       cyc -= rintf (cyc);
       sincos_cycles (cyc, &s, &c);
       acc_re[i] += vr * c - vi * s;

@@ -574,6 +574,59 @@ convert_part (GotchaPart *part, const matvar_t *data, gsize ns, gsize np, const 
   return TRUE;
 }
 
+/* matio reads a MAT v5 file that was cut short without complaint, filling the missing bytes with whatever
+ * its buffer held.  The top level of a v5 file is a sequence of tagged elements (a 32-bit type and a
+ * 32-bit length, in the byte order of the header) after a 128-byte header: check only that each of them
+ * lies within the file, and leave everything inside them to matio. */
+static gboolean
+check_v5_framing (const char *path, GError **error)
+{
+  g_autoptr (GMappedFile) map = g_mapped_file_new (path, FALSE, NULL);
+  const guint8 *b;
+  guint64 size, pos = 128;
+  guint16 endian;
+  gboolean swap;
+
+  if (map == NULL)
+    return TRUE;  /* matio opened it; let matio report what it finds */
+  b = (const guint8 *) g_mapped_file_get_contents (map);
+  size = g_mapped_file_get_length (map);
+  if (size < 128)
+    return TRUE;
+  memcpy (&endian, b + 126, 2);
+  swap = endian != 0x4d49;
+  while (pos < size)
+    {
+      guint32 type, len;
+      guint64 next;
+
+      if (size - pos < 8)
+        break;  /* trailing bytes too short for a tag: padding, ignored as MATLAB does */
+      memcpy (&type, b + pos, 4);
+      memcpy (&len, b + pos + 4, 4);
+      if (swap)
+        {
+          type = GUINT32_SWAP_LE_BE (type);
+          len = GUINT32_SWAP_LE_BE (len);
+        }
+      if ((type >> 16) != 0)
+        next = pos + 8;  /* a small element: type, length and up to 4 bytes of data in 8 bytes */
+      else if (type == 15)
+        next = pos + 8 + len;  /* compressed: not padded */
+      else
+        next = pos + 8 + (((guint64) len + 7) & ~(guint64) 7);
+      if (next > size)
+        {
+          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_TRUNCATED,
+                       "“%s” is cut short: a variable at byte %" G_GUINT64_FORMAT " needs %" G_GUINT64_FORMAT
+                       " bytes, but the file ends at %" G_GUINT64_FORMAT, path, pos, next - pos, size);
+          return FALSE;
+        }
+      pos = next;
+    }
+  return TRUE;
+}
+
 /* Loads one file, keeping the pulses selected by opts. */
 static LoadResult
 load_part (const char *path, const EfGotchaOptions *opts, GotchaPart **out, GError **error)
@@ -627,6 +680,13 @@ load_part (const char *path, const EfGotchaOptions *opts, GotchaPart **out, GErr
       Mat_Close (mat);
       matio_unlock ();
       return LOAD_NOT_GOTCHA;
+    }
+
+  if (part->version == MAT_FT_MAT5 && !check_v5_framing (path, error))
+    {
+      Mat_Close (mat);
+      matio_unlock ();
+      return LOAD_ERROR;
     }
 
   /* Look at the shapes first, so that a file lying about its sizes is refused before anything is

@@ -1,0 +1,204 @@
+/* ef-session.c: session memory in a GKeyFile under the user's state folder. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "ef-session"
+#include "config.h"
+
+#include <errno.h>
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+
+#include "ef-session.h"
+
+/* Older sessions than the most recent this many are forgotten, so the file stays small. */
+#define MAX_SESSIONS 64
+
+char *
+ef_session_key_for_path (const char *path)
+{
+  g_autoptr (GFile) file = NULL;
+
+  if (path == NULL)
+    return g_strdup ("demo");
+  file = g_file_new_for_path (path);
+  return g_file_get_path (file);
+}
+
+char *
+ef_session_get_file (void)
+{
+  return g_build_filename (g_get_user_state_dir (), "echoform", "sessions.ini", NULL);
+}
+
+static char *
+group_for_key (const char *key)
+{
+  /* Paths hold characters a group name cannot; a digest is stable and safe. */
+  return g_compute_checksum_for_string (G_CHECKSUM_SHA1, key, -1);
+}
+
+static GKeyFile *
+load_file (void)
+{
+  g_autofree char *path = ef_session_get_file ();
+  GKeyFile *kf = g_key_file_new ();
+
+  g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, NULL);
+  return kf;
+}
+
+/* The parsers leave the field alone when the saved word is unknown (an older or newer version). */
+#define GET_ENUM(name, parse, field)                                   \
+  do {                                                                 \
+    g_autofree char *s_ = g_key_file_get_string (kf, group, name, NULL); \
+    if (s_ != NULL)                                                    \
+      parse (s_, &(field));                                            \
+  } while (0)
+
+gboolean
+ef_session_load (const char *key, EfSessionState *state)
+{
+  g_autoptr (GKeyFile) kf = NULL;
+  g_autofree char *group = NULL;
+  g_autofree double *roi = NULL;
+  gsize n = 0;
+  EfProcessing *p;
+  GError *error = NULL;
+  double d;
+
+  g_return_val_if_fail (key != NULL && state != NULL, FALSE);
+
+  kf = load_file ();
+  group = group_for_key (key);
+  if (!g_key_file_has_group (kf, group))
+    return FALSE;
+
+  roi = g_key_file_get_double_list (kf, group, "roi", &n, NULL);
+  state->has_roi = roi != NULL && n == 4 && roi[0] != roi[2] && roi[1] != roi[3];
+  if (state->has_roi)
+    for (int i = 0; i < 4; i++)
+      state->roi[i] = roi[i];
+
+  p = &state->proc;
+  GET_ENUM ("algorithm", ef_algo_from_string, p->algo);
+  GET_ENUM ("precision", ef_precision_from_string, p->precision);
+  GET_ENUM ("backend", ef_backend_kind_from_string, p->backend);
+  GET_ENUM ("order", ef_order_from_string, p->order);
+  GET_ENUM ("window-function", ef_window_from_string, p->window);
+#define GET_UINT(name, field)                                    \
+  do {                                                           \
+    int v = g_key_file_get_integer (kf, group, name, &error);    \
+    if (error == NULL && v > 0)                                  \
+      field = (guint) v;                                         \
+    g_clear_error (&error);                                      \
+  } while (0)
+#define GET_DOUBLE(name, field, ok)                              \
+  do {                                                           \
+    d = g_key_file_get_double (kf, group, name, &error);         \
+    if (error == NULL && (ok))                                   \
+      field = d;                                                 \
+    g_clear_error (&error);                                      \
+  } while (0)
+  GET_UINT ("upsample", p->upsample);
+  GET_UINT ("block-size", p->block_size);
+  GET_DOUBLE ("spacing", p->spacing, d > 0);
+  GET_DOUBLE ("samples-per-cell", p->samples_per_cell, d > 0);
+  if (g_key_file_has_key (kf, group, "spacing-auto", NULL))
+    p->spacing_auto = g_key_file_get_boolean (kf, group, "spacing-auto", NULL);
+
+  if (g_key_file_has_key (kf, group, "db-min", NULL))
+    {
+      EfDisplayParams *dp = &state->display;
+
+      state->has_display = TRUE;
+      GET_ENUM ("view", ef_view_mode_from_string, dp->mode);
+      GET_ENUM ("colormap", ef_colormap_from_string, dp->colormap);
+      GET_DOUBLE ("db-min", dp->db_min, TRUE);
+      GET_DOUBLE ("db-max", dp->db_max, TRUE);
+      GET_DOUBLE ("gamma", dp->gamma, d > 0);
+      state->db_auto = g_key_file_get_boolean (kf, group, "db-auto", NULL);
+    }
+#undef GET_UINT
+#undef GET_DOUBLE
+  return TRUE;
+}
+
+static void
+forget_oldest (GKeyFile *kf)
+{
+  g_auto (GStrv) groups = g_key_file_get_groups (kf, NULL);
+  guint n = g_strv_length (groups);
+
+  while (n > MAX_SESSIONS)
+    {
+      gint64 oldest = G_MAXINT64;
+      const char *victim = NULL;
+
+      for (guint i = 0; groups[i] != NULL; i++)
+        {
+          gint64 t;
+          if (!g_key_file_has_group (kf, groups[i]))
+            continue;
+          t = g_key_file_get_int64 (kf, groups[i], "saved", NULL);
+          if (t < oldest)
+            {
+              oldest = t;
+              victim = groups[i];
+            }
+        }
+      if (victim == NULL)
+        break;
+      g_key_file_remove_group (kf, victim, NULL);
+      n--;
+    }
+}
+
+gboolean
+ef_session_save (const char *key, const EfSessionState *state, GError **error)
+{
+  g_autoptr (GKeyFile) kf = NULL;
+  g_autofree char *group = NULL;
+  g_autofree char *path = ef_session_get_file ();
+  g_autofree char *dir = g_path_get_dirname (path);
+  const EfProcessing *p;
+
+  g_return_val_if_fail (key != NULL && state != NULL, FALSE);
+
+  if (g_mkdir_with_parents (dir, 0700) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved), "%s: %s", dir, g_strerror (saved));
+      return FALSE;
+    }
+  kf = load_file ();
+  group = group_for_key (key);
+  g_key_file_remove_group (kf, group, NULL);
+  g_key_file_set_string (kf, group, "path", key);
+  g_key_file_set_int64 (kf, group, "saved", g_get_real_time () / G_USEC_PER_SEC);
+  if (state->has_roi)
+    g_key_file_set_double_list (kf, group, "roi", (double *) state->roi, 4);
+
+  p = &state->proc;
+  g_key_file_set_string (kf, group, "algorithm", ef_algo_to_string (p->algo));
+  g_key_file_set_string (kf, group, "precision", ef_precision_to_string (p->precision));
+  g_key_file_set_string (kf, group, "backend", ef_backend_kind_to_string (p->backend));
+  g_key_file_set_string (kf, group, "order", ef_order_to_string (p->order));
+  g_key_file_set_string (kf, group, "window-function", ef_window_to_string (p->window));
+  g_key_file_set_integer (kf, group, "upsample", (int) p->upsample);
+  g_key_file_set_integer (kf, group, "block-size", (int) p->block_size);
+  g_key_file_set_boolean (kf, group, "spacing-auto", p->spacing_auto);
+  g_key_file_set_double (kf, group, "spacing", p->spacing);
+  g_key_file_set_double (kf, group, "samples-per-cell", p->samples_per_cell);
+
+  if (state->has_display)
+    {
+      g_key_file_set_string (kf, group, "view", ef_view_mode_to_string (state->display.mode));
+      g_key_file_set_string (kf, group, "colormap", ef_colormap_to_string (state->display.colormap));
+      g_key_file_set_double (kf, group, "db-min", state->display.db_min);
+      g_key_file_set_double (kf, group, "db-max", state->display.db_max);
+      g_key_file_set_double (kf, group, "gamma", state->display.gamma);
+      g_key_file_set_boolean (kf, group, "db-auto", state->db_auto);
+    }
+  forget_oldest (kf);
+  /* g_key_file_save_to_file writes a temporary file and renames it: a crash never leaves half a file. */
+  return g_key_file_save_to_file (kf, path, error);
+}
