@@ -24,7 +24,7 @@ struct _EfDatasetInfo {
   guint64  n_samples;        /* per pulse, the same for every pulse */
   double   fc;               /* centre frequency, Hz */
   double   bandwidth;        /* Hz */
-  /* RAW only: the transmitted linear FM chirp. */
+  /* RAW only: the transmitted linear FM chirp exp(j pi K (t - T/2)^2), 0 <= t < T, centred on fc. */
   double   chirp_rate;       /* Hz/s, signed */
   double   chirp_duration;   /* s */
   double   sample_rate;      /* Hz */

@@ -216,7 +216,7 @@ raw_setup (EfRangeCompressor *rc, GError **error)
 {
   const EfDatasetInfo *info = &rc->info;
   double fs = info->sample_rate, kchirp = info->chirp_rate, t = info->chirp_duration;
-  double fmin = MIN (0.0, kchirp * t), fmax = MAX (0.0, kchirp * t), df;
+  double fmax = 0.5 * fabs (kchirp) * t, fmin = -fmax, df;
   guint64 l = (guint64) llround (t * fs);
   g_autofree fftw_complex *h = NULL;
   fftw_plan plan;
@@ -242,7 +242,7 @@ raw_setup (EfRangeCompressor *rc, GError **error)
   memset (h, 0, sizeof (fftw_complex) * rc->nc);
   for (guint64 m = 0; m < l; m++)
     {
-      double tm = (double) m / fs;
+      double tm = (double) m / fs - 0.5 * t;
       double ph = G_PI * kchirp * tm * tm;
 
       h[m][0] = cos (ph);

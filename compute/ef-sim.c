@@ -402,9 +402,10 @@ raw_pulse64 (const double a[3], double r0, double lead, double fc, double fs, do
           double c, s, dc, ds, qc, qs;
           EfCf64 z, step, curv;
 
-          /* u = t_n - tau; phase (cycles) = K u^2 / 2 - fc tau. Seeded exactly here, then advanced by a
-           * rotator whose own step turns by the constant second difference K / fs^2. */
-          ua = n0 / fs - rel;
+          /* u = t_n - tau - T/2: the chirp sweeps -B/2..+B/2 about fc, so the band is fc +- B/2.
+           * phase (cycles) = K u^2 / 2 - fc tau. Seeded exactly here, then advanced by a rotator whose
+           * own step turns by the constant second difference K / fs^2. */
+          ua = n0 / fs - rel - 0.5 * T;
           rot_cycles (0.5 * K * ua * ua + carrier, &c, &s);
           z = targets[t].amp * (c + I * s);
           rot_cycles (K * ua / fs + 0.5 * K / (fs * fs), &dc, &ds);

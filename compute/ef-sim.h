@@ -30,7 +30,7 @@ typedef struct {
   double        aperture_len;    /* STRIPMAP: track length, m (0: chosen from aperture_deg) */
   double        azimuth_deg;     /* heading of the aperture centre as seen from the SRP; 0 = +x */
   double        speed;           /* platform speed m/s (sets pulse times) */
-  /* RAW only */
+  /* RAW only: the chirp is exp(j pi K (t - T/2)^2) for 0 <= t < T, sweeping fc - B/2 .. fc + B/2. */
   double        chirp_duration;  /* s */
   double        sample_rate;     /* Hz (>= bandwidth) */
   /* Impairments */

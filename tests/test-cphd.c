@@ -542,8 +542,15 @@ expect_error_ch (const char *path, guint channel, gint code, const char *phrase)
   g_assert_nonnull (error);
   g_test_message ("error: %s", error->message);
   g_assert_error (error, EF_IO_ERROR, code);
-  if (strstr (error->message, phrase) == NULL)
-    g_error ("expected \"%s\" in \"%s\"", phrase, error->message);
+  /* phrase may list alternatives: "one|other". */
+  {
+    g_auto (GStrv) alts = g_strsplit (phrase, "|", -1);
+    gboolean found = FALSE;
+    for (guint i = 0; alts[i] != NULL; i++)
+      found |= strstr (error->message, alts[i]) != NULL;
+    if (!found)
+      g_error ("expected \"%s\" in \"%s\"", phrase, error->message);
+  }
 }
 
 static void
@@ -898,7 +905,8 @@ test_bad_xml_entities (void)
   xml_replace (p, "<\\?xml[^>]*>\\s*", bomb->str);
   xml_replace (p, "<CoreName>[^<]*</CoreName>", "<CoreName>&j;</CoreName>");
   g_string_free (bomb, TRUE);
-  save_and_expect (p, EF_IO_ERROR_FORMAT, "DTD");
+  /* libxml2 may stop the expansion itself; either way the file is refused. */
+  save_and_expect (p, EF_IO_ERROR_FORMAT, "DTD|entity");
 }
 
 static void

@@ -212,7 +212,7 @@ test_raw_chirp (void)
     {
       double t = pu.sc0 + i / fs - tau;
       if (t >= 0 && t < T)
-        s[i] = (EfCf32) (amp * cexp (I * G_PI * info.chirp_rate * t * t) * cexp (-2 * I * G_PI * fc * tau));
+        s[i] = (EfCf32) (amp * cexp (I * G_PI * info.chirp_rate * (t - 0.5 * T) * (t - 0.5 * T)) * cexp (-2 * I * G_PI * fc * tau));
     }
   rc = ef_range_compressor_new (&info, &rp, TRUE, NULL);
   g_assert_nonnull (rc);

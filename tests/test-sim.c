@@ -326,7 +326,7 @@ raw_peak (EfDataset *ds, EfCf64 *value)
   for (guint m = 0; m < L; m++)
     {
       double t = m / fs;
-      h[m] = cexp (I * G_PI * K * t * t);
+      h[m] = cexp (I * G_PI * K * (t - 0.5 * T) * (t - 0.5 * T));
     }
   for (guint lag = 0; lag < ns; lag++)
     {

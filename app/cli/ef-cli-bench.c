@@ -121,6 +121,13 @@ time_backend (EfDataset *ds, const EfGrid *grid, const BenchOptions *o, EfBacken
   if (backend == NULL)
     return FALSE;
   *name = g_strdup (ef_backend_name (backend));
+  /* A CUDA request may fall back to the CPU; a CUDA row must time CUDA or say it could not. */
+  if (kind == EF_BACKEND_CUDA && g_strcmp0 (*name, "cuda") != 0)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_DEVICE, "%s",
+                   *note != NULL ? *note : "no CUDA device");
+      return FALSE;
+    }
 
   /* One block first, so that plan creation and device start-up stay out of the timing. */
   if (!ef_backend_process_block (backend, ds->pulses, samples, MIN (block, (guint) ds->info.n_pulses), error)
@@ -395,9 +402,9 @@ print_table (const GArray *rows, guint n_cores)
   for (guint i = 0; i < rows->len; i++)
     {
       const BenchRow *r = &g_array_index (rows, BenchRow, i);
-      char threads[16], per_core[32], ser[32], refdesc[64];
+      char threads[16], per_core[32], ser[32], refdesc[64], secs[32], rate[32];
 
-      if (r->threads > 0)
+      if (r->threads > 0 && isfinite (r->bp_per_s))
         {
           g_snprintf (threads, sizeof threads, "%u", r->threads);
           g_snprintf (per_core, sizeof per_core, "%.3g", r->bp_per_s / r->threads);
@@ -413,13 +420,23 @@ print_table (const GArray *rows, guint n_cores)
         g_strlcpy (ser, "-", sizeof ser);
       else
         g_snprintf (ser, sizeof ser, "%.1f", r->ser_db);
+      if (isfinite (r->seconds))
+        {
+          g_snprintf (secs, sizeof secs, "%.4g", r->seconds);
+          g_snprintf (rate, sizeof rate, "%.4g", r->bp_per_s);
+        }
+      else
+        {
+          g_strlcpy (secs, "-", sizeof secs);
+          g_strlcpy (rate, "-", sizeof rate);
+        }
       if (r->ref_full)
         g_strlcpy (refdesc, "full image", sizeof refdesc);
       else
         g_snprintf (refdesc, sizeof refdesc, "sampled %ux%u at %u,%u", r->ref_rect.width, r->ref_rect.height,
                     r->ref_rect.x, r->ref_rect.y);
-      printf ("%6u %7u %7u %5s %6s %7s %10.4g %10.4g %10s %8s  %s%s%s\n", r->size, r->pulses, r->samples,
-              ef_precision_to_string (r->precision), r->backend, threads, r->seconds, r->bp_per_s, per_core, ser,
+      printf ("%6u %7u %7u %5s %6s %7s %10s %10s %10s %8s  %s%s%s\n", r->size, r->pulses, r->samples,
+              ef_precision_to_string (r->precision), r->backend, threads, secs, rate, per_core, ser,
               refdesc, r->note != NULL ? "; " : "", r->note != NULL ? r->note : "");
     }
 }

@@ -214,6 +214,8 @@ ef_cli_form (int argc, char **argv)
   if (db_range_s != NULL && kind != OUT_PNG)
     ef_cli_warning ("--db-range only applies to PNG output");
 
+  if (ef_cli_stderr_is_tty () && ef_cli_is_scene_file (input))
+    fprintf (stderr, "Simulating the scene in %s…\n", input);
   ds = ef_cli_open_input (input, channel, n_threads, &error);
   if (ds == NULL)
     return ef_cli_report ("form", error);

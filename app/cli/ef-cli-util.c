@@ -119,7 +119,8 @@ ef_cli_option_context_new (const char *command, const char *parameter_string, co
   GOptionContext *context = g_option_context_new (parameter_string);
   g_autofree char *prgname = g_strdup_printf ("echoform-cli %s", command);
 
-  /* GOption prints the program name in --help's usage line; make it the full command. */
+  /* GOption prints the program name in --help's usage line; make it the full command. It is set
+   * here, once per process, because each process runs one command. */
   g_set_prgname (prgname);
   if (summary != NULL)
     g_option_context_set_summary (context, summary);

@@ -60,7 +60,6 @@ main (int argc, char **argv)
   /* Messages may follow the user's language; numbers on stdout stay machine-readable. */
   setlocale (LC_ALL, "");
   setlocale (LC_NUMERIC, "C");
-  g_set_prgname ("echoform-cli");
   ef_cli_install_log_handler ();
 
   if (argc < 2)

@@ -175,12 +175,16 @@ parse_header (const guint8 *data, gsize size, Header *h, GError **error)
       nl = memchr (line, '\n', MIN (limit - pos, (gsize) MAX_HEADER_LINE));
       if (nl == NULL)
         {
-          if (limit == size && size - pos < MAX_HEADER_LINE)
+          if (limit - pos >= MAX_HEADER_LINE)
+            g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                         "CPHD header line %" G_GSIZE_FORMAT " is longer than %u bytes", line_no, MAX_HEADER_LINE);
+          else if (limit < size)
+            g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                         "The CPHD header has no section terminator (\"\\f\\n\") in its first %u bytes",
+                         MAX_HEADER_BYTES);
+          else
             g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_TRUNCATED,
                          "The file ends inside its CPHD header (line %" G_GSIZE_FORMAT ")", line_no);
-          else
-            g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
-                         "CPHD header line %" G_GSIZE_FORMAT " is not terminated by a newline", line_no);
           return FALSE;
         }
       len = (gsize) ((const guint8 *) nl - (const guint8 *) line);
@@ -227,8 +231,8 @@ parse_header (const guint8 *data, gsize size, Header *h, GError **error)
           *header_slot (h, i) = v;
           h->seen |= 1u << i;
         }
-      if (!known)
-        g_debug ("CPHD header: %s := %s", key, value);
+      if (!known && line_no < 16)
+        g_debug ("CPHD header: %s := %.60s", key, value);
       pos += len + 1;
     }
 

@@ -1,0 +1,144 @@
+/* ef-measure-panel.c: position, IRW, PSLR and ISLR of a measured point, with both cuts plotted. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "ef-measure-panel"
+#include "config.h"
+
+#include <adwaita.h>
+#include <glib/gi18n.h>
+
+#include "ef-cut-plot.h"
+#include "ef-measure-panel.h"
+#include "ef-panel-util.h"
+
+struct _EfMeasurePanel {
+  GtkWidget  parent_instance;
+
+  GtkWidget *stack;    /* owned child */
+  GtkLabel  *position, *peak, *where, *count;
+  GtkLabel  *r_irw, *r_pslr, *r_islr, *c_irw, *c_pslr, *c_islr;
+  EfCutPlot *range_plot, *cross_plot;
+};
+
+G_DEFINE_FINAL_TYPE (EfMeasurePanel, ef_measure_panel, GTK_TYPE_WIDGET)
+
+static void
+set (GtkLabel *label, char *text)
+{
+  gtk_label_set_text (label, text);
+  g_free (text);
+}
+
+void
+ef_measure_panel_set_result (EfMeasurePanel *self, const EfPointResult *r, guint n_total, const char *where)
+{
+  g_return_if_fail (EF_IS_MEASURE_PANEL (self));
+
+  if (r == NULL)
+    {
+      gtk_stack_set_visible_child_name (GTK_STACK (self->stack), "empty");
+      ef_cut_plot_set_cut (self->range_plot, NULL);
+      ef_cut_plot_set_cut (self->cross_plot, NULL);
+      return;
+    }
+  gtk_stack_set_visible_child_name (GTK_STACK (self->stack), "result");
+  set (self->position, g_strdup_printf (_("x %.2f m, y %.2f m"), r->position[0], r->position[1]));
+  set (self->peak, g_strdup_printf (_("%.1f dB"), r->peak_db));
+  gtk_label_set_text (self->where, where != NULL ? where : "–");
+  set (self->count, g_strdup_printf ("%u", n_total));
+  set (self->r_irw, ef_format_length (r->range.irw_m));
+  set (self->r_pslr, g_strdup_printf (_("%.2f dB"), r->range.pslr_db));
+  set (self->r_islr, g_strdup_printf (_("%.2f dB"), r->range.islr_db));
+  set (self->c_irw, ef_format_length (r->cross.irw_m));
+  set (self->c_pslr, g_strdup_printf (_("%.2f dB"), r->cross.pslr_db));
+  set (self->c_islr, g_strdup_printf (_("%.2f dB"), r->cross.islr_db));
+  ef_cut_plot_set_cut (self->range_plot, &r->range);
+  ef_cut_plot_set_cut (self->cross_plot, &r->cross);
+}
+
+static void
+ef_measure_panel_dispose (GObject *object)
+{
+  EfMeasurePanel *self = EF_MEASURE_PANEL (object);
+
+  g_clear_pointer (&self->stack, gtk_widget_unparent);
+  G_OBJECT_CLASS (ef_measure_panel_parent_class)->dispose (object);
+}
+
+static void
+ef_measure_panel_class_init (EfMeasurePanelClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = ef_measure_panel_dispose;
+  gtk_widget_class_set_layout_manager_type (GTK_WIDGET_CLASS (klass), GTK_TYPE_BIN_LAYOUT);
+}
+
+static GtkWidget *
+button_row (void)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *b;
+
+  gtk_widget_set_halign (box, GTK_ALIGN_END);
+  b = gtk_button_new_with_mnemonic (_("_Clear"));
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (b), "win.clear-measurements");
+  gtk_box_append (GTK_BOX (box), b);
+  b = gtk_button_new_with_mnemonic (_("_Export CSV…"));
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (b), "win.export-measurements");
+  gtk_box_append (GTK_BOX (box), b);
+  return box;
+}
+
+static void
+ef_measure_panel_init (EfMeasurePanel *self)
+{
+  GtkWidget *page, *status;
+  AdwPreferencesGroup *g;
+
+  self->stack = gtk_stack_new ();
+  gtk_widget_set_parent (self->stack, GTK_WIDGET (self));
+
+  status = adw_status_page_new ();
+  adw_status_page_set_icon_name (ADW_STATUS_PAGE (status), "ef-tool-measure-symbolic");
+  adw_status_page_set_title (ADW_STATUS_PAGE (status), _("No Measurement"));
+  adw_status_page_set_description (ADW_STATUS_PAGE (status),
+                                   _("Choose the measure tool and click a bright point to measure its "
+                                     "resolution and sidelobes."));
+  gtk_widget_add_css_class (status, "compact");
+  gtk_stack_add_named (GTK_STACK (self->stack), status, "empty");
+
+  page = adw_preferences_page_new ();
+  g = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
+  adw_preferences_group_set_title (g, _("Point"));
+  adw_preferences_group_set_header_suffix (g, button_row ());
+  self->position = ef_panel_add_value_row (g, _("Position"), NULL);
+  self->peak = ef_panel_add_value_row (g, _("Peak"), NULL);
+  self->where = ef_panel_add_value_row (g, _("Measured in"), NULL);
+  self->count = ef_panel_add_value_row (g, _("Points measured"), NULL);
+  adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), g);
+
+  g = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
+  adw_preferences_group_set_title (g, _("Range"));
+  self->range_plot = EF_CUT_PLOT (ef_cut_plot_new (_("Range cut (dB)")));
+  adw_preferences_group_add (g, GTK_WIDGET (self->range_plot));
+  self->r_irw = ef_panel_add_value_row (g, _("Impulse response width"), _("Width at −3 dB"));
+  self->r_pslr = ef_panel_add_value_row (g, _("Peak sidelobe ratio"), NULL);
+  self->r_islr = ef_panel_add_value_row (g, _("Integrated sidelobe ratio"), NULL);
+  adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), g);
+
+  g = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
+  adw_preferences_group_set_title (g, _("Cross-Range"));
+  self->cross_plot = EF_CUT_PLOT (ef_cut_plot_new (_("Cross-range cut (dB)")));
+  adw_preferences_group_add (g, GTK_WIDGET (self->cross_plot));
+  self->c_irw = ef_panel_add_value_row (g, _("Impulse response width"), _("Width at −3 dB"));
+  self->c_pslr = ef_panel_add_value_row (g, _("Peak sidelobe ratio"), NULL);
+  self->c_islr = ef_panel_add_value_row (g, _("Integrated sidelobe ratio"), NULL);
+  adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), g);
+
+  gtk_stack_add_named (GTK_STACK (self->stack), page, "result");
+  gtk_stack_set_visible_child_name (GTK_STACK (self->stack), "empty");
+}
+
+GtkWidget *
+ef_measure_panel_new (void)
+{
+  return g_object_new (EF_TYPE_MEASURE_PANEL, NULL);
+}
