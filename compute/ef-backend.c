@@ -190,25 +190,31 @@ ef_backend_new (EfBackendKind kind, const EfDatasetInfo *info, const EfBackendPa
 
   if (kind == EF_BACKEND_CUDA || kind == EF_BACKEND_AUTO)
     {
-#if HAVE_CUDA
       g_autofree char *why = NULL;
 
-      if (params->precision != EF_PRECISION_FP64 && ef_cuda_available (&why))
+#if HAVE_CUDA
+      if (params->precision == EF_PRECISION_FP64)
+        why = g_strdup ("fp64 runs on the CPU only");
+      else if (ef_cuda_available (&why))
         {
           self = ef_backend_cuda_new (info, params, &local);
           if (self != NULL)
             return self;
-          if (note)
-            *note = g_strdup_printf ("CUDA failed (%s); using the CPU", local->message);
+          why = g_strdup_printf ("CUDA failed: %s", local->message);
         }
-      else if (note)
-        *note = g_strdup_printf ("%s; using the CPU",
-                                 params->precision == EF_PRECISION_FP64 ? "fp64 runs on the CPU only"
-                                 : why ? why : "No CUDA device");
 #else
-      if (note)
-        *note = g_strdup ("This build has no CUDA support; using the CPU");
+      why = g_strdup ("This build has no CUDA support");
 #endif
+      if (why == NULL)
+        why = g_strdup ("No CUDA device");
+      /* Asked for CUDA by name: say why not rather than quietly running elsewhere. */
+      if (kind == EF_BACKEND_CUDA)
+        {
+          g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_DEVICE, "%s", why);
+          return NULL;
+        }
+      if (note)
+        *note = g_strdup_printf ("%s; using the CPU", why);
     }
 
   self = ef_backend_cpu_new (info, params, error);

@@ -42,7 +42,8 @@ struct _EfBackend {
 };
 
 /* Creates the backend asked for. EF_BACKEND_AUTO picks CUDA when a device is present and falls back to
- * the CPU otherwise; *note (may be NULL) receives an owned one-line message saying why, or NULL. */
+ * the CPU otherwise; *note (may be NULL) receives an owned one-line message saying why, or NULL.
+ * EF_BACKEND_CUDA fails with EF_COMPUTE_ERROR_NO_DEVICE instead of falling back. */
 EfBackend *ef_backend_new (EfBackendKind kind, const EfDatasetInfo *info, const EfBackendParams *params,
                            char **note, GError **error);
 EfBackend *ef_backend_cpu_new (const EfDatasetInfo *info, const EfBackendParams *params, GError **error);

@@ -271,8 +271,6 @@ worker_main (gpointer data)
       publish (job, EF_JOB_FAILED, 0, 0, t0, NULL, 0);
       return NULL;
     }
-  if (note)
-    g_message ("%s", note);
 
   for (int i = 0; i < 2; i++)
     {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ef-error.h"
+#include "ef-fftw.h"
 #include "ef-metrics.h"
 
 /*
@@ -36,8 +37,6 @@
 #define EF_HALF_POWER_DB (-3.0102999566398120)
 #define EF_LEVEL_FLOOR_DB (-300.0)
 
-/* FFTW's planner is not thread-safe, and measurements may run beside a worker thread. */
-static GMutex ef_metrics_fftw_lock;
 
 typedef struct {
   guint         n;      /* window edge, pixels */
@@ -118,18 +117,18 @@ ef_upsample_window (const EfImage *image, gint64 pc, gint64 pr, guint n, guint u
         }
     }
 
-  g_mutex_lock (&ef_metrics_fftw_lock);
+  ef_fftw_planner_lock ();
   fwd = fftw_plan_dft_2d ((int) n, (int) n, win, win, FFTW_FORWARD, FFTW_ESTIMATE);
   inv = fftw_plan_dft_2d ((int) m, (int) m, fine, fine, FFTW_BACKWARD, FFTW_ESTIMATE);
-  g_mutex_unlock (&ef_metrics_fftw_lock);
+  ef_fftw_planner_unlock ();
   if (fwd == NULL || inv == NULL)
     {
-      g_mutex_lock (&ef_metrics_fftw_lock);
+      ef_fftw_planner_lock ();
       if (fwd != NULL)
         fftw_destroy_plan (fwd);
       if (inv != NULL)
         fftw_destroy_plan (inv);
-      g_mutex_unlock (&ef_metrics_fftw_lock);
+      ef_fftw_planner_unlock ();
       fftw_free (win);
       fftw_free (fine);
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_FAILED, "FFTW could not plan a %u x %u transform", m, m);
@@ -168,10 +167,10 @@ ef_upsample_window (const EfImage *image, gint64 pc, gint64 pr, guint n, guint u
     }
   fftw_execute (inv);
 
-  g_mutex_lock (&ef_metrics_fftw_lock);
+  ef_fftw_planner_lock ();
   fftw_destroy_plan (fwd);
   fftw_destroy_plan (inv);
-  g_mutex_unlock (&ef_metrics_fftw_lock);
+  ef_fftw_planner_unlock ();
   fftw_free (win);
   out->fine = fine;
   return TRUE;
@@ -565,6 +564,7 @@ ef_power32 (EfCf32 z)
   return re * re + im * im;
 }
 
+/* In nats (natural logarithm); 0 for an all-zero image. Lower is better focused. */
 double
 ef_image_entropy (const EfCf32 *data, gsize n)
 {

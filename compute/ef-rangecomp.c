@@ -11,6 +11,7 @@
 #endif
 
 #include "ef-error.h"
+#include "ef-fftw.h"
 #include "ef-rangecomp.h"
 
 /*
@@ -23,8 +24,6 @@
  * the carrier differs.
  */
 
-/* FFTW's planner is not thread-safe; execution of existing plans is. */
-static GMutex planner_lock;
 
 typedef struct {
   fftw_complex  *spec;    /* K' prepared bins, double */
@@ -191,11 +190,11 @@ ef_range_compressor_free (EfRangeCompressor *rc)
 {
   if (rc == NULL)
     return;
-  g_mutex_lock (&planner_lock);
+  ef_fftw_planner_lock ();
   if (rc->inv32) fftwf_destroy_plan (rc->inv32);
   if (rc->inv64) fftw_destroy_plan (rc->inv64);
   if (rc->raw_fwd) fftw_destroy_plan (rc->raw_fwd);
-  g_mutex_unlock (&planner_lock);
+  ef_fftw_planner_unlock ();
   for (guint i = 0; i < rc->n_scratch; i++)
     scratch_free (&rc->scratch[i]);
   g_free (rc->scratch);
@@ -249,11 +248,11 @@ raw_setup (EfRangeCompressor *rc, GError **error)
       h[m][1] = sin (ph);
       energy += 1.0;
     }
-  g_mutex_lock (&planner_lock);
+  ef_fftw_planner_lock ();
   plan = fftw_plan_dft_1d ((int) rc->nc, h, rc->chirp_conj, FFTW_FORWARD, FFTW_ESTIMATE);
   fftw_execute (plan);
   fftw_destroy_plan (plan);
-  g_mutex_unlock (&planner_lock);
+  ef_fftw_planner_unlock ();
   /* Scale so that a unit target gives unit bins: |H|^2 averages nc * l / k over the band. */
   for (guint i = 0; i < rc->nc; i++)
     {
@@ -336,7 +335,7 @@ ef_range_compressor_new (const EfDatasetInfo *info, const EfRangeParams *params,
     }
 
   /* Plans are made once, on the first scratch buffers, and executed on any buffer of the same alignment. */
-  g_mutex_lock (&planner_lock);
+  ef_fftw_planner_lock ();
   if (fp64)
     rc->inv64 = fftw_plan_dft_1d ((int) rc->n, rc->scratch[0].work64, rc->scratch[0].work64, FFTW_BACKWARD,
                                   FFTW_ESTIMATE);
@@ -346,7 +345,7 @@ ef_range_compressor_new (const EfDatasetInfo *info, const EfRangeParams *params,
   if (rc->nc)
     rc->raw_fwd = fftw_plan_dft_1d ((int) rc->nc, rc->scratch[0].raw, rc->scratch[0].raw, FFTW_FORWARD,
                                     FFTW_ESTIMATE);
-  g_mutex_unlock (&planner_lock);
+  ef_fftw_planner_unlock ();
   if ((fp64 && !rc->inv64) || (!fp64 && !rc->inv32) || (rc->nc && !rc->raw_fwd))
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_FAILED, "FFTW could not plan a %u-point FFT", rc->n);

@@ -9,6 +9,7 @@
 #include "ef-cphd.h"
 #include "ef-dataset.h"
 #include "ef-error.h"
+#include "ef-sim.h"
 #include "cphd-testdata.h"
 
 /* Writes BASE.samples (complex64, native byte order, pulse after pulse), BASE.pulses (13 float64 per
@@ -99,6 +100,32 @@ do_write (const char *dir, GError **error)
       spec.seed = 100 + i;
       ds = cphd_test_dataset (&spec);
       if (!ef_cphd_write (ds, path, &opts, error) || !dump (ds, src, error))
+        return 1;
+      printf ("%s\n", path);
+    }
+
+  /* The simulator's own collections: an airborne and a spaceborne spotlight. */
+  for (int space = 0; space < 2; space++)
+    {
+      const EfSimTarget targets[] = { { { 0, 0, 0 }, 1.0 }, { { 6, -4, 0 }, 0.5 } };
+      EfSimParams sp;
+      g_autoptr (EfDataset) ds = NULL;
+      g_autofree char *base = g_build_filename (dir, space ? "sim-spaceborne-ci4" : "sim-airborne-cf8", NULL);
+      g_autofree char *path = g_strconcat (base, ".cphd", NULL);
+      g_autofree char *src = g_strconcat (base, ".src", NULL);
+      EfCphdWriteOptions opts = { .format = space ? EF_CPHD_CI4 : EF_CPHD_CF8 };
+
+      if (space)
+        ef_sim_params_init_spaceborne (&sp);
+      else
+        ef_sim_params_init_airborne (&sp);
+      sp.n_pulses = 96;
+      sp.n_samples = 160;
+      sp.targets = targets;
+      sp.n_targets = G_N_ELEMENTS (targets);
+      sp.n_threads = 1;
+      ds = ef_sim_run (&sp, error);
+      if (ds == NULL || !ef_cphd_write (ds, path, &opts, error) || !dump (ds, src, error))
         return 1;
       printf ("%s\n", path);
     }

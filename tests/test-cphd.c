@@ -11,6 +11,7 @@
 #include "ef-cphd.h"
 #include "ef-dataset.h"
 #include "ef-error.h"
+#include "ef-sim.h"
 #include "cphd-testdata.h"
 
 static char *tmp_dir;
@@ -316,6 +317,40 @@ test_roundtrip_places (void)
       s.n_samples = 16;
       s.seed = g_test_rand_int ();
       roundtrip (&s, EF_CPHD_CF8, NULL);
+    }
+}
+
+static void
+test_roundtrip_sim (void)
+{
+  /* The simulator's collections, airborne at 10 km and spaceborne at 700 km, through CF8. */
+  for (int space = 0; space < 2; space++)
+    {
+      const EfSimTarget targets[] = { { { 0, 0, 0 }, 1.0 }, { { 3, -2, 0 }, 0.7 } };
+      EfSimParams sp;
+      g_autoptr (EfDataset) src = NULL;
+      g_autoptr (EfDataset) back = NULL;
+      g_autoptr (GError) error = NULL;
+      g_autofree char *path = tmp_file ("sim.cphd");
+      g_autofree EfCf32 *got = NULL;
+
+      if (space)
+        ef_sim_params_init_spaceborne (&sp);
+      else
+        ef_sim_params_init_airborne (&sp);
+      sp.n_pulses = 48;
+      sp.n_samples = 64;
+      sp.targets = targets;
+      sp.n_targets = G_N_ELEMENTS (targets);
+      sp.seed = g_test_rand_int ();
+      src = ef_sim_run (&sp, &error);
+      g_assert_no_error (error);
+      g_assert_true (ef_cphd_write (src, path, NULL, &error));
+      g_assert_no_error (error);
+      back = open_ok (path, 0);
+      check_pulses (src, back);
+      got = read_all (back);
+      g_assert_cmpmem (got, 48 * 64 * sizeof (EfCf32), ef_dataset_memory_samples (src), 48 * 64 * sizeof (EfCf32));
     }
 }
 
@@ -1405,6 +1440,7 @@ main (int argc, char **argv)
   g_test_add_func ("/io/cphd/roundtrip/bistatic", test_roundtrip_bistatic);
   g_test_add_func ("/io/cphd/roundtrip/version-1.1.0", test_roundtrip_v110);
   g_test_add_func ("/io/cphd/roundtrip/places", test_roundtrip_places);
+  g_test_add_func ("/io/cphd/roundtrip/sim", test_roundtrip_sim);
   g_test_add_func ("/io/cphd/read/reassembled", test_parts_identity);
   g_test_add_func ("/io/cphd/read/sgn-plus", test_sgn_plus);
   g_test_add_func ("/io/cphd/read/channels", test_channels);

@@ -91,6 +91,7 @@ parameters_json (const char *input, const EfJobParams *jp, const char *backend, 
   EfCliJson j;
 
   ef_cli_json_init (&j);
+  j.compact = TRUE;
   ef_cli_json_begin_object (&j, NULL);
   ef_cli_json_string (&j, "input", input);
   ef_cli_json_string (&j, "algo", ef_algo_to_string (jp->backend.algo));

@@ -70,6 +70,7 @@ typedef struct {
   GString *str;          /* owned */
   guint    depth;
   gboolean first[32];    /* per nesting level: nothing written yet */
+  gboolean compact;      /* on one line, for embedding in other JSON */
 } EfCliJson;
 
 void  ef_cli_json_init (EfCliJson *json);

@@ -418,10 +418,17 @@ json_escape (GString *str, const char *s)
 static void
 json_prefix (EfCliJson *json, const char *key)
 {
-  if (!json->first[json->depth])
+  gboolean first = json->first[json->depth];
+
+  if (!first)
     g_string_append_c (json->str, ',');
   json->first[json->depth] = FALSE;
-  if (json->depth > 0)
+  if (json->compact)
+    {
+      if (!first)
+        g_string_append_c (json->str, ' ');
+    }
+  else if (json->depth > 0)
     {
       g_string_append_c (json->str, '\n');
       for (guint i = 0; i < json->depth; i++)
@@ -452,7 +459,7 @@ json_close (EfCliJson *json, char bracket)
   g_return_if_fail (json->depth > 0);
   empty = json->first[json->depth];
   json->depth--;
-  if (!empty)
+  if (!empty && !json->compact)
     {
       g_string_append_c (json->str, '\n');
       for (guint i = 0; i < json->depth; i++)

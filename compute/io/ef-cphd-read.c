@@ -710,18 +710,25 @@ ef_cphd_open (const char *path, guint channel, GError **error)
     for (xmlNodePtr c = data_node->children; c != NULL; c = c->next)
       {
         Channel cc = { 0 };
+        gboolean good;
 
         if (c->type != XML_ELEMENT_NODE || strcmp ((const char *) c->name, "Channel") != 0)
           continue;
         cc.id = text_at (c, "Identifier");
+        /* Appended first so that the cleanup frees its identifier whatever happens next. */
         g_array_append_val (arr, cc);
-        if (cc.id == NULL || !uint_at (c, "NumVectors", "Data/Channel", &cc.n_vectors, error)
-            || !uint_at (c, "NumSamples", "Data/Channel", &cc.n_samples, error)
-            || !uint_at (c, "SignalArrayByteOffset", "Data/Channel", &cc.signal_offset, error)
-            || !uint_at (c, "PVPArrayByteOffset", "Data/Channel", &cc.pvp_offset, error))
+        if (cc.id == NULL)
           {
-            if (error != NULL && *error == NULL)
-              g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "A Data/Channel has no Identifier");
+            g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "A Data/Channel has no Identifier");
+            good = FALSE;
+          }
+        else
+          good = uint_at (c, "NumVectors", "Data/Channel", &cc.n_vectors, error)
+                 && uint_at (c, "NumSamples", "Data/Channel", &cc.n_samples, error)
+                 && uint_at (c, "SignalArrayByteOffset", "Data/Channel", &cc.signal_offset, error)
+                 && uint_at (c, "PVPArrayByteOffset", "Data/Channel", &cc.pvp_offset, error);
+        if (!good)
+          {
             n_channels = arr->len;
             channels = (Channel *) g_array_free (arr, FALSE);
             goto out;
@@ -734,7 +741,7 @@ ef_cphd_open (const char *path, guint channel, GError **error)
   if (n_channels == 0 || n_channels != num_channels_decl)
     {
       g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
-                   "Data/NumCPHDChannels says %" G_GUINT64_FORMAT " but Data lists %u channels",
+                   "Data/NumCPHDChannels says %" G_GUINT64_FORMAT " but Data lists %u channel(s)",
                    num_channels_decl, n_channels);
       goto out;
     }

@@ -21,12 +21,23 @@
 #include "ef-gotcha.h"
 #endif
 
-/* The readers take paths, so each input goes into an in-memory file (or a temporary file where memfd is
- * missing) that is rewritten for every input: no disk traffic, no files left behind. */
+/* The readers take paths, so each input goes into a file that is rewritten for every input: an in-memory
+ * file where that works, else a temporary file removed at exit. HDF5 (MATLAB v7.3) resolves the path it
+ * is given and cannot open /proc/self/fd/N of a memfd, so the Gotcha target uses a real file. */
 typedef struct {
-  int   fd;
-  char *path;  /* owned */
+  int      fd;
+  char    *path;       /* owned */
+  gboolean on_disk;
 } FuzzFile;
+
+static GPtrArray *files_to_remove;  /* owned paths */
+
+static void
+remove_files (void)
+{
+  for (guint i = 0; files_to_remove != NULL && i < files_to_remove->len; i++)
+    g_unlink (g_ptr_array_index (files_to_remove, i));
+}
 
 static const char *
 fuzz_file_put (FuzzFile *f, const char *name, const guint8 *data, gsize size)
@@ -34,9 +45,12 @@ fuzz_file_put (FuzzFile *f, const char *name, const guint8 *data, gsize size)
   if (f->fd < 0)
     {
 #ifdef MFD_CLOEXEC
-      f->fd = memfd_create (name, MFD_CLOEXEC);
-      if (f->fd >= 0)
-        f->path = g_strdup_printf ("/proc/self/fd/%d", f->fd);
+      if (!f->on_disk)
+        {
+          f->fd = memfd_create (name, MFD_CLOEXEC);
+          if (f->fd >= 0)
+            f->path = g_strdup_printf ("/proc/self/fd/%d", f->fd);
+        }
 #endif
       if (f->fd < 0)
         {
@@ -44,10 +58,12 @@ fuzz_file_put (FuzzFile *f, const char *name, const guint8 *data, gsize size)
           f->fd = g_file_open_tmp (tmpl, &f->path, NULL);
           if (f->fd < 0)
             g_error ("Cannot create a temporary file for the fuzzer: %s", g_strerror (errno));
-          /* Unlinked at once: the path stays valid through /proc for as long as the fd is open. */
-          g_unlink (f->path);
-          g_free (f->path);
-          f->path = g_strdup_printf ("/proc/self/fd/%d", f->fd);
+          if (files_to_remove == NULL)
+            {
+              files_to_remove = g_ptr_array_new ();
+              atexit (remove_files);
+            }
+          g_ptr_array_add (files_to_remove, f->path);
         }
     }
   if (ftruncate (f->fd, 0) != 0)
@@ -107,7 +123,7 @@ gboolean
 ef_fuzz_gotcha (const guint8 *data, gsize size)
 {
 #if HAVE_MATIO
-  static FuzzFile file = { -1, NULL };
+  static FuzzFile file = { -1, NULL, TRUE };
   const char *path = fuzz_file_put (&file, "ef-fuzz-gotcha", data, size);
   const char *paths[] = { path, NULL };
   EfGotchaOptions opts;
@@ -146,7 +162,7 @@ ef_fuzz_gotcha (const guint8 *data, gsize size)
 gboolean
 ef_fuzz_cphd (const guint8 *data, gsize size)
 {
-  static FuzzFile file = { -1, NULL };
+  static FuzzFile file = { -1, NULL, FALSE };
   const char *path = fuzz_file_put (&file, "ef-fuzz-cphd", data, size);
   GError *error = NULL;
   EfDataset *ds;
@@ -262,7 +278,7 @@ xml_template (void)
 gboolean
 ef_fuzz_cphd_xml (const guint8 *data, gsize size)
 {
-  static FuzzFile file = { -1, NULL };
+  static FuzzFile file = { -1, NULL, FALSE };
   const XmlTemplate *t = xml_template ();
   g_autofree char *header = NULL;
   g_autoptr (GByteArray) out = g_byte_array_new ();

@@ -1,0 +1,213 @@
+/* ef-cuda-util.c: CUDA error reporting, allocation with a failure hook, device queries, kernel shapes. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "ef-cuda"
+#include "config.h"
+
+#include <math.h>
+
+#include "ef-error.h"
+#include "ef-cuda-private.h"
+
+/* seg, warps, chunk. The first shape that keeps the Taylor residual small for a geometry is the
+ * default; the tuner may pick another. Every one has 32 columns per tile (one warp across), so that a
+ * warp's loads at one pixel step fall on neighbouring range bins. */
+const EfCudaShape ef_cuda_shapes[EF_CUDA_N_SHAPES] = {
+  { 16, 8, 32 },
+  { 16, 4, 32 },
+  { 8, 8, 32 },
+  { 8, 4, 32 },
+  { 4, 8, 32 },
+  { 4, 4, 32 },
+};
+
+guint
+ef_cuda_n_shapes (void)
+{
+  return EF_CUDA_N_SHAPES;
+}
+
+void
+ef_cuda_shape (guint variant, EfCudaShape *shape)
+{
+  g_return_if_fail (shape != NULL);
+  g_return_if_fail (variant >= 1 && variant <= EF_CUDA_N_SHAPES);
+  *shape = ef_cuda_shapes[variant - 1];
+}
+
+int
+ef_cuda_guard_ext (const EfCudaShape *shape, double spacing, double max_inv_dr)
+{
+  /* A pixel k steps from its segment's centre is at most |k| * spacing metres further in range (the
+   * gradient of a range is a unit vector; a bistatic mean of two is no longer), plus the quadratic
+   * term, which is smaller than the linear one wherever the antenna is farther than a segment. The
+   * factor 1.5 covers that, and 4 covers rounding of the base pair. */
+  double ext = 1.5 * (shape->seg / 2.0 + 1.0) * spacing * max_inv_dr + 4.0;
+
+  return ext < 1.0e8 ? (int) ceil (ext) : -1;
+}
+
+static const char *
+cufft_result_string (int r)
+{
+  switch (r)
+    {
+    case CUFFT_SUCCESS: return "success";
+    case CUFFT_INVALID_PLAN: return "invalid plan";
+    case CUFFT_ALLOC_FAILED: return "allocation failed";
+    case CUFFT_INVALID_TYPE: return "invalid type";
+    case CUFFT_INVALID_VALUE: return "invalid value";
+    case CUFFT_INTERNAL_ERROR: return "internal error";
+    case CUFFT_EXEC_FAILED: return "execution failed";
+    case CUFFT_SETUP_FAILED: return "setup failed";
+    case CUFFT_INVALID_SIZE: return "invalid size";
+    case CUFFT_UNALIGNED_DATA: return "unaligned data";
+    case CUFFT_INVALID_DEVICE: return "invalid device";
+    case CUFFT_NO_WORKSPACE: return "no workspace";
+    case CUFFT_NOT_IMPLEMENTED: return "not implemented";
+    case CUFFT_NOT_SUPPORTED: return "not supported";
+    default: return "unknown cuFFT error";
+    }
+}
+
+gboolean
+ef_cuda_check_ (int code, const char *expr, const char *file, int line, GError **error)
+{
+  cudaError_t e = (cudaError_t) code;
+  int kind;
+
+  if (e == cudaSuccess)
+    return TRUE;
+  switch (e)
+    {
+    case cudaErrorMemoryAllocation:
+      kind = EF_COMPUTE_ERROR_NO_MEMORY;
+      break;
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+      kind = EF_COMPUTE_ERROR_NO_DEVICE;
+      break;
+    default:
+      kind = EF_COMPUTE_ERROR_DEVICE;
+      break;
+    }
+  g_set_error (error, EF_COMPUTE_ERROR, kind, "CUDA: %s (%s) in %s at %s:%d", cudaGetErrorString (e),
+               cudaGetErrorName (e), expr, file, line);
+  return FALSE;
+}
+
+gboolean
+ef_cufft_check_ (int code, const char *expr, const char *file, int line, GError **error)
+{
+  if (code == CUFFT_SUCCESS)
+    return TRUE;
+  g_set_error (error, EF_COMPUTE_ERROR,
+               code == CUFFT_ALLOC_FAILED ? EF_COMPUTE_ERROR_NO_MEMORY : EF_COMPUTE_ERROR_DEVICE,
+               "cuFFT: %s (%d) in %s at %s:%d", cufft_result_string (code), code, expr, file, line);
+  return FALSE;
+}
+
+/* The failure hook: < 0 off; otherwise the number of allocations still allowed to succeed. */
+static gint fail_after = -1;
+
+void
+ef_cuda_debug_fail_alloc_after (int n)
+{
+  g_atomic_int_set (&fail_after, n < 0 ? -1 : n);
+}
+
+gboolean
+ef_cuda_debug_should_fail (void)
+{
+  for (;;)
+    {
+      gint v = g_atomic_int_get (&fail_after);
+
+      if (v < 0)
+        return FALSE;
+      if (v == 0)
+        return TRUE;
+      if (g_atomic_int_compare_and_exchange (&fail_after, v, v - 1))
+        return FALSE;
+    }
+}
+
+cudaError_t
+ef_cuda_malloc (void **ptr, gsize size)
+{
+  *ptr = NULL;
+  if (ef_cuda_debug_should_fail ())
+    return cudaErrorMemoryAllocation;
+  return cudaMalloc (ptr, size);
+}
+
+cudaError_t
+ef_cuda_malloc_host (void **ptr, gsize size)
+{
+  *ptr = NULL;
+  if (ef_cuda_debug_should_fail ())
+    return cudaErrorMemoryAllocation;
+  return cudaMallocHost (ptr, size);
+}
+
+cufftResult
+ef_cufft_plan_many (cufftHandle *plan, int n, cufftType type, int batch)
+{
+  int dims[1] = { n };
+
+  if (ef_cuda_debug_should_fail ())
+    return CUFFT_ALLOC_FAILED;
+  return cufftPlanMany (plan, 1, dims, NULL, 1, n, NULL, 1, n, type, batch);
+}
+
+gboolean
+ef_cuda_available (char **why)
+{
+  static gsize once = 0;
+  static int status;   /* cudaError_t of the probe */
+  static int n_devices;
+
+  if (g_once_init_enter (&once))
+    {
+      int count = 0;
+      cudaError_t e = cudaGetDeviceCount (&count);
+
+      if (e == cudaSuccess && count == 0)
+        e = cudaErrorNoDevice;
+      /* Touch the runtime so that a broken context shows here rather than in the middle of a job. */
+      if (e == cudaSuccess)
+        e = cudaFree (NULL);
+      status = e;
+      n_devices = count;
+      /* A failed probe leaves a sticky error that the next call would report. */
+      (void) cudaGetLastError ();
+      g_once_init_leave (&once, 1);
+    }
+  if (status == cudaSuccess && n_devices > 0)
+    return TRUE;
+  if (why)
+    {
+      cudaError_t e = (cudaError_t) status;
+
+      if (e == cudaErrorNoDevice)
+        *why = g_strdup ("No CUDA device");
+      else if (e == cudaErrorInsufficientDriver)
+        *why = g_strdup ("The NVIDIA driver is missing or too old for this build");
+      else
+        *why = g_strdup_printf ("CUDA is unavailable: %s", cudaGetErrorString (e));
+    }
+  return FALSE;
+}
+
+char *
+ef_cuda_device_name (int device)
+{
+  struct cudaDeviceProp prop;
+
+  if (!ef_cuda_available (NULL))
+    return NULL;
+  if (device < 0 && cudaGetDevice (&device) != cudaSuccess)
+    return NULL;
+  if (cudaGetDeviceProperties (&prop, device) != cudaSuccess)
+    return NULL;
+  return g_strdup_printf ("%s (sm_%d%d, %d SMs)", prop.name, prop.major, prop.minor, prop.multiProcessorCount);
+}

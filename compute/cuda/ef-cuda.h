@@ -1,0 +1,100 @@
+/* ef-cuda.h: the CUDA backend: range compression with cuFFT and backprojection in fp32 and fp16. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/* Plain C: nothing here includes a CUDA header, so any C file may include it. */
+#include "ef-types.h"
+#include "ef-backend.h"
+#include "ef-grid.h"
+#include "ef-rangecomp.h"
+
+G_BEGIN_DECLS
+
+/* TRUE when a CUDA device and a driver new enough for this build are present. Otherwise FALSE, and *why
+ * (may be NULL) receives an owned one-line reason. Cheap after the first call; thread-safe. */
+gboolean ef_cuda_available (char **why);
+
+/* The name of the device that ef_backend_cuda_new would use (device < 0: the default), owned. */
+char *ef_cuda_device_name (int device);
+
+/* Backprojection kernel shapes. A thread owns `seg` pixels down one column; a warp spans 32 columns;
+ * a block stacks `warps` warps, so its tile is 32 x (warps * seg) pixels. `chunk` pulses share one
+ * staging of their geometry in shared memory. */
+typedef struct {
+  guint seg;
+  guint warps;
+  guint chunk;
+} EfCudaShape;
+
+/* The shapes compiled into this build; index i of the list is "variant i + 1" (0 means automatic). */
+guint ef_cuda_n_shapes (void);
+void  ef_cuda_shape (guint variant, EfCudaShape *shape);
+
+typedef struct {
+  gboolean synchronous;  /* one stream, a wait after every step: the unstreamed reference */
+  guint    variant;      /* kernel shape, 0 = automatic (tuned or the default that fits the geometry) */
+  guint    max_block;    /* pulses per device sub-block, 0 = params->block_size (at least 64) */
+} EfCudaOptions;
+
+#define EF_CUDA_OPTIONS_DEFAULT ((EfCudaOptions) { FALSE, 0, 0 })
+
+/* Creates the CUDA backend for params->precision FP32 or FP16. On device out-of-memory it retries with
+ * smaller pulse blocks before failing with EF_COMPUTE_ERROR_NO_MEMORY. Blocks while it allocates. */
+EfBackend *ef_backend_cuda_new (const EfDatasetInfo *info, const EfBackendParams *params, GError **error);
+EfBackend *ef_backend_cuda_new_full (const EfDatasetInfo *info, const EfBackendParams *params,
+                                     const EfCudaOptions *options, GError **error);
+
+/* TRUE if backend is a CUDA backend. */
+gboolean ef_backend_is_cuda (const EfBackend *backend);
+
+/* The tiles changed by the last process_block: the whole ROI after any block (every pulse touches every
+ * pixel), none before the first. Writes at most max rectangles into rects and returns how many. */
+guint ef_backend_cuda_dirty (EfBackend *backend, EfRect *rects, guint max);
+
+/* Pulses per device sub-block now in use (smaller than asked for after an out-of-memory retry). */
+guint ef_backend_cuda_block_size (EfBackend *backend);
+
+/* The kernel shape in use (a variant number, 1-based). */
+guint ef_backend_cuda_variant (EfBackend *backend);
+
+typedef struct {
+  double   bp_ms;        /* backprojection kernels, device time */
+  double   rc_ms;        /* range compression (prepare, FFTs, table packing), device time */
+  double   h2d_ms;       /* host-to-device copies, device time */
+  guint64  n_bp;         /* pixel-pulse pairs backprojected */
+  guint    n_launches;   /* backprojection launches */
+} EfCudaStats;
+
+/* Waits for the device, then fills stats with totals since creation. */
+gboolean ef_backend_cuda_stats (EfBackend *backend, EfCudaStats *stats, GError **error);
+
+/* Kernel level, for tests and benchmarks: backprojects profiles (fp32, host memory) onto grid and adds
+ * the result into acc (host, width * height). The image on the device starts as NaN and is cleared by
+ * the same path the backend uses, so a pixel the kernel misses shows. variant 0 = automatic.
+ * kernel_ms (may be NULL) receives the backprojection kernels' device time. Blocks. */
+gboolean ef_cuda_bp_profiles (const EfGrid *grid, const EfProfiles *profiles, EfPrecision precision,
+                              guint variant, EfCf32 *acc, double *kernel_ms, GError **error);
+
+/* A CPU model of the fp32 kernel: the same tiles, Taylor expansions and float steps (with libm's sincos
+ * in place of the hardware's), for checking the kernel's numerics where no device is present. Adds into
+ * acc. Slow; meant for small grids. Returns FALSE if the variant is not valid for the geometry. */
+gboolean ef_cuda_bp_model (const EfGrid *grid, const EfProfiles *profiles, guint variant, EfCf32 *acc,
+                           GError **error);
+
+/* Which variant the automatic choice takes for this grid and these profiles (1-based), or 0 if none of
+ * them keeps the Taylor residual below a few microradians of phase. */
+guint ef_cuda_choose_variant (const EfGrid *grid, const EfProfileMeta *meta, guint n_pulses,
+                              EfPrecision precision);
+
+/* Testing hook: the n-th device or pinned allocation from now on (0 = the next one) fails as if the
+ * device were out of memory, and so does every one after it until the hook is reset with n < 0. */
+void ef_cuda_debug_fail_alloc_after (int n);
+
+/* Times every kernel shape on a synthetic problem of the given class (grid edge, pulses, bins,
+ * precision) and stores the fastest in g_get_user_cache_dir()/echoform/cuda-tune.ini under the device
+ * name and class; backends read it back. *best (may be NULL) receives the variant chosen, and report
+ * (may be NULL) an owned table of the timings. Blocks for a few seconds. */
+gboolean ef_cuda_tune (int device, guint edge, guint n_pulses, guint n_bins, EfPrecision precision,
+                       guint *best, char **report, GError **error);
+
+G_END_DECLS

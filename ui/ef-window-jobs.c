@@ -1,0 +1,367 @@
+/* ef-window-jobs.c: the window's two jobs: the quick overview and the region forming in place. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "ef-window"
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+#include "ef-image-io.h"
+#include "ef-panel-util.h"
+#include "ef-scene.h"
+#include "ef-window-private.h"
+
+/* The overview aims at about this many pixels a side and this many backprojections: a second or two
+ * on a laptop's processor. */
+#define OVERVIEW_EDGE 512
+#define OVERVIEW_BUDGET 1.5e8
+/* A region past this many pixels forms at a coarser spacing than asked, and says so. */
+#define MAX_ROI_PIXELS (4096.0 * 4096.0)
+/* The status line is rewritten at most this often. */
+#define STATUS_INTERVAL_US 100000
+
+static gboolean
+read_runner (gpointer data, const EfRect *rect, EfCf32 *out, GError **error)
+{
+  return ef_job_runner_read (EF_JOB_RUNNER (data), rect, out, error);
+}
+
+static double
+layer_gain (EfJobRunner *runner)
+{
+  guint64 n = ef_job_runner_get_progress (runner)->pulses_done;
+
+  /* Coherent sums grow with the pulse count: show the per-pulse level so the layers agree. */
+  return n > 0 ? -20.0 * log10 ((double) n) : 0.0;
+}
+
+double
+ef_window_jobs_auto_spacing (EfWindow *self)
+{
+  if (self->dataset == NULL)
+    return 0;
+  return ef_scene_default_spacing (self->dataset, self->proc.samples_per_cell);
+}
+
+/* ---- status ----------------------------------------------------------------------------------- */
+
+void
+ef_window_jobs_update_status (EfWindow *self)
+{
+  EfJobRunner *runner = self->roi_runner != NULL ? self->roi_runner : self->overview;
+  const EfRunnerProgress *p;
+  const char *what;
+  g_autofree char *text = NULL;
+  g_autofree char *rate = NULL;
+  g_autofree char *eta = NULL;
+  g_autofree char *elapsed = NULL;
+
+  self->last_status_us = g_get_monotonic_time ();
+  if (runner == NULL)
+    {
+      gtk_progress_bar_set_fraction (self->progress_bar, 0);
+      gtk_label_set_text (self->progress_label, self->dataset ? _("Ready") : _("No collection open"));
+      return;
+    }
+  what = runner == self->roi_runner ? _("Region") : _("Overview");
+  if (self->roi_pending && runner == self->overview)
+    what = _("Overview (the region follows)");
+  p = ef_job_runner_get_progress (runner);
+  rate = ef_format_rate (p->bp_per_s);
+  eta = ef_format_duration (p->eta_s);
+  elapsed = ef_format_duration (p->elapsed_s);
+  gtk_progress_bar_set_fraction (self->progress_bar,
+                                 p->blocks_total ? CLAMP ((double) p->blocks_done / p->blocks_total, 0, 1) : 0);
+  switch (p->state)
+    {
+    case EF_JOB_DONE:
+      /* Translators: "Region: done in 2.1 s, 1.2 G/s backprojections" */
+      text = g_strdup_printf (_("%s: done in %s · %s backprojections"), what, elapsed, rate);
+      break;
+    case EF_JOB_CANCELLED:
+      text = g_strdup_printf (_("%s: stopped after %u of %u blocks"), what, p->blocks_done, p->blocks_total);
+      break;
+    case EF_JOB_FAILED:
+      text = g_strdup_printf (_("%s: failed"), what);
+      break;
+    case EF_JOB_PAUSED:
+      text = g_strdup_printf (_("%s: paused at block %u of %u"), what, p->blocks_done, p->blocks_total);
+      break;
+    case EF_JOB_RUNNING:
+    default:
+      if (ef_job_runner_is_paused (runner))
+        text = g_strdup_printf (_("%s: paused at block %u of %u"), what, p->blocks_done, p->blocks_total);
+      else if (p->blocks_total == 0)
+        text = g_strdup_printf (_("%s: starting…"), what);
+      else
+        text = g_strdup_printf (_("%s: block %u of %u · %s backprojections · %s left"), what, p->blocks_done,
+                                p->blocks_total, rate, eta);
+      break;
+    }
+  gtk_label_set_text (self->progress_label, text);
+}
+
+/* ---- overview --------------------------------------------------------------------------------- */
+
+static void
+overview_progress (EfJobRunner *runner, const EfRect *dirty, guint n_dirty, EfWindow *self)
+{
+  if (runner != self->overview)
+    return;
+  ef_image_view_set_layer_gain (self->image_view, EF_LAYER_OVERVIEW, layer_gain (runner));
+  ef_image_view_damage (self->image_view, EF_LAYER_OVERVIEW, dirty, n_dirty);
+  if (self->roi_runner == NULL && g_get_monotonic_time () - self->last_status_us > STATUS_INTERVAL_US)
+    ef_window_jobs_update_status (self);
+}
+
+void
+ef_window_jobs_auto_range (EfWindow *self)
+{
+  EfJobRunner *runner = self->roi_runner != NULL ? self->roi_runner : self->overview;
+  const EfGrid *grid;
+  g_autofree EfCf32 *data = NULL;
+  EfRect rect;
+  double lo = 0, hi = 0, gain;
+
+  if (runner == NULL)
+    return;
+  grid = ef_job_runner_get_grid (runner);
+  rect = (EfRect) { 0, 0, grid->width, grid->height };
+  data = g_try_new (EfCf32, ef_grid_n_pixels (grid));
+  if (data == NULL || !ef_job_runner_read (runner, &rect, data, NULL))
+    return;
+  ef_image_db_range (data, ef_grid_n_pixels (grid), 5.0, 99.9, &lo, &hi);
+  if (!(hi > lo) || !isfinite (lo) || !isfinite (hi))
+    return;
+  gain = layer_gain (runner);
+  /* Percentiles of the whole scene; a little headroom keeps bright points from clipping flat. */
+  self->display.db_min = floor (lo + gain);
+  self->display.db_max = ceil (hi + gain + 3.0);
+  ef_window_apply_display (self);
+}
+
+static void
+overview_finished (EfJobRunner *runner, EfJobState state, EfWindow *self)
+{
+  if (runner != self->overview)
+    return;
+  self->overview_done = TRUE;
+  if (state == EF_JOB_FAILED)
+    {
+      const GError *error = ef_job_runner_get_error (runner);
+      g_autofree char *msg = g_strdup_printf (_("The overview failed: %s"),
+                                              error ? error->message : _("unknown error"));
+      ef_window_toast (self, msg);
+    }
+  else if (state == EF_JOB_DONE && !self->display_known)
+    {
+      ef_window_jobs_auto_range (self);
+      self->display_known = TRUE;
+    }
+  if (self->roi_pending)
+    {
+      self->roi_pending = FALSE;
+      ef_window_jobs_start_roi (self);
+    }
+  else if (self->batch_running && !self->has_roi)
+    ef_window_batch_roi_finished (self, state, ef_job_runner_get_error (runner));
+  ef_window_jobs_update_status (self);
+  ef_window_actions_sync (self);
+}
+
+void
+ef_window_jobs_start_overview (EfWindow *self)
+{
+  g_autoptr (GError) error = NULL;
+  EfJobParams params;
+  EfGrid grid;
+  guint stride;
+  EfJobRunner *runner;
+
+  if (self->dataset == NULL)
+    return;
+
+  ef_image_view_set_layer (self->image_view, EF_LAYER_OVERVIEW, NULL, NULL, NULL, NULL);
+  g_clear_object (&self->overview);
+
+  ef_scene_overview (self->dataset, self->box, OVERVIEW_EDGE, OVERVIEW_BUDGET, &grid, &stride);
+  ef_processing_to_job_params (&self->proc, &grid, &params);
+  /* The overview is for orientation: the fast path, all of the scene at once. */
+  params.backend.precision = EF_PRECISION_FP32;
+  params.backend.algo = EF_ALGO_BP;
+  params.order = EF_ORDER_INTERLEAVED;
+  params.pulse_stride = stride;
+  params.backend.block_size = MAX (params.backend.block_size, 32);
+
+  runner = ef_job_runner_new (self->dataset, &params, &error);
+  if (runner == NULL)
+    {
+      g_autofree char *msg = g_strdup_printf (_("The overview cannot start: %s"), error->message);
+      ef_window_toast (self, msg);
+      self->overview_done = TRUE;
+      return;
+    }
+  self->overview = runner;
+  self->overview_done = FALSE;
+  g_signal_connect_object (runner, "progress", G_CALLBACK (overview_progress), self, 0);
+  g_signal_connect_object (runner, "finished", G_CALLBACK (overview_finished), self, 0);
+  ef_image_view_set_layer (self->image_view, EF_LAYER_OVERVIEW, &grid, read_runner, g_object_ref (runner),
+                           g_object_unref);
+  ef_image_view_set_layer_gain (self->image_view, EF_LAYER_OVERVIEW, 0);
+  ef_job_runner_start (runner);
+  ef_window_jobs_update_status (self);
+}
+
+/* ---- region ----------------------------------------------------------------------------------- */
+
+static void
+update_roi_info (EfWindow *self, const EfGrid *grid)
+{
+  g_autofree char *text = NULL;
+
+  if (grid == NULL)
+    {
+      ef_processing_panel_set_roi_info (self->processing_panel, NULL);
+      return;
+    }
+  text = g_strdup_printf (_("%u × %u px at %.3f m (%.1f × %.1f m)"), grid->width, grid->height, grid->spacing,
+                          grid->width * grid->spacing, grid->height * grid->spacing);
+  ef_processing_panel_set_roi_info (self->processing_panel, text);
+}
+
+static void
+update_geometry_done (EfWindow *self, EfJobRunner *runner)
+{
+  g_autofree gboolean *done = NULL;
+  guint64 n = self->dataset->info.n_pulses;
+
+  done = g_new (gboolean, n);
+  ef_scene_pulses_done (self->dataset, ef_job_runner_get_params (runner),
+                        ef_job_runner_get_progress (runner)->blocks_done, done);
+  ef_geometry_plot_set_done (self->geometry_plot, done, n);
+}
+
+static void
+roi_progress (EfJobRunner *runner, const EfRect *dirty, guint n_dirty, EfWindow *self)
+{
+  if (runner != self->roi_runner)
+    return;
+  ef_image_view_set_layer_gain (self->image_view, EF_LAYER_ROI, layer_gain (runner));
+  ef_image_view_damage (self->image_view, EF_LAYER_ROI, dirty, n_dirty);
+  if (g_get_monotonic_time () - self->last_status_us > STATUS_INTERVAL_US)
+    {
+      ef_window_jobs_update_status (self);
+      update_geometry_done (self, runner);
+      if (ef_job_runner_get_backend_name (runner) != NULL)
+        ef_processing_panel_set_backend_in_use (self->processing_panel, ef_job_runner_get_backend_name (runner),
+                                                ef_job_runner_get_note (runner));
+    }
+}
+
+static void
+roi_finished (EfJobRunner *runner, EfJobState state, EfWindow *self)
+{
+  if (runner != self->roi_runner)
+    return;
+  ef_window_jobs_update_status (self);
+  update_geometry_done (self, runner);
+  ef_processing_panel_set_backend_in_use (self->processing_panel, ef_job_runner_get_backend_name (runner),
+                                          ef_job_runner_get_note (runner));
+  if (state == EF_JOB_FAILED)
+    {
+      const GError *error = ef_job_runner_get_error (runner);
+      g_autofree char *msg = g_strdup_printf (_("The region failed: %s"), error ? error->message : _("unknown error"));
+      ef_window_toast (self, msg);
+    }
+  else if (state == EF_JOB_DONE && !self->batch_running)
+    {
+      const EfRunnerProgress *p = ef_job_runner_get_progress (runner);
+      g_autofree char *elapsed = ef_format_duration (p->elapsed_s);
+      g_autofree char *msg = g_strdup_printf (_("Region formed in %s"), elapsed);
+      ef_window_toast (self, msg);
+    }
+  ef_window_actions_sync (self);
+  g_signal_emit_by_name (self, "roi-finished", (int) state);
+  ef_window_batch_roi_finished (self, state, ef_job_runner_get_error (runner));
+}
+
+void
+ef_window_jobs_start_roi (EfWindow *self)
+{
+  g_autoptr (GError) error = NULL;
+  EfJobParams params;
+  EfGrid grid;
+  EfJobRunner *runner;
+  double spacing, pixels;
+
+  if (self->dataset == NULL || !self->has_roi)
+    return;
+
+  /* Cancel what ran: dropping the layer and the reference hands the job to a helper thread. */
+  ef_image_view_set_layer (self->image_view, EF_LAYER_ROI, NULL, NULL, NULL, NULL);
+  g_clear_object (&self->roi_runner);
+
+  spacing = ef_window_get_roi_spacing (self);
+  pixels = (self->roi[2] - self->roi[0]) * (self->roi[3] - self->roi[1]) / (spacing * spacing);
+  if (pixels > MAX_ROI_PIXELS)
+    {
+      g_autofree char *msg = NULL;
+      spacing *= sqrt (pixels / MAX_ROI_PIXELS);
+      msg = g_strdup_printf (_("The region is large: it forms at %.3f m instead"), spacing);
+      ef_window_toast (self, msg);
+    }
+  self->roi_spacing = spacing;
+  ef_image_view_set_roi_spacing (self->image_view, spacing);
+  if (!ef_grid_init_roi (&grid, self->roi[0], self->roi[1], self->roi[2], self->roi[3], spacing, &error))
+    {
+      ef_window_toast (self, error->message);
+      return;
+    }
+  update_roi_info (self, &grid);
+
+  if (!self->overview_done)
+    {
+      /* Both at once would halve each one's speed; the overview takes a second or two. */
+      self->roi_pending = TRUE;
+      ef_window_jobs_update_status (self);
+      return;
+    }
+  self->roi_pending = FALSE;
+
+  ef_processing_to_job_params (&self->proc, &grid, &params);
+  runner = ef_job_runner_new (self->dataset, &params, &error);
+  if (runner == NULL)
+    {
+      g_autofree char *msg = g_strdup_printf (_("The region cannot start: %s"), error->message);
+      ef_window_toast (self, msg);
+      return;
+    }
+  self->roi_runner = runner;
+  g_signal_connect_object (runner, "progress", G_CALLBACK (roi_progress), self, 0);
+  g_signal_connect_object (runner, "finished", G_CALLBACK (roi_finished), self, 0);
+  ef_image_view_set_layer (self->image_view, EF_LAYER_ROI, &grid, read_runner, g_object_ref (runner),
+                           g_object_unref);
+  ef_job_runner_start (runner);
+  ef_geometry_plot_set_done (self->geometry_plot, NULL, 0);
+  ef_window_jobs_update_status (self);
+  ef_window_actions_sync (self);
+}
+
+void
+ef_window_jobs_stop (EfWindow *self)
+{
+  if (self->image_view != NULL)
+    {
+      ef_image_view_set_layer (self->image_view, EF_LAYER_ROI, NULL, NULL, NULL, NULL);
+      ef_image_view_set_layer (self->image_view, EF_LAYER_OVERVIEW, NULL, NULL, NULL, NULL);
+    }
+  if (self->roi_runner != NULL)
+    g_signal_handlers_disconnect_by_data (self->roi_runner, self);
+  if (self->overview != NULL)
+    g_signal_handlers_disconnect_by_data (self->overview, self);
+  g_clear_object (&self->roi_runner);
+  g_clear_object (&self->overview);
+  self->roi_pending = FALSE;
+  self->overview_done = FALSE;
+}

@@ -1,0 +1,124 @@
+/* ef-window-measure.c: point-target measurements on what is formed so far. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "ef-window"
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "ef-metrics.h"
+#include "ef-window-private.h"
+
+/* The window of pixels read around a click: enough for the main lobe and several sidelobes at two
+ * pixels per resolution cell, and quick to copy on the main thread. */
+#define MEASURE_HALF 48
+#define MEASURE_SEARCH_PX 8
+
+/* The ground-range direction at mid-aperture, as a unit vector in the scene frame. */
+static void
+range_direction (EfDataset *dataset, double dir[3])
+{
+  const EfPulse *mid = &dataset->pulses[dataset->info.n_pulses / 2];
+  double x = 0.5 * (mid->tx[0] + mid->rcv[0]), y = 0.5 * (mid->tx[1] + mid->rcv[1]);
+  double n = hypot (x, y);
+
+  dir[0] = n > 0 ? x / n : 1.0;
+  dir[1] = n > 0 ? y / n : 0.0;
+  dir[2] = 0.0;
+}
+
+gboolean
+ef_window_measure_at (EfWindow *self, double x, double y, GError **error)
+{
+  EfJobRunner *runner = NULL;
+  const EfGrid *grid;
+  g_autoptr (EfImage) image = NULL;
+  EfPointResult result = { 0 };
+  EfGrid sub;
+  EfRect rect;
+  double pos[3] = { x, y, 0 }, col, row, dir[3];
+  int c0, r0, c1, r1;
+  g_autofree char *where = NULL;
+  EfMeasurement m;
+  gboolean in_roi = FALSE;
+
+  g_return_val_if_fail (EF_IS_WINDOW (self), FALSE);
+
+  if (self->dataset == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED, _("Open a collection first"));
+      return FALSE;
+    }
+
+  /* The region if the point is in it; the overview otherwise. */
+  if (self->roi_runner != NULL)
+    {
+      grid = ef_job_runner_get_grid (self->roi_runner);
+      ef_grid_position_to_pixel (grid, pos, &col, &row);
+      if (col >= 0 && row >= 0 && col <= grid->width - 1 && row <= grid->height - 1
+          && ef_job_runner_get_progress (self->roi_runner)->pulses_done > 0)
+        {
+          runner = self->roi_runner;
+          in_roi = TRUE;
+        }
+    }
+  if (runner == NULL && self->overview != NULL)
+    {
+      grid = ef_job_runner_get_grid (self->overview);
+      ef_grid_position_to_pixel (grid, pos, &col, &row);
+      if (col >= 0 && row >= 0 && col <= grid->width - 1 && row <= grid->height - 1)
+        runner = self->overview;
+    }
+  if (runner == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("There is no image at that point"));
+      return FALSE;
+    }
+  grid = ef_job_runner_get_grid (runner);
+  ef_grid_position_to_pixel (grid, pos, &col, &row);
+
+  c0 = MAX (0, (int) floor (col) - MEASURE_HALF);
+  r0 = MAX (0, (int) floor (row) - MEASURE_HALF);
+  c1 = MIN ((int) grid->width, (int) floor (col) + MEASURE_HALF + 1);
+  r1 = MIN ((int) grid->height, (int) floor (row) + MEASURE_HALF + 1);
+  if (c1 - c0 < 8 || r1 - r0 < 8)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("The point is too close to the edge"));
+      return FALSE;
+    }
+  sub = *grid;
+  ef_grid_pixel_position (grid, c0, r0, sub.origin);
+  sub.width = (guint) (c1 - c0);
+  sub.height = (guint) (r1 - r0);
+  image = ef_image_new (&sub, error);
+  if (image == NULL)
+    return FALSE;
+  rect = (EfRect) { (guint) c0, (guint) r0, sub.width, sub.height };
+  if (!ef_job_runner_read (runner, &rect, image->data, error))
+    return FALSE;
+
+  range_direction (self->dataset, dir);
+  if (!ef_point_analyse (image, col - c0, row - r0, MEASURE_SEARCH_PX, dir, &result, error))
+    return FALSE;
+
+  /* Report the level per pulse, as the display does. */
+  {
+    guint64 n = ef_job_runner_get_progress (runner)->pulses_done;
+    if (n > 0)
+      result.peak_db -= 20.0 * log10 ((double) n);
+  }
+
+  m = (EfMeasurement) { result.position[0], result.position[1], result.peak_db,
+                        result.range.irw_m, result.range.pslr_db, result.range.islr_db,
+                        result.cross.irw_m, result.cross.pslr_db, result.cross.islr_db, grid->spacing };
+  g_array_append_val (self->measurements, m);
+
+  where = in_roi ? g_strdup_printf (_("Region, %.3f m pixels"), grid->spacing)
+                 : g_strdup_printf (_("Overview, %.3f m pixels"), grid->spacing);
+  ef_measure_panel_set_result (self->measure_panel, &result, self->measurements->len, where);
+  ef_image_view_set_marker (self->image_view, result.position);
+  self->has_marker = TRUE;
+  ef_window_actions_sync (self);
+  ef_point_result_clear (&result);
+  return TRUE;
+}
