@@ -10,7 +10,7 @@
 #include "ef-application.h"
 #include "ef-job-runner.h"
 #include "ef-preferences-window.h"
-#include "ef-window.h"
+#include "ef-main-window.h"
 
 struct _EfApplication {
   AdwApplication parent_instance;
@@ -66,10 +66,10 @@ parse_numbers (const char *s, double *out, guint n)
 
 /* ---- windows ---------------------------------------------------------------------------------- */
 
-static EfWindow *
+static EfMainWindow *
 new_window (EfApplication *self)
 {
-  EfWindow *window = ef_window_new (GTK_APPLICATION (self));
+  EfMainWindow *window = ef_main_window_new (GTK_APPLICATION (self));
 
   gtk_window_present (GTK_WINDOW (window));
   return window;
@@ -78,9 +78,9 @@ new_window (EfApplication *self)
 static void
 ef_application_activate (GApplication *app)
 {
-  EfWindow *window = new_window (EF_APPLICATION (app));
+  EfMainWindow *window = new_window (EF_APPLICATION (app));
 
-  ef_window_open_demo (window, FALSE);
+  ef_main_window_open_demo (window, FALSE);
 }
 
 static void
@@ -89,12 +89,12 @@ ef_application_open (GApplication *app, GFile **files, int n_files, const char *
   for (int i = 0; i < n_files; i++)
     {
       g_autofree char *path = g_file_get_path (files[i]);
-      EfWindow *window = new_window (EF_APPLICATION (app));
+      EfMainWindow *window = new_window (EF_APPLICATION (app));
 
       if (path != NULL)
-        ef_window_open_path (window, path);
+        ef_main_window_open_path (window, path);
       else
-        ef_window_open_demo (window, FALSE);
+        ef_main_window_open_demo (window, FALSE);
     }
 }
 
@@ -114,7 +114,7 @@ batch_data_free (gpointer data, GClosure *closure)
 }
 
 static void
-batch_done (EfWindow *window, gboolean ok, const char *message, BatchData *b)
+batch_done (EfMainWindow *window, gboolean ok, const char *message, BatchData *b)
 {
   if (!ok)
     {
@@ -136,7 +136,7 @@ ef_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
   gboolean simulate = FALSE, zoom_roi = FALSE;
   EfBatch batch = { 0 };
   gboolean want_batch;
-  EfWindow *window;
+  EfMainWindow *window;
 
   g_variant_dict_lookup (dict, G_OPTION_REMAINING, "^a&ay", &files);
   g_variant_dict_lookup (dict, "roi", "&s", &roi);
@@ -176,7 +176,7 @@ ef_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
   window = new_window (self);
   if (want_batch)
     {
-      ef_window_set_batch (window, &batch);
+      ef_main_window_set_batch (window, &batch);
       if (batch.screenshot != NULL)
         {
           BatchData *b = g_new0 (BatchData, 1);
@@ -198,17 +198,17 @@ ef_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
           gtk_window_destroy (GTK_WINDOW (window));
           return 1;
         }
-      ef_window_open_path (window, path);
+      ef_main_window_open_path (window, path);
       for (guint i = 1; files[i] != NULL; i++)
         {
           g_autoptr (GFile) more = g_application_command_line_create_file_for_arg (cmdline, files[i]);
           g_autofree char *more_path = g_file_get_path (more);
           if (more_path != NULL)
-            ef_window_open_path (new_window (self), more_path);
+            ef_main_window_open_path (new_window (self), more_path);
         }
     }
   else
-    ef_window_open_demo (window, simulate);
+    ef_main_window_open_demo (window, simulate);
   return 0;
 }
 
@@ -240,9 +240,9 @@ quit_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 static void
 new_window_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
-  EfWindow *window = new_window (EF_APPLICATION (user_data));
+  EfMainWindow *window = new_window (EF_APPLICATION (user_data));
 
-  ef_window_open_demo (window, FALSE);
+  ef_main_window_open_demo (window, FALSE);
 }
 
 static void
@@ -262,8 +262,8 @@ about_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
   const char *gl = NULL;
   GtkWidget *about;
 
-  if (EF_IS_WINDOW (parent))
-    gl = ef_image_view_get_gl_description (ef_window_get_image_view (EF_WINDOW (parent)));
+  if (EF_IS_MAIN_WINDOW (parent))
+    gl = ef_image_view_get_gl_description (ef_main_window_get_image_view (EF_MAIN_WINDOW (parent)));
   debug = g_strdup_printf ("Echoform %s\nGTK %u.%u.%u\nlibadwaita %u.%u.%u\nOpenGL: %s\nCUDA: %s\n", PACKAGE_VERSION,
                            gtk_get_major_version (), gtk_get_minor_version (), gtk_get_micro_version (),
                            adw_get_major_version (), adw_get_minor_version (), adw_get_micro_version (),

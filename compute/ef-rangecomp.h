@@ -15,7 +15,7 @@ typedef struct {
                              * n_samples * upsample */
 } EfRangeParams;
 
-#define EF_RANGE_PARAMS_DEFAULT ((EfRangeParams) { EF_WINDOW_RECT, 4, -35.0, 8 })
+#define EF_RANGE_PARAMS_DEFAULT ((EfRangeParams) { EF_WINDOW_RECT, 4, -35.0, 16 })
 
 /* Per-pulse metadata a backprojector needs for one range profile. A profile sample i sits at
  * differential range dR = r_start + i * dr, where dR = |tx - x|/2 + |rcv - x|/2 - r0 (metres), and

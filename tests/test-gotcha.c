@@ -9,6 +9,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "cphd-testdata.h"
 #include "ef-dataset.h"
 #include "ef-error.h"
 
@@ -1024,6 +1025,61 @@ test_bad_truncated (void)
   remove_tree (dir);
 }
 
+/* ---- the dispatcher ------------------------------------------------------------------------- */
+
+static void
+test_open_dispatch (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ef-open-XXXXXX", NULL);
+  g_autofree char *cphd = fixture_path (dir, "pass.cphd"), *cphd_odd = fixture_path (dir, "pass.dat");
+  g_autofree char *mat_odd = fixture_path (dir, "collection.bin"), *empty = fixture_path (dir, "empty.dat");
+  g_autofree char *sub = fixture_path (dir, "nothing-here");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (EfDataset) src = NULL;
+  CphdTestSpec spec;
+  EfDataset *ds;
+  Fixture fx;
+
+  /* CPHD, whatever its name. */
+  cphd_test_spec_init (&spec);
+  spec.n_pulses = 9;
+  spec.n_samples = 20;
+  src = cphd_test_dataset (&spec);
+  g_assert_true (ef_cphd_write (src, cphd, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_rename (cphd, cphd_odd) == 0);
+  ds = ef_dataset_open (cphd_odd, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (ds->info.n_pulses, ==, 9);
+  g_assert_cmpuint (ds->info.n_samples, ==, 20);
+  g_assert_false (ef_gotcha_sniff (cphd_odd));
+  ef_dataset_unref (ds);
+
+  /* A MATLAB file under another name is recognised by its header. */
+  fixture_init (&fx);
+  fixture_write (&fx, mat_odd, MAT_FT_MAT5, MAT_COMPRESSION_NONE);
+  g_assert_true (ef_gotcha_sniff (mat_odd));
+  ds = ef_dataset_open (mat_odd, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (ds->info.n_pulses, ==, fx.np);
+  ef_dataset_unref (ds);
+
+  /* An empty file, and a folder with nothing to read. */
+  g_assert_true (g_file_set_contents (empty, "", 0, NULL));
+  ds = ef_dataset_open (empty, 0, &error);
+  g_assert_null (ds);
+  g_assert_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT);
+  g_assert_nonnull (strstr (error->message, "empty"));
+  g_clear_error (&error);
+  g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
+  g_assert_false (ef_gotcha_sniff (sub));
+  ds = ef_dataset_open (sub, 0, &error);
+  g_assert_null (ds);
+  g_assert_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT);
+  g_assert_nonnull (strstr (error->message, "nothing-here"));
+  remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1049,6 +1105,7 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/io/gotcha/bad/not-mat", test_bad_not_mat);
   g_test_add_func ("/io/gotcha/bad/truncated", test_bad_truncated);
+  g_test_add_func ("/io/open/dispatch", test_open_dispatch);
   return g_test_run ();
 }
 

@@ -74,12 +74,12 @@ test_fx_point (void)
   fx_target (&pu, 512, dr_t, amp, s);
   rc = ef_range_compressor_new (&info, &rp, TRUE, NULL);
   g_assert_nonnull (rc);
-  g_assert_cmpuint (ef_range_compressor_n_bins (rc), ==, 4096);
-  prof = ef_profiles_new (1, 4096, TRUE, NULL);
+  g_assert_cmpuint (ef_range_compressor_n_bins (rc), ==, 512 * rp.upsample);
+  prof = ef_profiles_new (1, 512 * rp.upsample, TRUE, NULL);
   g_assert_true (ef_range_compress (rc, &pu, s, 1, prof, NULL, NULL));
   m = &prof->meta[0];
-  g_assert_cmpfloat_with_epsilon (m->dr, EF_C / (2 * 4096 * pu.scss), 1e-12);
-  pk = peak_bin (prof->data64, 4096, &im);
+  g_assert_cmpfloat_with_epsilon (m->dr, EF_C / (2.0 * 512 * rp.upsample * pu.scss), 1e-12);
+  pk = peak_bin (prof->data64, 512 * rp.upsample, &im);
   dr_peak = m->r_start + pk * m->dr;
   /* The parabola is biased by a few hundredths of a bin on an 8x oversampled sinc. */
   g_assert_cmpfloat (fabs (dr_peak - dr_t), <, 0.05 * m->dr);

@@ -9,91 +9,77 @@
 #include "ef-demo.h"
 #include "ef-sim.h"
 
-/* The drawing spans this many metres; the points sit well outside it. */
-#define DRAWING_EDGE_M 64.0
-/* A coarser drawing simulates faster and still reads well at the demo's resolution. */
-#define DRAWING_MAX_PIXELS 96
+/* The same scene as `echoform-cli simulate --scene demo`: the airborne defaults, the bundled picture
+ * at one resolution cell a pixel, and four bright points just outside it. The two must agree, so
+ * that the file installed with the program and this fallback show the same thing. */
+#define POINT_AMPLITUDE 10.0
+#define PICTURE_THRESHOLD 0.02f
 
-static const double point_targets[][2] = {
-  { 48.0, -48.0 },
-  { -48.0, 48.0 },
-  { 48.0, 48.0 },
-  { -48.0, -48.0 },
-};
+static double
+demo_scale (const EfSimParams *p)
+{
+  double res_r = EF_C / (2.0 * p->bandwidth);
+  double res_x = EF_C / p->fc / (2.0 * p->aperture_deg * G_PI / 180.0);
+
+  return MAX (res_r, res_x);
+}
+
+static void
+demo_params (EfSimParams *p)
+{
+  ef_sim_params_init_airborne (p);
+}
 
 guint
 ef_demo_get_n_point_targets (void)
 {
-  return G_N_ELEMENTS (point_targets);
+  return 4;
 }
 
 void
 ef_demo_get_point_target (guint i, double pos[3])
 {
-  g_return_if_fail (i < G_N_ELEMENTS (point_targets));
-  pos[0] = point_targets[i][0];
-  pos[1] = point_targets[i][1];
+  EfSimParams p;
+  g_autofree float *pixels = NULL;
+  guint w = 0, h = 0;
+  double scale;
+
+  g_return_if_fail (i < 4);
+  demo_params (&p);
+  scale = demo_scale (&p);
+  pixels = ef_sim_demo_bitmap (&w, &h);
+  pos[0] = (i & 1 ? 1 : -1) * (0.5 * w * scale + 8 * scale);
+  pos[1] = (i & 2 ? 1 : -1) * (0.5 * h * scale + 8 * scale);
   pos[2] = 0.0;
-}
-
-/* Box-averages the picture down so that its longer edge has at most max pixels. */
-static float *
-shrink (const float *src, guint w, guint h, guint max, guint *out_w, guint *out_h)
-{
-  guint f = MAX (1, (MAX (w, h) + max - 1) / max);
-  guint nw = MAX (1, w / f), nh = MAX (1, h / f);
-  float *dst = g_new0 (float, (gsize) nw * nh);
-
-  for (guint y = 0; y < nh; y++)
-    for (guint x = 0; x < nw; x++)
-      {
-        double s = 0;
-        for (guint j = 0; j < f; j++)
-          for (guint i = 0; i < f; i++)
-            s += src[(gsize) (y * f + j) * w + (x * f + i)];
-        dst[(gsize) y * nw + x] = (float) (s / (f * f));
-      }
-  *out_w = nw;
-  *out_h = nh;
-  return dst;
 }
 
 EfDataset *
 ef_demo_simulate (GError **error)
 {
-  g_autofree float *bitmap = NULL;
-  g_autofree float *small = NULL;
-  g_autofree EfSimTarget *drawing = NULL;
-  g_autoptr (GArray) targets = NULL;
+  g_autofree float *pixels = NULL;
+  g_autofree EfSimTarget *picture = NULL;
+  g_autoptr (GArray) targets = g_array_new (FALSE, FALSE, sizeof (EfSimTarget));
   EfSimParams p;
-  guint w = 0, h = 0, sw, sh, n_drawing = 0;
+  guint w = 0, h = 0, n_picture = 0;
+  double scale;
   EfDataset *dataset;
 
-  ef_sim_params_init_airborne (&p);
-  p.geometry = EF_SIM_CIRCULAR;
-  p.domain = EF_DOMAIN_FX;
-  p.n_samples = 512;
-  p.n_pulses = 640;
-  p.aperture_deg = 4.0;
-  p.azimuth_deg = -90.0;
-  p.snr_db = 5.0;
-  p.seed = 20261121;
-
-  targets = g_array_new (FALSE, FALSE, sizeof (EfSimTarget));
-  bitmap = ef_sim_demo_bitmap (&w, &h);
-  if (bitmap != NULL && w > 0 && h > 0)
+  demo_params (&p);
+  scale = demo_scale (&p);
+  pixels = ef_sim_demo_bitmap (&w, &h);
+  if (pixels != NULL && w > 0 && h > 0)
     {
-      small = shrink (bitmap, w, h, DRAWING_MAX_PIXELS, &sw, &sh);
-      drawing = ef_sim_targets_from_bitmap (small, sw, sh, DRAWING_EDGE_M / MAX (sw, sh), 0.0, 0.0, 0.25f,
-                                            p.seed, &n_drawing);
-      if (drawing != NULL)
-        g_array_append_vals (targets, drawing, n_drawing);
+      picture = ef_sim_targets_from_bitmap (pixels, w, h, scale, 0.0, 0.0, PICTURE_THRESHOLD, p.seed, &n_picture);
+      if (picture != NULL)
+        g_array_append_vals (targets, picture, n_picture);
     }
-  for (guint i = 0; i < G_N_ELEMENTS (point_targets); i++)
-    {
-      EfSimTarget t = { { point_targets[i][0], point_targets[i][1], 0.0 }, 3.0 };
-      g_array_append_val (targets, t);
-    }
+  for (int sx = -1; sx <= 1; sx += 2)
+    for (int sy = -1; sy <= 1; sy += 2)
+      {
+        EfSimTarget t = { { sx * (0.5 * w * scale + 8 * scale), sy * (0.5 * h * scale + 8 * scale), 0.0 },
+                          POINT_AMPLITUDE };
+        g_array_append_val (targets, t);
+      }
   p.targets = (const EfSimTarget *) targets->data;
   p.n_targets = targets->len;
 

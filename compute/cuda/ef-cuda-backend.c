@@ -3,7 +3,6 @@
 #define G_LOG_DOMAIN "ef-cuda"
 #include "config.h"
 
-#include <fftw3.h>
 #include <math.h>
 #include <string.h>
 
@@ -142,18 +141,20 @@ pulse_meta (const CudaPriv *priv, const EfDatasetInfo *info, const EfPulse *pu, 
     }
 }
 
-/* ---- the RAW matched filter: as ef-rangecomp.c's raw_setup ---- */
+/* ---- the RAW matched filter: as ef-rangecomp.c's raw_setup, with the FFT done by cuFFT in double ---- */
 
 static gboolean
 raw_setup (CudaPriv *priv, const EfDatasetInfo *info, float **chirp_out, GError **error)
 {
   double fs = info->sample_rate, kchirp = info->chirp_rate, t = info->chirp_duration;
-  double fmin = MIN (0.0, kchirp * t), fmax = MAX (0.0, kchirp * t), df;
+  double fmin = MIN (0.0, kchirp * t), fmax = MAX (0.0, kchirp * t), df, s;
   guint64 l = (guint64) llround (t * fs);
   gint64 i_lo, i_hi;
-  fftw_complex *h, *H;
-  fftw_plan plan;
-  float *out;
+  g_autofree double *h = NULL;
+  g_autofree float *out = NULL;
+  void *d_h = NULL;
+  cufftHandle plan = 0;
+  gboolean have_plan = FALSE, ok = FALSE;
 
   if (l == 0 || l > priv->n_in || fmax - fmin > fs * 1.0000001)
     {
@@ -169,48 +170,48 @@ raw_setup (CudaPriv *priv, const EfDatasetInfo *info, float **chirp_out, GError 
   priv->k = (guint) (i_hi - i_lo + 1);
   priv->k_first = (guint) (((i_lo % (gint64) priv->nc) + priv->nc) % priv->nc);
 
-  h = fftw_malloc (sizeof (fftw_complex) * priv->nc);
-  H = fftw_malloc (sizeof (fftw_complex) * priv->nc);
+  h = g_try_new0 (double, 2 * (gsize) priv->nc);
   out = g_try_new (float, 2 * (gsize) priv->nc);
-  if (h == NULL || H == NULL || out == NULL)
+  if (h == NULL || out == NULL)
     {
-      fftw_free (h);
-      fftw_free (H);
-      g_free (out);
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "No memory for the matched filter");
       return FALSE;
     }
-  memset (h, 0, sizeof (fftw_complex) * priv->nc);
   for (guint64 m = 0; m < l; m++)
     {
       double tm = (double) m / fs, ph = G_PI * kchirp * tm * tm;
 
-      h[m][0] = cos (ph);
-      h[m][1] = sin (ph);
+      h[2 * m] = cos (ph);
+      h[2 * m + 1] = sin (ph);
     }
-  /* FFTW's planner is not thread-safe; FFTW_ESTIMATE with fftw_plan_dft_1d under the same lock that
-   * ef-rangecomp.c takes is not reachable from here, so plan while holding a lock of our own and keep
-   * to FFTW_ESTIMATE, which does not measure. */
-  {
-    static GMutex lock;
 
-    g_mutex_lock (&lock);
-    plan = fftw_plan_dft_1d ((int) priv->nc, h, H, FFTW_FORWARD, FFTW_ESTIMATE);
-    g_mutex_unlock (&lock);
-  }
-  fftw_execute (plan);
-  fftw_destroy_plan (plan);
+#define TRY(expr) G_STMT_START { if (!ef_cuda_check_ ((int) (expr), #expr, __FILE__, __LINE__, error)) goto out; } G_STMT_END
+#define TRYFFT(expr) G_STMT_START { if (!ef_cufft_check_ ((int) (expr), #expr, __FILE__, __LINE__, error)) goto out; } G_STMT_END
+  TRY (ef_cuda_malloc (&d_h, priv->nc * 2 * sizeof (double)));
+  TRY (cudaMemcpy (d_h, h, priv->nc * 2 * sizeof (double), cudaMemcpyHostToDevice));
+  TRYFFT (ef_cufft_plan_many (&plan, (int) priv->nc, CUFFT_Z2Z, 1));
+  have_plan = TRUE;
+  TRYFFT (cufftExecZ2Z (plan, d_h, d_h, CUFFT_FORWARD));
+  TRY (cudaMemcpy (h, d_h, priv->nc * 2 * sizeof (double), cudaMemcpyDeviceToHost));
+#undef TRY
+#undef TRYFFT
+
+  /* Scaled so that a unit target gives unit bins, and conjugated. */
+  s = (double) priv->k / ((double) priv->nc * (double) l);
   for (guint i = 0; i < priv->nc; i++)
     {
-      double s = (double) priv->k / ((double) priv->nc * (double) l);
-
-      out[2 * i] = (float) (H[i][0] * s);
-      out[2 * i + 1] = (float) (-H[i][1] * s);
+      out[2 * i] = (float) (h[2 * i] * s);
+      out[2 * i + 1] = (float) (-h[2 * i + 1] * s);
     }
-  fftw_free (h);
-  fftw_free (H);
-  *chirp_out = out;
-  return TRUE;
+  *chirp_out = g_steal_pointer (&out);
+  ok = TRUE;
+
+out:
+  if (have_plan)
+    cufftDestroy (plan);
+  if (d_h)
+    EF_CUDA_WARN (cudaFree (d_h));
+  return ok;
 }
 
 /* ---- plans ---- */
@@ -582,6 +583,7 @@ cuda_process_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *sample
         }
       /* Out of memory on a plan or a larger table: nothing of this sub-block was queued yet (the
        * allocations come first), so drain, shrink and do it again. */
+      (void) cudaGetLastError ();
       EF_CUDA_CHECK (cudaDeviceSynchronize (), error);
       for (int s = 0; s < 2; s++)
         if (!collect_timing (priv, s, error))
@@ -747,6 +749,9 @@ create_device_state (EfBackend *self, GError **error)
       return FALSE;
     }
 
+  priv->tuned = ef_cuda_tune_lookup (priv->device, MAX (self->params.grid.width, self->params.grid.height), priv->n,
+                                     priv->precision);
+
   /* Window and 1/K in one float per spectral bin (double first, as the CPU path does). */
   w = g_new (double, priv->k);
   coef = g_new (float, priv->k);
@@ -842,7 +847,6 @@ ef_backend_cuda_new_full (const EfDatasetInfo *info, const EfBackendParams *para
   priv->n_in = (guint) info->n_samples;
   priv->max_block = priv->opts.max_block ? priv->opts.max_block : MAX (params->block_size, 1u);
   priv->max_block = MIN (priv->max_block, MAX_BLOCK);
-  priv->tuned = ef_cuda_tune_lookup (priv->device, &params->grid, info, params->precision);
 
   if (!create_device_state (self, error))
     return NULL;

@@ -25,13 +25,13 @@
  * The samples follow the convention of the rest of the engine, d(p,k) ~ exp(-j*4*pi*f_k*dR/c) with
  * dR = |a_p - x| - r0_p, and are passed on untouched.
  *
- * Autofocus corrections.  The data set's description pairs a range correction (m), to be added to r0, with
- * a phase correction (rad), by which each pulse is multiplied as exp(+j*ph_correct).  Imaging pass 1 (HH,
- * azimuth 0-4 degrees, three 25.6 m patches) shows that the phase history as delivered is already
- * focused: applied in this convention the two corrections nearly cancel each other (image entropy 8.30 as
- * delivered, 8.51 with the pair applied, 10.6 with either one alone), and applied with the opposite signs
- * they also nearly cancel but focus slightly worse.  So the corrections are off by default, and
- * apply_autofocus applies them as r0 += r_correct, d *= exp(+j*ph_correct).
+ * Autofocus corrections.  af.r_correct is a range correction (m) and af.ph_correct a phase correction
+ * (rad), one each per pulse.  On pass 1 the phase history as delivered focuses best: the entropy of a
+ * 25.6 m image patch is 8.30 as delivered, 8.51 with r0 += r_correct and d *= exp(+j*ph_correct), 8.65
+ * with both signs flipped, and 10.6 with either correction alone (two other patches agree, 4 degrees of
+ * aperture).  The two corrections thus belong together, mostly cancel, and are already in the data.  So
+ * apply_autofocus is off by default and, when set, applies them with the signs above, the pair that kept
+ * focus best on two of the three patches.
  *
  * Timing.  The files carry no pulse times and no PRF.  Backprojection does not need them, so t is a nominal
  * 1 ms per pulse, counted over the pulses kept, only so that it increases monotonically.
@@ -42,7 +42,7 @@
  * Gotcha's 1.47 MHz step, so a tolerance much tighter than this would reject the real files. */
 #define GOTCHA_FREQ_TOLERANCE 1e-3
 /* zlib cannot expand data by more than about 1032:1, so a compressed variable that claims more than
- * this many bytes per byte of file is lying, and we refuse it before matio allocates anything. */
+ * this many bytes per byte of file is lying, and is refused before its data is read. */
 #define GOTCHA_MAX_INFLATION 1100
 /* A single pulse longer than this is not Gotcha; the bound also keeps index arithmetic in 32 bits. */
 #define GOTCHA_MAX_SAMPLES (1u << 24)

@@ -1,13 +1,13 @@
-/* ef-window-measure.c: point-target measurements on what is formed so far. */
+/* ef-main-window-measure.c: point-target measurements on what is formed so far. */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#define G_LOG_DOMAIN "ef-window"
+#define G_LOG_DOMAIN "ef-main-window"
 #include "config.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
 
 #include "ef-metrics.h"
-#include "ef-window-private.h"
+#include "ef-main-window-private.h"
 
 /* The window of pixels read around a click: enough for the main lobe and several sidelobes at two
  * pixels per resolution cell, and quick to copy on the main thread. */
@@ -28,7 +28,7 @@ range_direction (EfDataset *dataset, double dir[3])
 }
 
 gboolean
-ef_window_measure_at (EfWindow *self, double x, double y, GError **error)
+ef_main_window_measure_at (EfMainWindow *self, double x, double y, GError **error)
 {
   EfJobRunner *runner = NULL;
   const EfGrid *grid;
@@ -42,7 +42,7 @@ ef_window_measure_at (EfWindow *self, double x, double y, GError **error)
   EfMeasurement m;
   gboolean in_roi = FALSE;
 
-  g_return_val_if_fail (EF_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (EF_IS_MAIN_WINDOW (self), FALSE);
 
   if (self->dataset == NULL)
     {
@@ -118,7 +118,7 @@ ef_window_measure_at (EfWindow *self, double x, double y, GError **error)
   ef_measure_panel_set_result (self->measure_panel, &result, self->measurements->len, where);
   ef_image_view_set_marker (self->image_view, result.position);
   self->has_marker = TRUE;
-  ef_window_actions_sync (self);
+  ef_main_window_actions_sync (self);
   ef_point_result_clear (&result);
   return TRUE;
 }

@@ -1,17 +1,17 @@
-/* ef-window-export.c: saving what the window shows: float images, PNG of the view, measurements. */
+/* ef-main-window-export.c: saving what the window shows: float images, PNG of the view, measurements. */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#define G_LOG_DOMAIN "ef-window"
+#define G_LOG_DOMAIN "ef-main-window"
 #include "config.h"
 
 #include <glib/gi18n.h>
 
 #include "ef-image-io.h"
-#include "ef-window-private.h"
+#include "ef-main-window-private.h"
 
-typedef void (*SaveFunc) (EfWindow *self, const char *path);
+typedef void (*SaveFunc) (EfMainWindow *self, const char *path);
 
 static void
-save_response (GtkNativeDialog *dialog, int response, EfWindow *self)
+save_response (GtkNativeDialog *dialog, int response, EfMainWindow *self)
 {
   SaveFunc func = g_object_get_data (G_OBJECT (dialog), "ef-save-func");
 
@@ -23,14 +23,14 @@ save_response (GtkNativeDialog *dialog, int response, EfWindow *self)
       if (path != NULL)
         func (self, path);
       else
-        ef_window_toast (self, _("Only local files can be written"));
+        ef_main_window_toast (self, _("Only local files can be written"));
     }
   gtk_native_dialog_destroy (dialog);
   g_object_unref (dialog);
 }
 
 static void
-ask_save_path (EfWindow *self, const char *title, const char *name, SaveFunc func, GtkFileFilter **filters)
+ask_save_path (EfMainWindow *self, const char *title, const char *name, SaveFunc func, GtkFileFilter **filters)
 {
   GtkFileChooserNative *chooser;
 
@@ -59,7 +59,7 @@ filter (const char *name, const char *suffix)
 }
 
 static char *
-suggested_name (EfWindow *self, const char *what, const char *ext)
+suggested_name (EfMainWindow *self, const char *what, const char *ext)
 {
   g_autofree char *base = NULL;
   char *dot;
@@ -114,7 +114,7 @@ export_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *c
 static void
 export_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
-  EfWindow *self = EF_WINDOW (source);
+  EfMainWindow *self = EF_MAIN_WINDOW (source);
   ExportData *d = g_task_get_task_data (G_TASK (result));
   g_autoptr (GError) error = NULL;
   g_autofree char *name = g_filename_display_basename (d->path);
@@ -124,11 +124,11 @@ export_done (GObject *source, GAsyncResult *result, gpointer user_data)
     msg = g_strdup_printf (_("Could not save %s: %s"), name, error->message);
   else
     msg = g_strdup_printf (_("Saved %s"), name);
-  ef_window_toast (self, msg);
+  ef_main_window_toast (self, msg);
 }
 
 static void
-export_image_to (EfWindow *self, const char *path)
+export_image_to (EfMainWindow *self, const char *path)
 {
   g_autoptr (GTask) task = NULL;
   ExportData *d;
@@ -145,7 +145,7 @@ export_image_to (EfWindow *self, const char *path)
 }
 
 void
-ef_window_export_image (EfWindow *self)
+ef_main_window_export_image (EfMainWindow *self)
 {
   g_autofree char *name = suggested_name (self, self->roi_runner ? "region" : "overview", "tif");
   GtkFileFilter *filters[] = { filter (_("Float TIFF"), "tif"), filter (_("NumPy array with JSON metadata"), "npy"),
@@ -157,7 +157,7 @@ ef_window_export_image (EfWindow *self)
 /* ---- the view as PNG -------------------------------------------------------------------------- */
 
 static void
-export_png_to (EfWindow *self, const char *path)
+export_png_to (EfMainWindow *self, const char *path)
 {
   GtkWidget *view = GTK_WIDGET (self->image_view);
   g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (view);
@@ -182,11 +182,11 @@ export_png_to (EfWindow *self, const char *path)
     msg = g_strdup_printf (_("Could not save %s: %s"), name, error->message);
   else
     msg = g_strdup_printf (_("Saved %s"), name);
-  ef_window_toast (self, msg);
+  ef_main_window_toast (self, msg);
 }
 
 void
-ef_window_export_png (EfWindow *self)
+ef_main_window_export_png (EfMainWindow *self)
 {
   g_autofree char *name = suggested_name (self, "view", "png");
   GtkFileFilter *filters[] = { filter (_("PNG image"), "png"), NULL };
@@ -197,12 +197,12 @@ ef_window_export_png (EfWindow *self)
 /* ---- measurements ----------------------------------------------------------------------------- */
 
 gboolean
-ef_window_write_measurements_csv (EfWindow *self, const char *path, GError **error)
+ef_main_window_write_measurements_csv (EfMainWindow *self, const char *path, GError **error)
 {
   g_autoptr (GString) csv = g_string_new (NULL);
   char buf[9][G_ASCII_DTOSTR_BUF_SIZE];
 
-  g_return_val_if_fail (EF_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (EF_IS_MAIN_WINDOW (self), FALSE);
 
   g_string_append (csv, "x_m,y_m,peak_db,range_irw_m,range_pslr_db,range_islr_db,"
                         "cross_irw_m,cross_pslr_db,cross_islr_db,spacing_m\n");
@@ -224,21 +224,21 @@ ef_window_write_measurements_csv (EfWindow *self, const char *path, GError **err
 }
 
 static void
-export_measurements_to (EfWindow *self, const char *path)
+export_measurements_to (EfMainWindow *self, const char *path)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *name = g_filename_display_basename (path);
   g_autofree char *msg = NULL;
 
-  if (!ef_window_write_measurements_csv (self, path, &error))
+  if (!ef_main_window_write_measurements_csv (self, path, &error))
     msg = g_strdup_printf (_("Could not save %s: %s"), name, error->message);
   else
     msg = g_strdup_printf (_("Saved %s"), name);
-  ef_window_toast (self, msg);
+  ef_main_window_toast (self, msg);
 }
 
 void
-ef_window_export_measurements (EfWindow *self)
+ef_main_window_export_measurements (EfMainWindow *self)
 {
   g_autofree char *name = suggested_name (self, "points", "csv");
   GtkFileFilter *filters[] = { filter (_("Comma-separated values"), "csv"), NULL };

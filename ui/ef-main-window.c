@@ -1,6 +1,6 @@
-/* ef-window.c: the main window: set-up, the collection in view, panels, session memory, batch runs. */
+/* ef-main-window.c: the main window: set-up, the collection in view, panels, session memory, batch runs. */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#define G_LOG_DOMAIN "ef-window"
+#define G_LOG_DOMAIN "ef-main-window"
 #include "config.h"
 
 #include <glib/gi18n.h>
@@ -10,9 +10,9 @@
 #include "ef-demo.h"
 #include "ef-scene.h"
 #include "ef-session.h"
-#include "ef-window-private.h"
+#include "ef-main-window-private.h"
 
-G_DEFINE_FINAL_TYPE (EfWindow, ef_window, ADW_TYPE_APPLICATION_WINDOW)
+G_DEFINE_FINAL_TYPE (EfMainWindow, ef_main_window, ADW_TYPE_APPLICATION_WINDOW)
 
 enum {
   SIGNAL_DATASET_LOADED,
@@ -39,7 +39,7 @@ ef_batch_clear (EfBatch *batch)
 /* ---- session ---------------------------------------------------------------------------------- */
 
 static void
-session_save_now (EfWindow *self)
+session_save_now (EfMainWindow *self)
 {
   EfSessionState state = { 0 };
   g_autoptr (GError) error = NULL;
@@ -58,7 +58,7 @@ session_save_now (EfWindow *self)
 static gboolean
 session_save_timeout (gpointer user_data)
 {
-  EfWindow *self = user_data;
+  EfMainWindow *self = user_data;
 
   self->session_save_id = 0;
   session_save_now (self);
@@ -66,7 +66,7 @@ session_save_timeout (gpointer user_data)
 }
 
 void
-ef_window_queue_session_save (EfWindow *self)
+ef_main_window_queue_session_save (EfMainWindow *self)
 {
   /* Batch runs are driven from outside; they must not change what a user sees next time. */
   if (self->batch_running)
@@ -78,45 +78,45 @@ ef_window_queue_session_save (EfWindow *self)
 /* ---- display ---------------------------------------------------------------------------------- */
 
 void
-ef_window_apply_display (EfWindow *self)
+ef_main_window_apply_display (EfMainWindow *self)
 {
   ef_image_view_set_display (self->image_view, &self->display);
   ef_display_panel_set (self->display_panel, &self->display);
-  ef_window_actions_sync (self);
+  ef_main_window_actions_sync (self);
 }
 
 static void
-display_panel_changed (EfWindow *self)
+display_panel_changed (EfMainWindow *self)
 {
   ef_display_panel_get (self->display_panel, &self->display);
   self->display_known = TRUE;
   ef_image_view_set_display (self->image_view, &self->display);
-  ef_window_actions_sync (self);
-  ef_window_queue_session_save (self);
+  ef_main_window_actions_sync (self);
+  ef_main_window_queue_session_save (self);
 }
 
 static void
-processing_panel_changed (EfWindow *self)
+processing_panel_changed (EfMainWindow *self)
 {
   EfProcessing before = self->proc;
 
   ef_processing_panel_get (self->processing_panel, &self->proc);
   if (memcmp (&before, &self->proc, sizeof before) == 0)
     return;
-  ef_window_actions_sync (self);
+  ef_main_window_actions_sync (self);
   /* Range compression and the backend shape the overview too. */
   if (before.window != self->proc.window || before.upsample != self->proc.upsample
       || before.backend != self->proc.backend)
-    ef_window_jobs_start_overview (self);
+    ef_main_window_jobs_start_overview (self);
   if (self->has_roi)
-    ef_window_jobs_start_roi (self);
-  ef_window_queue_session_save (self);
+    ef_main_window_jobs_start_roi (self);
+  ef_main_window_queue_session_save (self);
 }
 
 /* ---- the collection --------------------------------------------------------------------------- */
 
 static void
-update_title (EfWindow *self)
+update_title (EfMainWindow *self)
 {
   g_autofree char *title = NULL;
   g_autofree char *subtitle = NULL;
@@ -138,7 +138,7 @@ update_title (EfWindow *self)
 }
 
 static void
-start_batch (EfWindow *self)
+start_batch (EfMainWindow *self)
 {
   EfBatch *b = &self->batch;
 
@@ -162,11 +162,11 @@ start_batch (EfWindow *self)
 }
 
 void
-ef_window_set_dataset (EfWindow *self, EfDataset *dataset)
+ef_main_window_set_dataset (EfMainWindow *self, EfDataset *dataset)
 {
   EfSessionState state = { 0 };
 
-  g_return_if_fail (EF_IS_WINDOW (self));
+  g_return_if_fail (EF_IS_MAIN_WINDOW (self));
   g_return_if_fail (dataset != NULL);
 
   if (self->session_save_id != 0)
@@ -174,8 +174,8 @@ ef_window_set_dataset (EfWindow *self, EfDataset *dataset)
       g_clear_handle_id (&self->session_save_id, g_source_remove);
       session_save_now (self);
     }
-  ef_window_jobs_stop (self);
-  ef_window_set_loading (self, NULL);
+  ef_main_window_jobs_stop (self);
+  ef_main_window_set_loading (self, NULL);
 
   g_clear_pointer (&self->dataset, ef_dataset_unref);
   self->dataset = ef_dataset_ref (dataset);
@@ -230,31 +230,31 @@ ef_window_set_dataset (EfWindow *self, EfDataset *dataset)
   ef_dataset_panel_set_dataset (self->dataset_panel, dataset, self->box);
   ef_geometry_plot_set_dataset (self->geometry_plot, dataset, self->box);
   ef_geometry_plot_set_roi (self->geometry_plot, self->has_roi ? self->roi : NULL);
-  ef_processing_panel_set (self->processing_panel, &self->proc, ef_window_jobs_auto_spacing (self));
-  ef_window_apply_display (self);
+  ef_processing_panel_set (self->processing_panel, &self->proc, ef_main_window_jobs_auto_spacing (self));
+  ef_main_window_apply_display (self);
 
-  ef_window_jobs_start_overview (self);
+  ef_main_window_jobs_start_overview (self);
   if (self->has_roi)
     {
-      ef_window_jobs_start_roi (self);
+      ef_main_window_jobs_start_roi (self);
       if (self->batch_running && self->batch.zoom_roi)
         ef_image_view_zoom_to_box (self->image_view, self->roi);
     }
-  ef_window_actions_sync (self);
+  ef_main_window_actions_sync (self);
   g_signal_emit (self, signals[SIGNAL_DATASET_LOADED], 0);
 }
 
 EfDataset *
-ef_window_get_dataset (EfWindow *self)
+ef_main_window_get_dataset (EfMainWindow *self)
 {
-  g_return_val_if_fail (EF_IS_WINDOW (self), NULL);
+  g_return_val_if_fail (EF_IS_MAIN_WINDOW (self), NULL);
   return self->dataset;
 }
 
 void
-ef_window_set_roi (EfWindow *self, const double roi[4])
+ef_main_window_set_roi (EfMainWindow *self, const double roi[4])
 {
-  g_return_if_fail (EF_IS_WINDOW (self));
+  g_return_if_fail (EF_IS_MAIN_WINDOW (self));
 
   if (roi == NULL)
     {
@@ -268,15 +268,15 @@ ef_window_set_roi (EfWindow *self, const double roi[4])
       ef_image_view_set_roi (self->image_view, NULL);
       ef_geometry_plot_set_roi (self->geometry_plot, NULL);
       ef_geometry_plot_set_done (self->geometry_plot, NULL, 0);
-      ef_window_jobs_update_status (self);
-      ef_window_actions_sync (self);
-      ef_window_queue_session_save (self);
+      ef_main_window_jobs_update_status (self);
+      ef_main_window_actions_sync (self);
+      ef_main_window_queue_session_save (self);
       return;
     }
   if (!isfinite (roi[0]) || !isfinite (roi[1]) || !isfinite (roi[2]) || !isfinite (roi[3]) || roi[0] == roi[2]
       || roi[1] == roi[3])
     {
-      ef_window_toast (self, _("That region is empty"));
+      ef_main_window_toast (self, _("That region is empty"));
       return;
     }
   self->has_roi = TRUE;
@@ -287,54 +287,54 @@ ef_window_set_roi (EfWindow *self, const double roi[4])
   ef_image_view_set_roi (self->image_view, self->roi);
   ef_geometry_plot_set_roi (self->geometry_plot, self->roi);
   if (self->dataset != NULL)
-    ef_window_jobs_start_roi (self);
-  ef_window_actions_sync (self);
-  ef_window_queue_session_save (self);
+    ef_main_window_jobs_start_roi (self);
+  ef_main_window_actions_sync (self);
+  ef_main_window_queue_session_save (self);
 }
 
 gboolean
-ef_window_get_roi (EfWindow *self, double roi[4])
+ef_main_window_get_roi (EfMainWindow *self, double roi[4])
 {
-  g_return_val_if_fail (EF_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (EF_IS_MAIN_WINDOW (self), FALSE);
   if (self->has_roi && roi != NULL)
     memcpy (roi, self->roi, sizeof self->roi);
   return self->has_roi;
 }
 
 double
-ef_window_get_roi_spacing (EfWindow *self)
+ef_main_window_get_roi_spacing (EfMainWindow *self)
 {
-  g_return_val_if_fail (EF_IS_WINDOW (self), 0);
+  g_return_val_if_fail (EF_IS_MAIN_WINDOW (self), 0);
   if (!self->proc.spacing_auto)
     return self->proc.spacing;
-  return ef_window_jobs_auto_spacing (self);
+  return ef_main_window_jobs_auto_spacing (self);
 }
 
 EfImageView *
-ef_window_get_image_view (EfWindow *self)
+ef_main_window_get_image_view (EfMainWindow *self)
 {
-  g_return_val_if_fail (EF_IS_WINDOW (self), NULL);
+  g_return_val_if_fail (EF_IS_MAIN_WINDOW (self), NULL);
   return self->image_view;
 }
 
 EfJobRunner *
-ef_window_get_roi_runner (EfWindow *self)
+ef_main_window_get_roi_runner (EfMainWindow *self)
 {
-  g_return_val_if_fail (EF_IS_WINDOW (self), NULL);
+  g_return_val_if_fail (EF_IS_MAIN_WINDOW (self), NULL);
   return self->roi_runner;
 }
 
 EfJobRunner *
-ef_window_get_overview_runner (EfWindow *self)
+ef_main_window_get_overview_runner (EfMainWindow *self)
 {
-  g_return_val_if_fail (EF_IS_WINDOW (self), NULL);
+  g_return_val_if_fail (EF_IS_MAIN_WINDOW (self), NULL);
   return self->overview;
 }
 
 gboolean
-ef_window_is_idle (EfWindow *self)
+ef_main_window_is_idle (EfMainWindow *self)
 {
-  g_return_val_if_fail (EF_IS_WINDOW (self), TRUE);
+  g_return_val_if_fail (EF_IS_MAIN_WINDOW (self), TRUE);
   if (self->overview != NULL && ef_job_runner_is_running (self->overview))
     return FALSE;
   if (self->roi_pending)
@@ -347,9 +347,9 @@ ef_window_is_idle (EfWindow *self)
 /* ---- batch ------------------------------------------------------------------------------------ */
 
 void
-ef_window_set_batch (EfWindow *self, const EfBatch *batch)
+ef_main_window_set_batch (EfMainWindow *self, const EfBatch *batch)
 {
-  g_return_if_fail (EF_IS_WINDOW (self) && batch != NULL);
+  g_return_if_fail (EF_IS_MAIN_WINDOW (self) && batch != NULL);
 
   ef_batch_clear (&self->batch);
   self->batch = *batch;
@@ -359,7 +359,7 @@ ef_window_set_batch (EfWindow *self, const EfBatch *batch)
 }
 
 static void
-batch_finish (EfWindow *self, gboolean ok, const char *message)
+batch_finish (EfMainWindow *self, gboolean ok, const char *message)
 {
   self->batch_running = FALSE;
   g_signal_emit (self, signals[SIGNAL_BATCH_DONE], 0, ok, message);
@@ -368,7 +368,7 @@ batch_finish (EfWindow *self, gboolean ok, const char *message)
 static gboolean
 batch_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
 {
-  EfWindow *self = EF_WINDOW (widget);
+  EfMainWindow *self = EF_MAIN_WINDOW (widget);
   g_autoptr (GError) error = NULL;
 
   /* Wait until every damaged cell is on screen, then a few frames for the panels to lay out. */
@@ -383,7 +383,7 @@ batch_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
       return G_SOURCE_CONTINUE;
     }
   self->batch_tick_id = 0;
-  if (self->batch.screenshot != NULL && !ef_window_save_screenshot (self, self->batch.screenshot, &error))
+  if (self->batch.screenshot != NULL && !ef_main_window_save_screenshot (self, self->batch.screenshot, &error))
     {
       batch_finish (self, FALSE, error->message);
       return G_SOURCE_REMOVE;
@@ -393,7 +393,7 @@ batch_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
 }
 
 void
-ef_window_batch_roi_finished (EfWindow *self, EfJobState state, const GError *error)
+ef_main_window_batch_roi_finished (EfMainWindow *self, EfJobState state, const GError *error)
 {
   if (!self->batch_running)
     return;
@@ -408,7 +408,7 @@ ef_window_batch_roi_finished (EfWindow *self, EfJobState state, const GError *er
     {
       g_autoptr (GError) merror = NULL;
 
-      if (!ef_window_measure_at (self, self->batch.measure[0], self->batch.measure[1], &merror))
+      if (!ef_main_window_measure_at (self, self->batch.measure[0], self->batch.measure[1], &merror))
         g_printerr ("%s\n", merror->message);
       if (self->batch.panel == NULL)
         {
@@ -422,7 +422,7 @@ ef_window_batch_roi_finished (EfWindow *self, EfJobState state, const GError *er
 }
 
 gboolean
-ef_window_save_screenshot (EfWindow *self, const char *path, GError **error)
+ef_main_window_save_screenshot (EfMainWindow *self, const char *path, GError **error)
 {
   g_autoptr (GdkPaintable) paintable = NULL;
   g_autoptr (GdkTexture) texture = NULL;
@@ -432,7 +432,7 @@ ef_window_save_screenshot (EfWindow *self, const char *path, GError **error)
   GskRenderer *renderer;
   int w, h;
 
-  g_return_val_if_fail (EF_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (EF_IS_MAIN_WINDOW (self), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
 
   w = gtk_widget_get_width (GTK_WIDGET (self));
@@ -462,24 +462,24 @@ ef_window_save_screenshot (EfWindow *self, const char *path, GError **error)
 /* ---- view signals ----------------------------------------------------------------------------- */
 
 static void
-roi_edited (EfImageView *view, double x0, double y0, double x1, double y1, EfWindow *self)
+roi_edited (EfImageView *view, double x0, double y0, double x1, double y1, EfMainWindow *self)
 {
   const double roi[4] = { x0, y0, x1, y1 };
 
-  ef_window_set_roi (self, roi);
+  ef_main_window_set_roi (self, roi);
 }
 
 static void
-point_picked (EfImageView *view, double x, double y, EfWindow *self)
+point_picked (EfImageView *view, double x, double y, EfMainWindow *self)
 {
   g_autoptr (GError) error = NULL;
 
-  if (!ef_window_measure_at (self, x, y, &error))
-    ef_window_toast (self, error->message);
+  if (!ef_main_window_measure_at (self, x, y, &error))
+    ef_main_window_toast (self, error->message);
 }
 
 static void
-cursor_moved (EfImageView *view, gboolean inside, double x, double y, EfWindow *self)
+cursor_moved (EfImageView *view, gboolean inside, double x, double y, EfMainWindow *self)
 {
   g_autofree char *text = NULL;
   EfCf32 z;
@@ -505,7 +505,7 @@ cursor_moved (EfImageView *view, gboolean inside, double x, double y, EfWindow *
 }
 
 static void
-settings_changed (GSettings *settings, const char *key, EfWindow *self)
+settings_changed (GSettings *settings, const char *key, EfMainWindow *self)
 {
   if (g_str_equal (key, "backend"))
     {
@@ -515,14 +515,14 @@ settings_changed (GSettings *settings, const char *key, EfWindow *self)
       if (ef_backend_kind_from_string (s, &kind) && kind != self->proc.backend)
         {
           self->proc.backend = kind;
-          ef_processing_panel_set (self->processing_panel, &self->proc, ef_window_jobs_auto_spacing (self));
+          ef_processing_panel_set (self->processing_panel, &self->proc, ef_main_window_jobs_auto_spacing (self));
           if (self->dataset != NULL)
             {
-              ef_window_jobs_start_overview (self);
+              ef_main_window_jobs_start_overview (self);
               if (self->has_roi)
-                ef_window_jobs_start_roi (self);
+                ef_main_window_jobs_start_roi (self);
             }
-          ef_window_actions_sync (self);
+          ef_main_window_actions_sync (self);
         }
     }
   else if (g_str_equal (key, "colormap"))
@@ -530,16 +530,16 @@ settings_changed (GSettings *settings, const char *key, EfWindow *self)
       g_autofree char *s = g_settings_get_string (settings, key);
 
       if (ef_colormap_from_string (s, &self->display.colormap))
-        ef_window_apply_display (self);
+        ef_main_window_apply_display (self);
     }
 }
 
 /* ---- object ----------------------------------------------------------------------------------- */
 
 static gboolean
-ef_window_close_request (GtkWindow *window)
+ef_main_window_close_request (GtkWindow *window)
 {
-  EfWindow *self = EF_WINDOW (window);
+  EfMainWindow *self = EF_MAIN_WINDOW (window);
   int w, h;
 
   if (self->session_save_id != 0)
@@ -552,14 +552,14 @@ ef_window_close_request (GtkWindow *window)
   g_settings_set_boolean (self->settings, "window-maximized", gtk_window_is_maximized (window));
   g_settings_set_boolean (self->settings, "show-sidebar", adw_flap_get_reveal_flap (self->flap));
   /* Stop the workers now; their jobs are freed on helper threads. */
-  ef_window_jobs_stop (self);
-  return GTK_WINDOW_CLASS (ef_window_parent_class)->close_request (window);
+  ef_main_window_jobs_stop (self);
+  return GTK_WINDOW_CLASS (ef_main_window_parent_class)->close_request (window);
 }
 
 static void
-ef_window_dispose (GObject *object)
+ef_main_window_dispose (GObject *object)
 {
-  EfWindow *self = EF_WINDOW (object);
+  EfMainWindow *self = EF_MAIN_WINDOW (object);
 
   g_clear_handle_id (&self->session_save_id, g_source_remove);
   if (self->batch_tick_id != 0)
@@ -571,52 +571,52 @@ ef_window_dispose (GObject *object)
     g_cancellable_cancel (self->load_cancellable);
   g_clear_object (&self->load_cancellable);
   if (self->image_view != NULL)
-    ef_window_jobs_stop (self);
+    ef_main_window_jobs_stop (self);
   g_clear_object (&self->overview);
   g_clear_object (&self->roi_runner);
   g_clear_object (&self->settings);
   g_clear_pointer (&self->dataset, ef_dataset_unref);
 
-  gtk_widget_dispose_template (GTK_WIDGET (self), EF_TYPE_WINDOW);
-  G_OBJECT_CLASS (ef_window_parent_class)->dispose (object);
+  gtk_widget_dispose_template (GTK_WIDGET (self), EF_TYPE_MAIN_WINDOW);
+  G_OBJECT_CLASS (ef_main_window_parent_class)->dispose (object);
 }
 
 static void
-ef_window_finalize (GObject *object)
+ef_main_window_finalize (GObject *object)
 {
-  EfWindow *self = EF_WINDOW (object);
+  EfMainWindow *self = EF_MAIN_WINDOW (object);
 
   g_free (self->session_key);
   g_array_unref (self->measurements);
   ef_batch_clear (&self->batch);
-  G_OBJECT_CLASS (ef_window_parent_class)->finalize (object);
+  G_OBJECT_CLASS (ef_main_window_parent_class)->finalize (object);
 }
 
 static void
-ef_window_class_init (EfWindowClass *klass)
+ef_main_window_class_init (EfMainWindowClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
   GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
 
-  object_class->dispose = ef_window_dispose;
-  object_class->finalize = ef_window_finalize;
-  window_class->close_request = ef_window_close_request;
+  object_class->dispose = ef_main_window_dispose;
+  object_class->finalize = ef_main_window_finalize;
+  window_class->close_request = ef_main_window_close_request;
 
   /**
-   * EfWindow::dataset-loaded:
+   * EfMainWindow::dataset-loaded:
    * A collection is in view and its overview has started.
    */
   signals[SIGNAL_DATASET_LOADED] = g_signal_new ("dataset-loaded", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                                                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
   /**
-   * EfWindow::roi-finished:
+   * EfMainWindow::roi-finished:
    * @state: the EfJobState the region's job ended in
    */
   signals[SIGNAL_ROI_FINISHED] = g_signal_new ("roi-finished", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                                NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT);
   /**
-   * EfWindow::batch-done:
+   * EfMainWindow::batch-done:
    * @ok: whether the batch run succeeded
    * @message: (nullable): what went wrong
    */
@@ -630,28 +630,28 @@ ef_window_class_init (EfWindowClass *klass)
   g_type_ensure (EF_TYPE_DISPLAY_PANEL);
   g_type_ensure (EF_TYPE_MEASURE_PANEL);
 
-  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/echoform/Echoform/ui/ef-window.ui");
-  gtk_widget_class_bind_template_child (widget_class, EfWindow, window_title);
-  gtk_widget_class_bind_template_child (widget_class, EfWindow, toast_overlay);
-  gtk_widget_class_bind_template_child (widget_class, EfWindow, flap);
-  gtk_widget_class_bind_template_child (widget_class, EfWindow, panel_stack);
-  gtk_widget_class_bind_template_child (widget_class, EfWindow, image_view);
-  gtk_widget_class_bind_template_child (widget_class, EfWindow, loading_box);
-  gtk_widget_class_bind_template_child (widget_class, EfWindow, spinner);
-  gtk_widget_class_bind_template_child (widget_class, EfWindow, loading_label);
-  gtk_widget_class_bind_template_child (widget_class, EfWindow, progress_bar);
-  gtk_widget_class_bind_template_child (widget_class, EfWindow, progress_label);
-  gtk_widget_class_bind_template_child (widget_class, EfWindow, readout_label);
-  gtk_widget_class_bind_template_child (widget_class, EfWindow, dataset_panel);
-  gtk_widget_class_bind_template_child (widget_class, EfWindow, geometry_plot);
-  gtk_widget_class_bind_template_child (widget_class, EfWindow, processing_panel);
-  gtk_widget_class_bind_template_child (widget_class, EfWindow, display_panel);
-  gtk_widget_class_bind_template_child (widget_class, EfWindow, measure_panel);
-  gtk_widget_class_bind_template_child (widget_class, EfWindow, recent_section);
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/echoform/Echoform/ui/ef-main-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, EfMainWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, EfMainWindow, toast_overlay);
+  gtk_widget_class_bind_template_child (widget_class, EfMainWindow, flap);
+  gtk_widget_class_bind_template_child (widget_class, EfMainWindow, panel_stack);
+  gtk_widget_class_bind_template_child (widget_class, EfMainWindow, image_view);
+  gtk_widget_class_bind_template_child (widget_class, EfMainWindow, loading_box);
+  gtk_widget_class_bind_template_child (widget_class, EfMainWindow, spinner);
+  gtk_widget_class_bind_template_child (widget_class, EfMainWindow, loading_label);
+  gtk_widget_class_bind_template_child (widget_class, EfMainWindow, progress_bar);
+  gtk_widget_class_bind_template_child (widget_class, EfMainWindow, progress_label);
+  gtk_widget_class_bind_template_child (widget_class, EfMainWindow, readout_label);
+  gtk_widget_class_bind_template_child (widget_class, EfMainWindow, dataset_panel);
+  gtk_widget_class_bind_template_child (widget_class, EfMainWindow, geometry_plot);
+  gtk_widget_class_bind_template_child (widget_class, EfMainWindow, processing_panel);
+  gtk_widget_class_bind_template_child (widget_class, EfMainWindow, display_panel);
+  gtk_widget_class_bind_template_child (widget_class, EfMainWindow, measure_panel);
+  gtk_widget_class_bind_template_child (widget_class, EfMainWindow, recent_section);
 }
 
 static void
-ef_window_init (EfWindow *self)
+ef_main_window_init (EfMainWindow *self)
 {
   int w = 0, h = 0;
 
@@ -679,13 +679,13 @@ ef_window_init (EfWindow *self)
 
   ef_processing_panel_set (self->processing_panel, &self->proc, 0);
   ef_display_panel_set (self->display_panel, &self->display);
-  ef_window_actions_init (self);
-  ef_window_files_init (self);
-  ef_window_jobs_update_status (self);
+  ef_main_window_actions_init (self);
+  ef_main_window_files_init (self);
+  ef_main_window_jobs_update_status (self);
 }
 
-EfWindow *
-ef_window_new (GtkApplication *app)
+EfMainWindow *
+ef_main_window_new (GtkApplication *app)
 {
-  return g_object_new (EF_TYPE_WINDOW, "application", app, NULL);
+  return g_object_new (EF_TYPE_MAIN_WINDOW, "application", app, NULL);
 }

@@ -1,6 +1,6 @@
-/* ef-window-jobs.c: the window's two jobs: the quick overview and the region forming in place. */
+/* ef-main-window-jobs.c: the window's two jobs: the quick overview and the region forming in place. */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#define G_LOG_DOMAIN "ef-window"
+#define G_LOG_DOMAIN "ef-main-window"
 #include "config.h"
 
 #include <glib/gi18n.h>
@@ -10,7 +10,7 @@
 #include "ef-image-io.h"
 #include "ef-panel-util.h"
 #include "ef-scene.h"
-#include "ef-window-private.h"
+#include "ef-main-window-private.h"
 
 /* The overview aims at about this many pixels a side and this many backprojections: a second or two
  * on a laptop's processor. */
@@ -37,7 +37,7 @@ layer_gain (EfJobRunner *runner)
 }
 
 double
-ef_window_jobs_auto_spacing (EfWindow *self)
+ef_main_window_jobs_auto_spacing (EfMainWindow *self)
 {
   if (self->dataset == NULL)
     return 0;
@@ -47,7 +47,7 @@ ef_window_jobs_auto_spacing (EfWindow *self)
 /* ---- status ----------------------------------------------------------------------------------- */
 
 void
-ef_window_jobs_update_status (EfWindow *self)
+ef_main_window_jobs_update_status (EfMainWindow *self)
 {
   EfJobRunner *runner = self->roi_runner != NULL ? self->roi_runner : self->overview;
   const EfRunnerProgress *p;
@@ -105,18 +105,18 @@ ef_window_jobs_update_status (EfWindow *self)
 /* ---- overview --------------------------------------------------------------------------------- */
 
 static void
-overview_progress (EfJobRunner *runner, const EfRect *dirty, guint n_dirty, EfWindow *self)
+overview_progress (EfJobRunner *runner, const EfRect *dirty, guint n_dirty, EfMainWindow *self)
 {
   if (runner != self->overview)
     return;
   ef_image_view_set_layer_gain (self->image_view, EF_LAYER_OVERVIEW, layer_gain (runner));
   ef_image_view_damage (self->image_view, EF_LAYER_OVERVIEW, dirty, n_dirty);
   if (self->roi_runner == NULL && g_get_monotonic_time () - self->last_status_us > STATUS_INTERVAL_US)
-    ef_window_jobs_update_status (self);
+    ef_main_window_jobs_update_status (self);
 }
 
 void
-ef_window_jobs_auto_range (EfWindow *self)
+ef_main_window_jobs_auto_range (EfMainWindow *self)
 {
   EfJobRunner *runner = self->roi_runner != NULL ? self->roi_runner : self->overview;
   const EfGrid *grid;
@@ -138,11 +138,11 @@ ef_window_jobs_auto_range (EfWindow *self)
   /* Percentiles of the whole scene; a little headroom keeps bright points from clipping flat. */
   self->display.db_min = floor (lo + gain);
   self->display.db_max = ceil (hi + gain + 3.0);
-  ef_window_apply_display (self);
+  ef_main_window_apply_display (self);
 }
 
 static void
-overview_finished (EfJobRunner *runner, EfJobState state, EfWindow *self)
+overview_finished (EfJobRunner *runner, EfJobState state, EfMainWindow *self)
 {
   if (runner != self->overview)
     return;
@@ -152,26 +152,26 @@ overview_finished (EfJobRunner *runner, EfJobState state, EfWindow *self)
       const GError *error = ef_job_runner_get_error (runner);
       g_autofree char *msg = g_strdup_printf (_("The overview failed: %s"),
                                               error ? error->message : _("unknown error"));
-      ef_window_toast (self, msg);
+      ef_main_window_toast (self, msg);
     }
   else if (state == EF_JOB_DONE && !self->display_known)
     {
-      ef_window_jobs_auto_range (self);
+      ef_main_window_jobs_auto_range (self);
       self->display_known = TRUE;
     }
   if (self->roi_pending)
     {
       self->roi_pending = FALSE;
-      ef_window_jobs_start_roi (self);
+      ef_main_window_jobs_start_roi (self);
     }
   else if (self->batch_running && !self->has_roi)
-    ef_window_batch_roi_finished (self, state, ef_job_runner_get_error (runner));
-  ef_window_jobs_update_status (self);
-  ef_window_actions_sync (self);
+    ef_main_window_batch_roi_finished (self, state, ef_job_runner_get_error (runner));
+  ef_main_window_jobs_update_status (self);
+  ef_main_window_actions_sync (self);
 }
 
 void
-ef_window_jobs_start_overview (EfWindow *self)
+ef_main_window_jobs_start_overview (EfMainWindow *self)
 {
   g_autoptr (GError) error = NULL;
   EfJobParams params;
@@ -198,7 +198,7 @@ ef_window_jobs_start_overview (EfWindow *self)
   if (runner == NULL)
     {
       g_autofree char *msg = g_strdup_printf (_("The overview cannot start: %s"), error->message);
-      ef_window_toast (self, msg);
+      ef_main_window_toast (self, msg);
       self->overview_done = TRUE;
       return;
     }
@@ -210,13 +210,13 @@ ef_window_jobs_start_overview (EfWindow *self)
                            g_object_unref);
   ef_image_view_set_layer_gain (self->image_view, EF_LAYER_OVERVIEW, 0);
   ef_job_runner_start (runner);
-  ef_window_jobs_update_status (self);
+  ef_main_window_jobs_update_status (self);
 }
 
 /* ---- region ----------------------------------------------------------------------------------- */
 
 static void
-update_roi_info (EfWindow *self, const EfGrid *grid)
+update_roi_info (EfMainWindow *self, const EfGrid *grid)
 {
   g_autofree char *text = NULL;
 
@@ -231,7 +231,7 @@ update_roi_info (EfWindow *self, const EfGrid *grid)
 }
 
 static void
-update_geometry_done (EfWindow *self, EfJobRunner *runner)
+update_geometry_done (EfMainWindow *self, EfJobRunner *runner)
 {
   g_autofree gboolean *done = NULL;
   guint64 n = self->dataset->info.n_pulses;
@@ -243,7 +243,7 @@ update_geometry_done (EfWindow *self, EfJobRunner *runner)
 }
 
 static void
-roi_progress (EfJobRunner *runner, const EfRect *dirty, guint n_dirty, EfWindow *self)
+roi_progress (EfJobRunner *runner, const EfRect *dirty, guint n_dirty, EfMainWindow *self)
 {
   if (runner != self->roi_runner)
     return;
@@ -251,7 +251,7 @@ roi_progress (EfJobRunner *runner, const EfRect *dirty, guint n_dirty, EfWindow 
   ef_image_view_damage (self->image_view, EF_LAYER_ROI, dirty, n_dirty);
   if (g_get_monotonic_time () - self->last_status_us > STATUS_INTERVAL_US)
     {
-      ef_window_jobs_update_status (self);
+      ef_main_window_jobs_update_status (self);
       update_geometry_done (self, runner);
       if (ef_job_runner_get_backend_name (runner) != NULL)
         ef_processing_panel_set_backend_in_use (self->processing_panel, ef_job_runner_get_backend_name (runner),
@@ -260,11 +260,11 @@ roi_progress (EfJobRunner *runner, const EfRect *dirty, guint n_dirty, EfWindow 
 }
 
 static void
-roi_finished (EfJobRunner *runner, EfJobState state, EfWindow *self)
+roi_finished (EfJobRunner *runner, EfJobState state, EfMainWindow *self)
 {
   if (runner != self->roi_runner)
     return;
-  ef_window_jobs_update_status (self);
+  ef_main_window_jobs_update_status (self);
   update_geometry_done (self, runner);
   ef_processing_panel_set_backend_in_use (self->processing_panel, ef_job_runner_get_backend_name (runner),
                                           ef_job_runner_get_note (runner));
@@ -272,22 +272,22 @@ roi_finished (EfJobRunner *runner, EfJobState state, EfWindow *self)
     {
       const GError *error = ef_job_runner_get_error (runner);
       g_autofree char *msg = g_strdup_printf (_("The region failed: %s"), error ? error->message : _("unknown error"));
-      ef_window_toast (self, msg);
+      ef_main_window_toast (self, msg);
     }
   else if (state == EF_JOB_DONE && !self->batch_running)
     {
       const EfRunnerProgress *p = ef_job_runner_get_progress (runner);
       g_autofree char *elapsed = ef_format_duration (p->elapsed_s);
       g_autofree char *msg = g_strdup_printf (_("Region formed in %s"), elapsed);
-      ef_window_toast (self, msg);
+      ef_main_window_toast (self, msg);
     }
-  ef_window_actions_sync (self);
+  ef_main_window_actions_sync (self);
   g_signal_emit_by_name (self, "roi-finished", (int) state);
-  ef_window_batch_roi_finished (self, state, ef_job_runner_get_error (runner));
+  ef_main_window_batch_roi_finished (self, state, ef_job_runner_get_error (runner));
 }
 
 void
-ef_window_jobs_start_roi (EfWindow *self)
+ef_main_window_jobs_start_roi (EfMainWindow *self)
 {
   g_autoptr (GError) error = NULL;
   EfJobParams params;
@@ -302,20 +302,20 @@ ef_window_jobs_start_roi (EfWindow *self)
   ef_image_view_set_layer (self->image_view, EF_LAYER_ROI, NULL, NULL, NULL, NULL);
   g_clear_object (&self->roi_runner);
 
-  spacing = ef_window_get_roi_spacing (self);
+  spacing = ef_main_window_get_roi_spacing (self);
   pixels = (self->roi[2] - self->roi[0]) * (self->roi[3] - self->roi[1]) / (spacing * spacing);
   if (pixels > MAX_ROI_PIXELS)
     {
       g_autofree char *msg = NULL;
       spacing *= sqrt (pixels / MAX_ROI_PIXELS);
       msg = g_strdup_printf (_("The region is large: it forms at %.3f m instead"), spacing);
-      ef_window_toast (self, msg);
+      ef_main_window_toast (self, msg);
     }
   self->roi_spacing = spacing;
   ef_image_view_set_roi_spacing (self->image_view, spacing);
   if (!ef_grid_init_roi (&grid, self->roi[0], self->roi[1], self->roi[2], self->roi[3], spacing, &error))
     {
-      ef_window_toast (self, error->message);
+      ef_main_window_toast (self, error->message);
       return;
     }
   update_roi_info (self, &grid);
@@ -324,7 +324,7 @@ ef_window_jobs_start_roi (EfWindow *self)
     {
       /* Both at once would halve each one's speed; the overview takes a second or two. */
       self->roi_pending = TRUE;
-      ef_window_jobs_update_status (self);
+      ef_main_window_jobs_update_status (self);
       return;
     }
   self->roi_pending = FALSE;
@@ -334,7 +334,7 @@ ef_window_jobs_start_roi (EfWindow *self)
   if (runner == NULL)
     {
       g_autofree char *msg = g_strdup_printf (_("The region cannot start: %s"), error->message);
-      ef_window_toast (self, msg);
+      ef_main_window_toast (self, msg);
       return;
     }
   self->roi_runner = runner;
@@ -344,12 +344,12 @@ ef_window_jobs_start_roi (EfWindow *self)
                            g_object_unref);
   ef_job_runner_start (runner);
   ef_geometry_plot_set_done (self->geometry_plot, NULL, 0);
-  ef_window_jobs_update_status (self);
-  ef_window_actions_sync (self);
+  ef_main_window_jobs_update_status (self);
+  ef_main_window_actions_sync (self);
 }
 
 void
-ef_window_jobs_stop (EfWindow *self)
+ef_main_window_jobs_stop (EfMainWindow *self)
 {
   if (self->image_view != NULL)
     {

@@ -1,4 +1,4 @@
-/* ef-window-private.h: the main window's state, shared by the files that make up EfWindow. */
+/* ef-main-window-private.h: the main window's state, shared by the files that make up EfMainWindow. */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
@@ -10,7 +10,7 @@
 #include "ef-measure-panel.h"
 #include "ef-processing.h"
 #include "ef-processing-panel.h"
-#include "ef-window.h"
+#include "ef-main-window.h"
 
 G_BEGIN_DECLS
 
@@ -72,34 +72,34 @@ struct _EfWindow {
   gint64               last_status_us;
 };
 
-/* ef-window-actions.c */
-void ef_window_actions_init (EfWindow *self);
-void ef_window_actions_sync (EfWindow *self);
+/* ef-main-window-actions.c */
+void ef_main_window_actions_init (EfMainWindow *self);
+void ef_main_window_actions_sync (EfMainWindow *self);
 
-/* ef-window-jobs.c */
-void ef_window_jobs_start_overview (EfWindow *self);
-void ef_window_jobs_start_roi (EfWindow *self);
-void ef_window_jobs_stop (EfWindow *self);
-void ef_window_jobs_update_status (EfWindow *self);
-double ef_window_jobs_auto_spacing (EfWindow *self);
-void ef_window_jobs_auto_range (EfWindow *self);
+/* ef-main-window-jobs.c */
+void ef_main_window_jobs_start_overview (EfMainWindow *self);
+void ef_main_window_jobs_start_roi (EfMainWindow *self);
+void ef_main_window_jobs_stop (EfMainWindow *self);
+void ef_main_window_jobs_update_status (EfMainWindow *self);
+double ef_main_window_jobs_auto_spacing (EfMainWindow *self);
+void ef_main_window_jobs_auto_range (EfMainWindow *self);
 
-/* ef-window-files.c */
-void ef_window_files_init (EfWindow *self);
-void ef_window_files_update_recent (EfWindow *self);
-void ef_window_show_open_dialog (EfWindow *self, gboolean folder);
-void ef_window_toast (EfWindow *self, const char *message);
-void ef_window_set_loading (EfWindow *self, const char *message);
+/* ef-main-window-files.c */
+void ef_main_window_files_init (EfMainWindow *self);
+void ef_main_window_files_update_recent (EfMainWindow *self);
+void ef_main_window_show_open_dialog (EfMainWindow *self, gboolean folder);
+void ef_main_window_toast (EfMainWindow *self, const char *message);
+void ef_main_window_set_loading (EfMainWindow *self, const char *message);
 
-/* ef-window-export.c */
-void ef_window_export_image (EfWindow *self);
-void ef_window_export_png (EfWindow *self);
-void ef_window_export_measurements (EfWindow *self);
-gboolean ef_window_write_measurements_csv (EfWindow *self, const char *path, GError **error);
+/* ef-main-window-export.c */
+void ef_main_window_export_image (EfMainWindow *self);
+void ef_main_window_export_png (EfMainWindow *self);
+void ef_main_window_export_measurements (EfMainWindow *self);
+gboolean ef_main_window_write_measurements_csv (EfMainWindow *self, const char *path, GError **error);
 
-/* ef-window.c */
-void ef_window_queue_session_save (EfWindow *self);
-void ef_window_apply_display (EfWindow *self);
-void ef_window_batch_roi_finished (EfWindow *self, EfJobState state, const GError *error);
+/* ef-main-window.c */
+void ef_main_window_queue_session_save (EfMainWindow *self);
+void ef_main_window_apply_display (EfMainWindow *self);
+void ef_main_window_batch_roi_finished (EfMainWindow *self, EfJobState state, const GError *error);
 
 G_END_DECLS

@@ -1,17 +1,17 @@
-/* ef-window-files.c: opening collections: the file chooser, recent files, drag and drop, the demo. */
+/* ef-main-window-files.c: opening collections: the file chooser, recent files, drag and drop, the demo. */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#define G_LOG_DOMAIN "ef-window"
+#define G_LOG_DOMAIN "ef-main-window"
 #include "config.h"
 
 #include <glib/gi18n.h>
 
 #include "ef-demo.h"
-#include "ef-window-private.h"
+#include "ef-main-window-private.h"
 
 #define MAX_RECENT 8
 
 void
-ef_window_toast (EfWindow *self, const char *message)
+ef_main_window_toast (EfMainWindow *self, const char *message)
 {
   AdwToast *toast = adw_toast_new (message);
 
@@ -20,7 +20,7 @@ ef_window_toast (EfWindow *self, const char *message)
 }
 
 void
-ef_window_set_loading (EfWindow *self, const char *message)
+ef_main_window_set_loading (EfMainWindow *self, const char *message)
 {
   gtk_widget_set_visible (self->loading_box, message != NULL);
   gtk_spinner_set_spinning (self->spinner, message != NULL);
@@ -60,26 +60,26 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
 static void
 load_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
-  EfWindow *self = EF_WINDOW (source);
+  EfMainWindow *self = EF_MAIN_WINDOW (source);
   LoadData *d = g_task_get_task_data (G_TASK (result));
   g_autoptr (GError) error = NULL;
   g_autoptr (EfDataset) dataset = g_task_propagate_pointer (G_TASK (result), &error);
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
-  ef_window_set_loading (self, NULL);
+  ef_main_window_set_loading (self, NULL);
   if (dataset == NULL)
     {
       g_autofree char *name = d->path ? g_filename_display_basename (d->path) : g_strdup (_("the demo scene"));
       g_autofree char *msg = g_strdup_printf (_("Could not open %s: %s"), name, error->message);
 
-      ef_window_toast (self, msg);
+      ef_main_window_toast (self, msg);
       if (self->batch_pending)
         {
           self->batch_pending = FALSE;
           g_signal_emit_by_name (self, "batch-done", FALSE, msg);
         }
-      ef_window_jobs_update_status (self);
+      ef_main_window_jobs_update_status (self);
       return;
     }
   if (d->path != NULL)
@@ -97,11 +97,11 @@ load_done (GObject *source, GAsyncResult *result, gpointer user_data)
       data.groups = (char **) groups;
       gtk_recent_manager_add_full (gtk_recent_manager_get_default (), uri, &data);
     }
-  ef_window_set_dataset (self, dataset);
+  ef_main_window_set_dataset (self, dataset);
 }
 
 static void
-start_load (EfWindow *self, char *path, const char *message)
+start_load (EfMainWindow *self, char *path, const char *message)
 {
   g_autoptr (GTask) task = NULL;
   LoadData *d = g_new0 (LoadData, 1);
@@ -112,7 +112,7 @@ start_load (EfWindow *self, char *path, const char *message)
   self->load_cancellable = g_cancellable_new ();
 
   d->path = path;
-  ef_window_set_loading (self, message);
+  ef_main_window_set_loading (self, message);
   task = g_task_new (self, self->load_cancellable, load_done, NULL);
   g_task_set_task_data (task, d, load_data_free);
   /* A cancelled load's result is dropped: a newer one replaced it. */
@@ -121,12 +121,12 @@ start_load (EfWindow *self, char *path, const char *message)
 }
 
 void
-ef_window_open_path (EfWindow *self, const char *path)
+ef_main_window_open_path (EfMainWindow *self, const char *path)
 {
   g_autofree char *name = NULL;
   g_autofree char *msg = NULL;
 
-  g_return_if_fail (EF_IS_WINDOW (self));
+  g_return_if_fail (EF_IS_MAIN_WINDOW (self));
   g_return_if_fail (path != NULL);
 
   name = g_filename_display_basename (path);
@@ -135,16 +135,16 @@ ef_window_open_path (EfWindow *self, const char *path)
 }
 
 void
-ef_window_open_demo (EfWindow *self, gboolean simulate)
+ef_main_window_open_demo (EfMainWindow *self, gboolean simulate)
 {
   g_autofree char *file = NULL;
 
-  g_return_if_fail (EF_IS_WINDOW (self));
+  g_return_if_fail (EF_IS_MAIN_WINDOW (self));
 
   if (!simulate)
     file = ef_demo_find_file ();
   if (file != NULL)
-    ef_window_open_path (self, file);
+    ef_main_window_open_path (self, file);
   else
     start_load (self, NULL, _("Simulating the demo scene…"));
 }
@@ -152,7 +152,7 @@ ef_window_open_demo (EfWindow *self, gboolean simulate)
 /* ---- the file chooser ------------------------------------------------------------------------- */
 
 static void
-chooser_response (GtkNativeDialog *dialog, int response, EfWindow *self)
+chooser_response (GtkNativeDialog *dialog, int response, EfMainWindow *self)
 {
   if (response == GTK_RESPONSE_ACCEPT)
     {
@@ -160,16 +160,16 @@ chooser_response (GtkNativeDialog *dialog, int response, EfWindow *self)
       g_autofree char *path = file ? g_file_get_path (file) : NULL;
 
       if (path != NULL)
-        ef_window_open_path (self, path);
+        ef_main_window_open_path (self, path);
       else if (file != NULL)
-        ef_window_toast (self, _("Only local files can be opened"));
+        ef_main_window_toast (self, _("Only local files can be opened"));
     }
   gtk_native_dialog_destroy (dialog);
   g_object_unref (dialog);
 }
 
 void
-ef_window_show_open_dialog (EfWindow *self, gboolean folder)
+ef_main_window_show_open_dialog (EfMainWindow *self, gboolean folder)
 {
   GtkFileChooserNative *chooser;
   g_autoptr (GtkFileFilter) all = gtk_file_filter_new ();
@@ -210,7 +210,7 @@ compare_recent (gconstpointer a, gconstpointer b)
 }
 
 void
-ef_window_files_update_recent (EfWindow *self)
+ef_main_window_files_update_recent (EfMainWindow *self)
 {
   GtkRecentManager *manager = gtk_recent_manager_get_default ();
   GList *items = gtk_recent_manager_get_items (manager);
@@ -237,7 +237,7 @@ ef_window_files_update_recent (EfWindow *self)
 /* ---- drag and drop ---------------------------------------------------------------------------- */
 
 static gboolean
-drop (GtkDropTarget *target, const GValue *value, double x, double y, EfWindow *self)
+drop (GtkDropTarget *target, const GValue *value, double x, double y, EfMainWindow *self)
 {
   GSList *files;
   g_autofree char *path = NULL;
@@ -250,15 +250,15 @@ drop (GtkDropTarget *target, const GValue *value, double x, double y, EfWindow *
   path = g_file_get_path (files->data);
   if (path == NULL)
     {
-      ef_window_toast (self, _("Only local files can be opened"));
+      ef_main_window_toast (self, _("Only local files can be opened"));
       return FALSE;
     }
-  ef_window_open_path (self, path);
+  ef_main_window_open_path (self, path);
   return TRUE;
 }
 
 void
-ef_window_files_init (EfWindow *self)
+ef_main_window_files_init (EfMainWindow *self)
 {
   GtkDropTarget *target = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
 
@@ -266,6 +266,6 @@ ef_window_files_init (EfWindow *self)
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (target));
 
   g_signal_connect_object (gtk_recent_manager_get_default (), "changed",
-                           G_CALLBACK (ef_window_files_update_recent), self, G_CONNECT_SWAPPED);
-  ef_window_files_update_recent (self);
+                           G_CALLBACK (ef_main_window_files_update_recent), self, G_CONNECT_SWAPPED);
+  ef_main_window_files_update_recent (self);
 }

@@ -1,33 +1,33 @@
-/* ef-window-actions.c: the window's actions, used by its buttons, menus, shortcuts and D-Bus. */
+/* ef-main-window-actions.c: the window's actions, used by its buttons, menus, shortcuts and D-Bus. */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#define G_LOG_DOMAIN "ef-window"
+#define G_LOG_DOMAIN "ef-main-window"
 #include "config.h"
 
 #include <glib/gi18n.h>
 
 #include "ef-demo.h"
-#include "ef-window-private.h"
+#include "ef-main-window-private.h"
 
 static GSimpleAction *
-lookup (EfWindow *self, const char *name)
+lookup (EfMainWindow *self, const char *name)
 {
   return G_SIMPLE_ACTION (g_action_map_lookup_action (G_ACTION_MAP (self), name));
 }
 
 static void
-set_enabled (EfWindow *self, const char *name, gboolean enabled)
+set_enabled (EfMainWindow *self, const char *name, gboolean enabled)
 {
   g_simple_action_set_enabled (lookup (self, name), enabled);
 }
 
 static void
-set_string_state (EfWindow *self, const char *name, const char *value)
+set_string_state (EfMainWindow *self, const char *name, const char *value)
 {
   g_simple_action_set_state (lookup (self, name), g_variant_new_string (value));
 }
 
 void
-ef_window_actions_sync (EfWindow *self)
+ef_main_window_actions_sync (EfMainWindow *self)
 {
   gboolean has_data = self->dataset != NULL;
   gboolean running = (self->roi_runner && ef_job_runner_is_running (self->roi_runner))
@@ -60,13 +60,13 @@ ef_window_actions_sync (EfWindow *self)
 static void
 open_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
-  ef_window_show_open_dialog (EF_WINDOW (user_data), FALSE);
+  ef_main_window_show_open_dialog (EF_MAIN_WINDOW (user_data), FALSE);
 }
 
 static void
 open_folder_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
-  ef_window_show_open_dialog (EF_WINDOW (user_data), TRUE);
+  ef_main_window_show_open_dialog (EF_MAIN_WINDOW (user_data), TRUE);
 }
 
 static void
@@ -76,53 +76,53 @@ open_recent_activated (GSimpleAction *action, GVariant *param, gpointer user_dat
   g_autofree char *path = g_file_get_path (file);
 
   if (path != NULL)
-    ef_window_open_path (EF_WINDOW (user_data), path);
+    ef_main_window_open_path (EF_MAIN_WINDOW (user_data), path);
 }
 
 static void
 open_demo_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
-  ef_window_open_demo (EF_WINDOW (user_data), FALSE);
+  ef_main_window_open_demo (EF_MAIN_WINDOW (user_data), FALSE);
 }
 
 static void
 export_image_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
-  ef_window_export_image (EF_WINDOW (user_data));
+  ef_main_window_export_image (EF_MAIN_WINDOW (user_data));
 }
 
 static void
 export_png_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
-  ef_window_export_png (EF_WINDOW (user_data));
+  ef_main_window_export_png (EF_MAIN_WINDOW (user_data));
 }
 
 static void
 export_measurements_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
-  ef_window_export_measurements (EF_WINDOW (user_data));
+  ef_main_window_export_measurements (EF_MAIN_WINDOW (user_data));
 }
 
 static void
 clear_measurements_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
-  EfWindow *self = EF_WINDOW (user_data);
+  EfMainWindow *self = EF_MAIN_WINDOW (user_data);
 
   g_array_set_size (self->measurements, 0);
   self->has_marker = FALSE;
   ef_image_view_set_marker (self->image_view, NULL);
   ef_measure_panel_set_result (self->measure_panel, NULL, 0, NULL);
-  ef_window_actions_sync (self);
+  ef_main_window_actions_sync (self);
 }
 
 static void
 screenshot_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
-  EfWindow *self = EF_WINDOW (user_data);
+  EfMainWindow *self = EF_MAIN_WINDOW (user_data);
   g_autoptr (GError) error = NULL;
 
-  if (!ef_window_save_screenshot (self, g_variant_get_string (param, NULL), &error))
-    ef_window_toast (self, error->message);
+  if (!ef_main_window_save_screenshot (self, g_variant_get_string (param, NULL), &error))
+    ef_main_window_toast (self, error->message);
 }
 
 /* ---- jobs ------------------------------------------------------------------------------------- */
@@ -130,19 +130,19 @@ screenshot_activated (GSimpleAction *action, GVariant *param, gpointer user_data
 static void
 start_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
-  EfWindow *self = EF_WINDOW (user_data);
+  EfMainWindow *self = EF_MAIN_WINDOW (user_data);
 
   if (self->has_roi)
-    ef_window_jobs_start_roi (self);
+    ef_main_window_jobs_start_roi (self);
   else
-    ef_window_jobs_start_overview (self);
-  ef_window_actions_sync (self);
+    ef_main_window_jobs_start_overview (self);
+  ef_main_window_actions_sync (self);
 }
 
 static void
 pause_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
 {
-  EfWindow *self = EF_WINDOW (user_data);
+  EfMainWindow *self = EF_MAIN_WINDOW (user_data);
   EfJobRunner *runner = self->roi_runner ? self->roi_runner : self->overview;
 
   if (runner == NULL)
@@ -152,20 +152,20 @@ pause_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
   else
     ef_job_runner_resume (runner);
   g_simple_action_set_state (action, state);
-  ef_window_jobs_update_status (self);
+  ef_main_window_jobs_update_status (self);
 }
 
 static void
 cancel_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
-  EfWindow *self = EF_WINDOW (user_data);
+  EfMainWindow *self = EF_MAIN_WINDOW (user_data);
 
   if (self->roi_runner != NULL)
     ef_job_runner_cancel (self->roi_runner);
   if (self->overview != NULL)
     ef_job_runner_cancel (self->overview);
   self->roi_pending = FALSE;
-  ef_window_actions_sync (self);
+  ef_main_window_actions_sync (self);
 }
 
 /* ---- view ------------------------------------------------------------------------------------- */
@@ -173,7 +173,7 @@ cancel_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 static void
 tool_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
 {
-  EfWindow *self = EF_WINDOW (user_data);
+  EfMainWindow *self = EF_MAIN_WINDOW (user_data);
   const char *s = g_variant_get_string (state, NULL);
   EfTool tool = g_str_equal (s, "region") ? EF_TOOL_REGION : g_str_equal (s, "measure") ? EF_TOOL_MEASURE
                                                                                          : EF_TOOL_PAN;
@@ -185,31 +185,31 @@ tool_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
 static void
 zoom_in_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
-  ef_image_view_zoom_by (EF_WINDOW (user_data)->image_view, 1.25, -1, -1);
+  ef_image_view_zoom_by (EF_MAIN_WINDOW (user_data)->image_view, 1.25, -1, -1);
 }
 
 static void
 zoom_out_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
-  ef_image_view_zoom_by (EF_WINDOW (user_data)->image_view, 0.8, -1, -1);
+  ef_image_view_zoom_by (EF_MAIN_WINDOW (user_data)->image_view, 0.8, -1, -1);
 }
 
 static void
 zoom_fit_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
-  ef_image_view_zoom_fit (EF_WINDOW (user_data)->image_view);
+  ef_image_view_zoom_fit (EF_MAIN_WINDOW (user_data)->image_view);
 }
 
 static void
 zoom_1_1_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
-  ef_image_view_zoom_one_to_one (EF_WINDOW (user_data)->image_view);
+  ef_image_view_zoom_one_to_one (EF_MAIN_WINDOW (user_data)->image_view);
 }
 
 static void
 zoom_roi_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
-  EfWindow *self = EF_WINDOW (user_data);
+  EfMainWindow *self = EF_MAIN_WINDOW (user_data);
 
   if (self->has_roi)
     ef_image_view_zoom_to_box (self->image_view, self->roi);
@@ -221,19 +221,19 @@ set_roi_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
   double roi[4];
 
   g_variant_get (param, "(dddd)", &roi[0], &roi[1], &roi[2], &roi[3]);
-  ef_window_set_roi (EF_WINDOW (user_data), roi);
+  ef_main_window_set_roi (EF_MAIN_WINDOW (user_data), roi);
 }
 
 static void
 clear_roi_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
-  ef_window_set_roi (EF_WINDOW (user_data), NULL);
+  ef_main_window_set_roi (EF_MAIN_WINDOW (user_data), NULL);
 }
 
 static void
 set_spacing_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
-  EfWindow *self = EF_WINDOW (user_data);
+  EfMainWindow *self = EF_MAIN_WINDOW (user_data);
   double spacing = g_variant_get_double (param);
 
   if (spacing > 0)
@@ -243,38 +243,38 @@ set_spacing_activated (GSimpleAction *action, GVariant *param, gpointer user_dat
     }
   else
     self->proc.spacing_auto = TRUE;
-  ef_processing_panel_set (self->processing_panel, &self->proc, ef_window_jobs_auto_spacing (self));
+  ef_processing_panel_set (self->processing_panel, &self->proc, ef_main_window_jobs_auto_spacing (self));
   if (self->has_roi)
-    ef_window_jobs_start_roi (self);
-  ef_window_queue_session_save (self);
+    ef_main_window_jobs_start_roi (self);
+  ef_main_window_queue_session_save (self);
 }
 
 static void
 measure_at_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
-  EfWindow *self = EF_WINDOW (user_data);
+  EfMainWindow *self = EF_MAIN_WINDOW (user_data);
   g_autoptr (GError) error = NULL;
   double x, y;
 
   g_variant_get (param, "(dd)", &x, &y);
-  if (!ef_window_measure_at (self, x, y, &error))
-    ef_window_toast (self, error->message);
+  if (!ef_main_window_measure_at (self, x, y, &error))
+    ef_main_window_toast (self, error->message);
 }
 
 static void
 auto_range_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
-  EfWindow *self = EF_WINDOW (user_data);
+  EfMainWindow *self = EF_MAIN_WINDOW (user_data);
 
-  ef_window_jobs_auto_range (self);
+  ef_main_window_jobs_auto_range (self);
   self->display_known = TRUE;
-  ef_window_queue_session_save (self);
+  ef_main_window_queue_session_save (self);
 }
 
 static void
 view_mode_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
 {
-  EfWindow *self = EF_WINDOW (user_data);
+  EfMainWindow *self = EF_MAIN_WINDOW (user_data);
 
   if (!ef_view_mode_from_string (g_variant_get_string (state, NULL), &self->display.mode))
     return;
@@ -288,25 +288,25 @@ view_mode_change_state (GSimpleAction *action, GVariant *state, gpointer user_da
         self->display.colormap = EF_COLORMAP_GREY;
     }
   self->display_known = TRUE;
-  ef_window_apply_display (self);
-  ef_window_queue_session_save (self);
+  ef_main_window_apply_display (self);
+  ef_main_window_queue_session_save (self);
 }
 
 static void
 colormap_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
 {
-  EfWindow *self = EF_WINDOW (user_data);
+  EfMainWindow *self = EF_MAIN_WINDOW (user_data);
 
   if (!ef_colormap_from_string (g_variant_get_string (state, NULL), &self->display.colormap))
     return;
-  ef_window_apply_display (self);
-  ef_window_queue_session_save (self);
+  ef_main_window_apply_display (self);
+  ef_main_window_queue_session_save (self);
 }
 
 static void
 show_sidebar_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
 {
-  EfWindow *self = EF_WINDOW (user_data);
+  EfMainWindow *self = EF_MAIN_WINDOW (user_data);
 
   adw_flap_set_reveal_flap (self->flap, g_variant_get_boolean (state));
   g_simple_action_set_state (action, state);
@@ -315,7 +315,7 @@ show_sidebar_change_state (GSimpleAction *action, GVariant *state, gpointer user
 static void
 show_panel_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
-  EfWindow *self = EF_WINDOW (user_data);
+  EfMainWindow *self = EF_MAIN_WINDOW (user_data);
 
   adw_flap_set_reveal_flap (self->flap, TRUE);
   adw_view_stack_set_visible_child_name (self->panel_stack, g_variant_get_string (param, NULL));
@@ -324,21 +324,21 @@ show_panel_activated (GSimpleAction *action, GVariant *param, gpointer user_data
 /* ---- processing ------------------------------------------------------------------------------- */
 
 static void
-processing_changed (EfWindow *self, gboolean overview_too)
+processing_changed (EfMainWindow *self, gboolean overview_too)
 {
-  ef_processing_panel_set (self->processing_panel, &self->proc, ef_window_jobs_auto_spacing (self));
-  ef_window_actions_sync (self);
+  ef_processing_panel_set (self->processing_panel, &self->proc, ef_main_window_jobs_auto_spacing (self));
+  ef_main_window_actions_sync (self);
   if (overview_too)
-    ef_window_jobs_start_overview (self);
+    ef_main_window_jobs_start_overview (self);
   if (self->has_roi)
-    ef_window_jobs_start_roi (self);
-  ef_window_queue_session_save (self);
+    ef_main_window_jobs_start_roi (self);
+  ef_main_window_queue_session_save (self);
 }
 
 static void
 algorithm_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
 {
-  EfWindow *self = EF_WINDOW (user_data);
+  EfMainWindow *self = EF_MAIN_WINDOW (user_data);
 
   if (ef_algo_from_string (g_variant_get_string (state, NULL), &self->proc.algo))
     processing_changed (self, FALSE);
@@ -347,7 +347,7 @@ algorithm_change_state (GSimpleAction *action, GVariant *state, gpointer user_da
 static void
 precision_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
 {
-  EfWindow *self = EF_WINDOW (user_data);
+  EfMainWindow *self = EF_MAIN_WINDOW (user_data);
 
   if (ef_precision_from_string (g_variant_get_string (state, NULL), &self->proc.precision))
     processing_changed (self, FALSE);
@@ -356,7 +356,7 @@ precision_change_state (GSimpleAction *action, GVariant *state, gpointer user_da
 static void
 backend_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
 {
-  EfWindow *self = EF_WINDOW (user_data);
+  EfMainWindow *self = EF_MAIN_WINDOW (user_data);
 
   if (ef_backend_kind_from_string (g_variant_get_string (state, NULL), &self->proc.backend))
     processing_changed (self, TRUE);
@@ -365,7 +365,7 @@ backend_change_state (GSimpleAction *action, GVariant *state, gpointer user_data
 static void
 order_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
 {
-  EfWindow *self = EF_WINDOW (user_data);
+  EfMainWindow *self = EF_MAIN_WINDOW (user_data);
 
   if (ef_order_from_string (g_variant_get_string (state, NULL), &self->proc.order))
     processing_changed (self, FALSE);
@@ -406,16 +406,16 @@ static const GActionEntry win_entries[] = {
 };
 
 static void
-flap_revealed (AdwFlap *flap, GParamSpec *pspec, EfWindow *self)
+flap_revealed (AdwFlap *flap, GParamSpec *pspec, EfMainWindow *self)
 {
   g_simple_action_set_state (lookup (self, "show-sidebar"), g_variant_new_boolean (adw_flap_get_reveal_flap (flap)));
 }
 
 void
-ef_window_actions_init (EfWindow *self)
+ef_main_window_actions_init (EfMainWindow *self)
 {
   g_action_map_add_action_entries (G_ACTION_MAP (self), win_entries, G_N_ELEMENTS (win_entries), self);
   g_signal_connect_object (self->flap, "notify::reveal-flap", G_CALLBACK (flap_revealed), self, 0);
   flap_revealed (self->flap, NULL, self);
-  ef_window_actions_sync (self);
+  ef_main_window_actions_sync (self);
 }
