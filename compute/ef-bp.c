@@ -108,9 +108,11 @@ ef_bp_cpu_fp32 (const EfGrid *grid, const EfProfiles *profiles, EfCf32 *acc, gui
 {
   const guint T = EF_BP_TILE, NPX = EF_BP_TILE * EF_BP_TILE;
   guint tiles_x, tiles_y, n_pulses, n_bins;
-  float a[EF_BP_TILE * EF_BP_TILE], b[EF_BP_TILE * EF_BP_TILE], q[EF_BP_TILE * EF_BP_TILE];
-  float *re, *im;
-  gboolean bistatic;
+  float a[EF_BP_TILE * EF_BP_TILE] __attribute__((aligned (64)));
+  float b[EF_BP_TILE * EF_BP_TILE] __attribute__((aligned (64)));
+  float q[EF_BP_TILE * EF_BP_TILE] __attribute__((aligned (64)));
+  float *re = NULL, *im = NULL;
+  gboolean bistatic, fast;
 
   g_return_if_fail (grid != NULL && profiles != NULL && acc != NULL);
   g_return_if_fail (profiles->data32 != NULL);
@@ -135,20 +137,25 @@ ef_bp_cpu_fp32 (const EfGrid *grid, const EfProfiles *profiles, EfCf32 *acc, gui
         q[j * T + i] = da * da + db * db;
       }
 
-  /* Split planes let the inner loop gather real and imaginary parts with plain float loads. */
-  re = ef_aligned_alloc0 ((gsize) n_pulses * n_bins * sizeof (float));
-  im = ef_aligned_alloc0 ((gsize) n_pulses * n_bins * sizeof (float));
-  if (re == NULL || im == NULL)
+  /* The AVX-512 loop reads the interleaved profiles directly; the portable loop wants split planes so
+   * that it can load real and imaginary parts with plain float loads. */
+  fast = !bistatic && ef_bp_cpu_have_avx512 () && !g_getenv ("EF_BP_PORTABLE");
+  if (!fast)
     {
-      g_critical ("Out of memory splitting %u profiles", n_pulses);
-      ef_aligned_free (re);
-      ef_aligned_free (im);
-      return;
-    }
-  for (gsize i = 0; i < (gsize) n_pulses * n_bins; i++)
-    {
-      re[i] = crealf (profiles->data32[i]);
-      im[i] = cimagf (profiles->data32[i]);
+      re = ef_aligned_alloc0 ((gsize) n_pulses * n_bins * sizeof (float));
+      im = ef_aligned_alloc0 ((gsize) n_pulses * n_bins * sizeof (float));
+      if (re == NULL || im == NULL)
+        {
+          g_critical ("Out of memory splitting %u profiles", n_pulses);
+          ef_aligned_free (re);
+          ef_aligned_free (im);
+          return;
+        }
+      for (gsize i = 0; i < (gsize) n_pulses * n_bins; i++)
+        {
+          re[i] = crealf (profiles->data32[i]);
+          im[i] = cimagf (profiles->data32[i]);
+        }
     }
 
   if (n_threads == 0)
@@ -183,7 +190,11 @@ ef_bp_cpu_fp32 (const EfGrid *grid, const EfProfiles *profiles, EfCf32 *acc, gui
           tile_coef (grid, &profiles->meta[p], xc, bistatic, &coef[p]);
         memset (acc_re, 0, sizeof acc_re);
         memset (acc_im, 0, sizeof acc_im);
-        ef_bp_cpu_tile (coef, n_pulses, re, im, n_bins, a, b, q, NPX, acc_re, acc_im, bistatic);
+        if (fast)
+          ef_bp_cpu_tile_avx512 (coef, n_pulses, (const float *) profiles->data32, n_bins, a, b, q, NPX, acc_re,
+                                 acc_im);
+        else
+          ef_bp_cpu_tile (coef, n_pulses, re, im, n_bins, a, b, q, NPX, acc_re, acc_im, bistatic);
         for (guint j = 0; j < h; j++)
           for (guint i = 0; i < w; i++)
             acc[(gsize) (y0 + j) * grid->width + x0 + i] += acc_re[j * T + i] + acc_im[j * T + i] * I;
@@ -197,5 +208,7 @@ ef_bp_cpu_fp32 (const EfGrid *grid, const EfProfiles *profiles, EfCf32 *acc, gui
 const char *
 ef_bp_cpu_simd_name (void)
 {
+  if (ef_bp_cpu_have_avx512 () && !g_getenv ("EF_BP_PORTABLE"))
+    return "AVX-512 (intrinsics)";
   return ef_bp_cpu_tile_isa ();
 }

@@ -22,7 +22,7 @@ typedef struct {
   double spacing;
 } EfMeasurement;
 
-struct _EfWindow {
+struct _EfMainWindow {
   AdwApplicationWindow parent_instance;
 
   /* Template children, borrowed. */
@@ -95,7 +95,6 @@ void ef_main_window_set_loading (EfMainWindow *self, const char *message);
 void ef_main_window_export_image (EfMainWindow *self);
 void ef_main_window_export_png (EfMainWindow *self);
 void ef_main_window_export_measurements (EfMainWindow *self);
-gboolean ef_main_window_write_measurements_csv (EfMainWindow *self, const char *path, GError **error);
 
 /* ef-main-window.c */
 void ef_main_window_queue_session_save (EfMainWindow *self);

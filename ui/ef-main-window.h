@@ -47,6 +47,9 @@ double ef_main_window_get_roi_spacing (EfMainWindow *self);
 /* Measures the point target nearest scene point (x, y) in what is formed so far. */
 gboolean ef_main_window_measure_at (EfMainWindow *self, double x, double y, GError **error);
 
+/* Writes the measurements made so far as CSV (C locale numbers), atomically. */
+gboolean ef_main_window_write_measurements_csv (EfMainWindow *self, const char *path, GError **error);
+
 /* Saves a PNG of the whole window as it is on screen (atomically). */
 gboolean ef_main_window_save_screenshot (EfMainWindow *self, const char *path, GError **error);
 

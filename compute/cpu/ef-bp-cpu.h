@@ -30,3 +30,16 @@ void ef_bp_cpu_tile (const EfBpCoef *coef, guint n_pulses, const float *re, cons
 const char *ef_bp_cpu_tile_isa (void);
 
 G_END_DECLS
+
+G_BEGIN_DECLS
+
+/* TRUE when the hand-written AVX-512 loop can run on this CPU. */
+gboolean ef_bp_cpu_have_avx512 (void);
+
+/* The AVX-512 loop for monostatic pulses. prof: interleaved complex profiles (re, im), pulse p at
+ * prof + 2 * p * n_bins. n_px must be a multiple of 16; a, b, q, acc_re, acc_im 64-byte aligned. */
+void ef_bp_cpu_tile_avx512 (const EfBpCoef *coef, guint n_pulses, const float *prof, guint n_bins,
+                            const float *a, const float *b, const float *q, guint n_px, float *acc_re,
+                            float *acc_im);
+
+G_END_DECLS

@@ -223,7 +223,7 @@ ef_cuda_bp_model (const EfGrid *grid, const EfProfiles *profiles, guint variant,
                       const float kk = (float) (k - SEG / 2);
                       float wgt;
                       int off = split_bin (sg, kk, &wgt);
-                      long long idx = sg.base + off;
+                      long long idx = sg.row + off;
 
                       g_assert (idx >= (long long) p * stride && idx < (long long) (p + 1) * stride);
                       const float *v = table + idx * 4;

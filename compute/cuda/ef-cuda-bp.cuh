@@ -158,9 +158,22 @@ make_stage (const EfTaylor *t, double y, float kdr, long long row, EfStage *st)
 
 /* Per pulse, per thread: where the segment starts in the table and its float quadratic. */
 struct EfSeg {
-  long long base;  /* element index of the base pair, magic bits folded in */
+  long long row;   /* element index of the pulse's pair 0, magic bits folded in */
+  float mf;        /* 1.5 * 2^23 + base pair: adding it rounds to an integer and adds the base */
   float fc, b1, b2, kdr;
 };
+
+__host__ __device__ inline float
+int_bits_float (int i)
+{
+#ifdef __CUDA_ARCH__
+  return __int_as_float (i);
+#else
+  float f;
+  memcpy (&f, &i, sizeof f);
+  return f;
+#endif
+}
 
 __host__ __device__ inline void
 seg_setup (const EfStage &st, double ad, float a, float a2, int ib_lo, int ib_hi, EfSeg *sg)
@@ -174,26 +187,28 @@ seg_setup (const EfStage &st, double ad, float a, float a2, int ib_lo, int ib_hi
   float fc = (float) (bc - fl) + a2 * fmaf (a, st.e3, st.e2) - 0.5f;
 
   ib = ib < ib_lo ? ib_lo : (ib > ib_hi ? ib_hi : ib);
-  sg->base = st.row + ib;
+  sg->row = st.row;
+  /* The float 1.5 * 2^23 + ib, exactly (|ib| < 2^22): its bits are the magic bits plus ib. */
+  sg->mf = int_bits_float (kMagicFBits + ib);
   sg->fc = fc;
   sg->b1 = fmaf (a, fmaf (a, st.d2, st.d1), st.d0);
   sg->b2 = fmaf (a, st.h1, st.h0);
   sg->kdr = st.kdr;
 }
 
-/* Splits the pixel's position r (pairs, relative to the base) into the pair offset (returned as the
- * float's bits, magic included) and w in [-1/2, 1/2]. */
+/* Splits the pixel's position (pairs from the segment's base pair) into the table element offset from
+ * the row (returned: the float's bits, magic and base included) and w in [-1/2, 1/2]. */
 __host__ __device__ inline int
 split_bin (const EfSeg &sg, float kk, float *w)
 {
   float r = fmaf (sg.b2, kk * kk, fmaf (sg.b1, kk, sg.fc));
 #ifdef __CUDA_ARCH__
-  float t = __fadd_rn (r, kMagicF);
-  float fl = __fsub_rn (t, kMagicF);
+  float t = __fadd_rn (r, sg.mf);
+  float fl = __fsub_rn (t, sg.mf);
   *w = __fsub_rn (r, fl);
 #else
-  volatile float t = r + kMagicF;
-  float fl = t - kMagicF;
+  volatile float t = r + sg.mf;
+  float fl = t - sg.mf;
   *w = r - fl;
 #endif
   return float_bits (t);
@@ -261,7 +276,10 @@ bp_fp32_kernel (const EfCudaBpArgs A)
           EfSeg sg;
 
           seg_setup (stage[p * WARPS + warp], ad, a, a2, A.ib_lo, A.ib_hi, &sg);
-          const float4 *pp = table + sg.base;
+          const float4 *pp = table + sg.row;
+          /* Materialise the row pointer so that each pixel's address is one IMAD.WIDE from it, not a
+           * 64-bit add and a scale from the table's base. */
+          asm ("" : "+l"(pp));
 #pragma unroll
           for (int k = 0; k < SEG; k++)
             {
@@ -327,11 +345,13 @@ bp_fp16_kernel (const EfCudaBpArgs A)
   for (int p0 = 0; p0 < (int) A.n_pulses; p0 += CHUNK)
     {
       const int np = min (CHUNK, (int) A.n_pulses - p0);
-      __half2 acch[SEG];
+      /* s e = (sr c - si sn, sr sn + si c): with P = (c, sn), accp sums sr P and accq sums si P, and
+       * the chunk's result is (accp.x - accq.y, accp.y + accq.x). One pack and two HFMA2 per pixel. */
+      __half2 accp[SEG], accq[SEG];
 
 #pragma unroll
       for (int k = 0; k < SEG; k++)
-        acch[k] = __float2half2_rn (0.f);
+        accp[k] = accq[k] = __float2half2_rn (0.f);
       __syncthreads ();
       stage_chunk<SEG, WARPS> (A, p0, np, taylor, stage, (int) A.stride);
       for (int p = 0; p < np; p++)
@@ -339,7 +359,10 @@ bp_fp16_kernel (const EfCudaBpArgs A)
           EfSeg sg;
 
           seg_setup (stage[p * WARPS + warp], ad, a, a2, A.ib_lo, A.ib_hi, &sg);
-          const uint2 *pp = table + sg.base;
+          const uint2 *pp = table + sg.row;
+          /* Materialise the row pointer so that each pixel's address is one IMAD.WIDE from it, not a
+           * 64-bit add and a scale from the table's base. */
+          asm ("" : "+l"(pp));
 #pragma unroll
           for (int k = 0; k < SEG; k++)
             {
@@ -352,16 +375,17 @@ bp_fp16_kernel (const EfCudaBpArgs A)
               __half2 s = __hfma2 (__float2half2_rn (w), d, m);
 
               __sincosf (w * sg.kdr, &sn, &cs);
-              acch[k] = __hfma2 (__low2half2 (s), __floats2half2_rn (cs, sn), acch[k]);
-              acch[k] = __hfma2 (__high2half2 (s), __floats2half2_rn (-sn, cs), acch[k]);
+              const __half2 e = __floats2half2_rn (cs, sn);
+              accp[k] = __hfma2 (__low2half2 (s), e, accp[k]);
+              accq[k] = __hfma2 (__high2half2 (s), e, accq[k]);
             }
         }
 #pragma unroll
       for (int k = 0; k < SEG; k++)
         {
-          float2 f = __half22float2 (acch[k]);
-          acc[k].x = fmaf (f.x, inv_scale, acc[k].x);
-          acc[k].y = fmaf (f.y, inv_scale, acc[k].y);
+          float2 fp = __half22float2 (accp[k]), fq = __half22float2 (accq[k]);
+          acc[k].x = fmaf (fp.x - fq.y, inv_scale, acc[k].x);
+          acc[k].y = fmaf (fp.y + fq.x, inv_scale, acc[k].y);
         }
     }
 

@@ -46,7 +46,8 @@ open_gotcha (const char *path, guint channel, GError **error)
   return ef_gotcha_open (paths, NULL, error);
 #else
   g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_UNSUPPORTED,
-               "“%s” is a MATLAB file, but this build of Echoform was made without matio and cannot read it", path);
+               "This build of Echoform has no MATLAB support (matio), so it cannot read the Gotcha data in “%s”",
+               path);
   return NULL;
 #endif
 }

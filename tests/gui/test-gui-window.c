@@ -1,0 +1,313 @@
+/* test-gui-window.c: the main window end to end on the demo scene: screenshot, ROI storm, session. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "test-gui-window"
+#include "config.h"
+
+#include <adwaita.h>
+#include <math.h>
+#include <string.h>
+
+#include "ef-application.h"
+#include "ef-gui-test-util.h"
+#include "ef-demo.h"
+#include "ef-main-window.h"
+
+static EfApplication *app;
+static EfDataset *demo;   /* simulated once, shared by the tests */
+
+static void
+spin_until (gboolean (*cond) (gpointer), gpointer data, double timeout_s)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) (timeout_s * G_USEC_PER_SEC);
+
+  while (!cond (data))
+    {
+      if (g_get_monotonic_time () > end)
+        g_error ("timed out after %.0f s", timeout_s);
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (500);
+    }
+}
+
+static void
+spin (double seconds)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) (seconds * G_USEC_PER_SEC);
+
+  while (g_get_monotonic_time () < end)
+    if (!g_main_context_iteration (NULL, FALSE))
+      g_usleep (500);
+}
+
+static gboolean
+window_idle (gpointer data)
+{
+  return ef_main_window_is_idle (data);
+}
+
+static gboolean
+no_pending_frees (gpointer data)
+{
+  return ef_job_runner_get_n_pending_frees () == 0;
+}
+
+static EfMainWindow *
+new_window (void)
+{
+  EfMainWindow *window = ef_main_window_new (GTK_APPLICATION (app));
+
+  g_object_ref (window);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
+  gtk_window_present (GTK_WINDOW (window));
+  return window;
+}
+
+static void
+close_window (EfMainWindow *window)
+{
+  gtk_window_close (GTK_WINDOW (window));
+  spin_until (no_pending_frees, NULL, 30);
+  spin (0.1);
+  g_assert_finalize_object (window);
+}
+
+typedef struct {
+  gboolean done, ok;
+  char    *message;
+} BatchResult;
+
+static void
+batch_done (EfMainWindow *window, gboolean ok, const char *message, BatchResult *r)
+{
+  r->done = TRUE;
+  r->ok = ok;
+  r->message = g_strdup (message);
+}
+
+static gboolean
+batch_finished (gpointer data)
+{
+  return ((BatchResult *) data)->done;
+}
+
+/* The batch hook on the demo: a region around a known point target, a screenshot when it is formed,
+ * and the brightest pixel of the region on screen where the target should be. */
+static void
+test_screenshot_point_target (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("echoform-test-XXXXXX", NULL);
+  g_autofree char *png = g_build_filename (dir, "shot.png", NULL);
+  g_autoptr (GdkTexture) texture = NULL;
+  g_autofree guint8 *px = NULL;
+  EfMainWindow *window = new_window ();
+  EfImageView *view = ef_main_window_get_image_view (window);
+  EfBatch batch = { 0 };
+  BatchResult result = { 0 };
+  double target[3], x0, y0, x1, y1, tx, ty, best = -1;
+  graphene_point_t p;
+  int w, h, bx = 0, by = 0;
+  gsize stride;
+
+  ef_demo_get_point_target (1, target);
+  g_test_message ("target at %.3f, %.3f m", target[0], target[1]);
+  batch.has_roi = TRUE;
+  batch.roi[0] = target[0] - 4;
+  batch.roi[1] = target[1] - 3;
+  batch.roi[2] = target[0] + 4;
+  batch.roi[3] = target[1] + 3;
+  batch.zoom_roi = TRUE;
+  batch.screenshot = png;
+  ef_main_window_set_batch (window, &batch);
+  g_signal_connect (window, "batch-done", G_CALLBACK (batch_done), &result);
+  ef_main_window_set_dataset (window, demo);
+  spin_until (batch_finished, &result, 120);
+  g_assert_true (result.ok);
+  g_assert_true (g_file_test (png, G_FILE_TEST_EXISTS));
+
+  texture = gdk_texture_new_from_filename (png, NULL);
+  g_assert_nonnull (texture);
+  w = gdk_texture_get_width (texture);
+  h = gdk_texture_get_height (texture);
+  g_assert_cmpint (w, ==, gtk_widget_get_width (GTK_WIDGET (window)));
+  g_assert_cmpint (h, ==, gtk_widget_get_height (GTK_WIDGET (window)));
+  stride = (gsize) w * 4;
+  px = g_malloc (stride * h);
+  gdk_texture_download (texture, px, stride);
+
+  /* Where the region and the target are on the window. */
+  ef_image_view_scene_to_widget (view, batch.roi[0], batch.roi[3], &x0, &y0);
+  ef_image_view_scene_to_widget (view, batch.roi[2], batch.roi[1], &x1, &y1);
+  ef_image_view_scene_to_widget (view, target[0], target[1], &tx, &ty);
+  g_assert_true (gtk_widget_compute_point (GTK_WIDGET (view), GTK_WIDGET (window), &GRAPHENE_POINT_INIT (x0, y0), &p));
+  x0 = p.x, y0 = p.y;
+  g_assert_true (gtk_widget_compute_point (GTK_WIDGET (view), GTK_WIDGET (window), &GRAPHENE_POINT_INIT (x1, y1), &p));
+  x1 = p.x, y1 = p.y;
+  g_assert_true (gtk_widget_compute_point (GTK_WIDGET (view), GTK_WIDGET (window), &GRAPHENE_POINT_INIT (tx, ty), &p));
+  tx = p.x, ty = p.y;
+  g_test_message ("region on screen %.0f,%.0f .. %.0f,%.0f; target at %.1f,%.1f", x0, y0, x1, y1, tx, ty);
+  g_assert_cmpfloat (x1 - x0, >, 100);
+
+  /* Inside the region, clear of its outline. */
+  for (int y = (int) ceil (y0) + 6; y < (int) floor (y1) - 6; y++)
+    for (int x = (int) ceil (x0) + 6; x < (int) floor (x1) - 6; x++)
+      {
+        const guint8 *q = px + (gsize) y * stride + (gsize) x * 4;
+        double v = (double) q[0] + q[1] + q[2];
+
+        if (v > best)
+          {
+            best = v;
+            bx = x;
+            by = y;
+          }
+      }
+  g_test_message ("brightest pixel %d,%d (%.0f), %.2f px from the target", bx, by, best, hypot (bx - tx, by - ty));
+  g_assert_cmpfloat (best, >, 600);
+  g_assert_cmpfloat (hypot (bx + 0.5 - tx, by + 0.5 - ty), <=, 2.0);
+
+  g_free (result.message);
+  close_window (window);
+  g_unlink (png);
+  g_rmdir (dir);
+}
+
+/* A user dragging the region about: 100 changes in 10 s, each cancelling the job before it. */
+static void
+test_roi_storm (void)
+{
+  EfMainWindow *window = new_window ();
+  GRand *rand = g_rand_new_with_seed (g_test_rand_int ());
+  gint64 start;
+  double roi[4];
+
+  ef_main_window_set_dataset (window, demo);
+  spin (0.5);
+  start = g_get_monotonic_time ();
+  for (int i = 0; i < 100; i++)
+    {
+      double cx = g_rand_double_range (rand, -40, 40), cy = g_rand_double_range (rand, -40, 40);
+      double hw = g_rand_double_range (rand, 2, 15), hh = g_rand_double_range (rand, 2, 15);
+      GVariant *v = g_variant_new ("(dddd)", cx - hw, cy - hh, cx + hw, cy + hh);
+
+      g_action_group_activate_action (G_ACTION_GROUP (window), "set-roi", v);
+      /* Spread over 10 s, with the main loop running in between as it would for a user. */
+      while (g_get_monotonic_time () < start + (i + 1) * 100000)
+        if (!g_main_context_iteration (NULL, FALSE))
+          g_usleep (500);
+    }
+  g_test_message ("100 changes in %.2f s; %u jobs still being freed", (g_get_monotonic_time () - start) / 1e6,
+                  ef_job_runner_get_n_pending_frees ());
+  g_assert_true (ef_main_window_get_roi (window, roi));
+
+  /* The last region completes, and every cancelled job is freed. */
+  spin_until (window_idle, window, 120);
+  g_assert_cmpint (ef_job_runner_get_progress (ef_main_window_get_roi_runner (window))->state, ==, EF_JOB_DONE);
+  spin_until (no_pending_frees, NULL, 60);
+  g_rand_free (rand);
+  close_window (window);
+}
+
+/* The region and the processing choices come back when the same collection is opened again. */
+static void
+test_session_memory (void)
+{
+  EfMainWindow *window = new_window ();
+  const double roi[4] = { -9.5, -6.25, 7.75, 4.5 };
+  double back[4];
+
+  ef_main_window_set_dataset (window, demo);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "set-spacing", g_variant_new_double (0.125));
+  g_action_group_activate_action (G_ACTION_GROUP (window), "algorithm", g_variant_new_string ("bp"));
+  g_action_group_activate_action (G_ACTION_GROUP (window), "order", g_variant_new_string ("sequential"));
+  ef_main_window_set_roi (window, roi);
+  spin_until (window_idle, window, 120);
+  close_window (window);
+
+  window = new_window ();
+  ef_main_window_set_dataset (window, demo);
+  g_assert_true (ef_main_window_get_roi (window, back));
+  for (int i = 0; i < 4; i++)
+    g_assert_cmpfloat_with_epsilon (back[i], roi[i], 1e-9);
+  g_assert_cmpfloat_with_epsilon (ef_main_window_get_roi_spacing (window), 0.125, 1e-12);
+  {
+    g_autoptr (GVariant) order = g_action_group_get_action_state (G_ACTION_GROUP (window), "order");
+    g_assert_cmpstr (g_variant_get_string (order, NULL), ==, "sequential");
+  }
+  spin_until (window_idle, window, 120);
+  close_window (window);
+}
+
+/* A click with the measure tool on a point target gives the resolution the collection promises. */
+static void
+test_measure (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("echoform-test-XXXXXX", NULL);
+  g_autofree char *csv_path = g_build_filename (dir, "points.csv", NULL);
+  g_autofree char *csv = NULL;
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) lines = NULL;
+  EfMainWindow *window = new_window ();
+  double target[3], roi[4];
+
+  ef_demo_get_point_target (2, target);
+  roi[0] = target[0] - 3;
+  roi[1] = target[1] - 3;
+  roi[2] = target[0] + 3;
+  roi[3] = target[1] + 3;
+  ef_main_window_set_dataset (window, demo);
+  ef_main_window_set_roi (window, roi);
+  spin_until (window_idle, window, 120);
+
+  g_assert_true (ef_main_window_measure_at (window, target[0] + 0.1, target[1] - 0.1, &error));
+  g_assert_no_error (error);
+  g_assert_true (ef_main_window_write_measurements_csv (window, csv_path, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (csv_path, &csv, NULL, NULL));
+  lines = g_strsplit (csv, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 3);  /* header, one point, the empty tail */
+  {
+    g_auto (GStrv) f = g_strsplit (lines[1], ",", -1);
+    double x = g_ascii_strtod (f[0], NULL), y = g_ascii_strtod (f[1], NULL);
+    double irw_r = g_ascii_strtod (f[3], NULL), irw_c = g_ascii_strtod (f[6], NULL);
+
+    g_test_message ("measured %s", lines[1]);
+    /* The peak is where the target is, and the widths are near c/2B (0.25 m) and the cross-range
+     * resolution, widened by the Taylor window. */
+    g_assert_cmpfloat (hypot (x - target[0], y - target[1]), <, 0.05);
+    g_assert_cmpfloat (irw_r, >, 0.2);
+    g_assert_cmpfloat (irw_r, <, 0.45);
+    g_assert_cmpfloat (irw_c, >, 0.15);
+    g_assert_cmpfloat (irw_c, <, 0.45);
+  }
+  close_window (window);
+  g_unlink (csv_path);
+  g_rmdir (dir);
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_autoptr (GError) error = NULL;
+  int status;
+
+  ef_test_isolate_user_dirs ();
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  app = ef_application_new (G_APPLICATION_NON_UNIQUE);
+  if (!g_application_register (G_APPLICATION (app), NULL, &error))
+    g_error ("%s", error->message);
+  /* Once for all the tests: simulating the scene takes a few seconds. */
+  demo = ef_demo_simulate (&error);
+  g_assert_no_error (error);
+
+  g_test_add_func ("/gui/window/screenshot-point-target", test_screenshot_point_target);
+  g_test_add_func ("/gui/window/roi-storm", test_roi_storm);
+  g_test_add_func ("/gui/window/session-memory", test_session_memory);
+  g_test_add_func ("/gui/window/measure", test_measure);
+  status = g_test_run ();
+
+  ef_dataset_unref (demo);
+  g_object_unref (app);
+  return status;
+}
