@@ -299,8 +299,10 @@ draw (EfGeometryPlot *self, cairo_t *cr, double w, double h)
   draw_label (cr, widget, C_("compass", "N"), 22, h - 44, &fg);
 
   {
-    g_autofree char *text = g_strdup_printf (_("%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " pulses used"),
-                                             self->n_done_total, n);
+    g_autofree char *done = g_strdup_printf ("%" G_GUINT64_FORMAT, self->n_done_total);
+    g_autofree char *total = g_strdup_printf ("%" G_GUINT64_FORMAT, n);
+    /* Translators: "120 of 469 pulses used" */
+    g_autofree char *text = g_strdup_printf (_("%s of %s pulses used"), done, total);
     draw_label (cr, widget, text, 8, 22, &dim);
   }
 }

@@ -3,9 +3,19 @@
 #define G_LOG_DOMAIN "ef-job-runner"
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "ef-job-runner.h"
+
+/* Workers run this much nicer than the main thread, so that drawing and input keep the processor
+ * they need on a machine whose every core is forming an image. Idle cores still go to the job. */
+#define WORKER_NICENESS 10
 
 /* Shared between the worker's callback and the main loop. It outlives the runner, because the worker
  * may report after the runner is gone; it is released once the job itself is freed. */
@@ -305,6 +315,22 @@ ef_job_runner_new (EfDataset *dataset, const EfJobParams *params, GError **error
   return g_steal_pointer (&self);
 }
 
+static gpointer
+start_thread (gpointer data)
+{
+  EfJobRunner *self = data;
+
+#ifdef __linux__
+  /* On Linux the niceness belongs to the thread and is inherited by the threads it creates: the
+   * job's worker, its reader and the worker's OpenMP team start nicer than the user interface. The
+   * main thread itself could not be made nice and then restored without privileges. */
+  if (setpriority (PRIO_PROCESS, (id_t) syscall (SYS_gettid), WORKER_NICENESS) != 0)
+    g_debug ("The job keeps the interface's priority: %s", g_strerror (errno));
+#endif
+  ef_job_start (self->job, progress_cb, self->link);
+  return NULL;
+}
+
 void
 ef_job_runner_start (EfJobRunner *self)
 {
@@ -312,7 +338,8 @@ ef_job_runner_start (EfJobRunner *self)
   g_return_if_fail (!self->started);
 
   self->started = TRUE;
-  ef_job_start (self->job, progress_cb, self->link);
+  /* Starting a thread takes microseconds; joining it here keeps start() simple to reason about. */
+  g_thread_join (g_thread_new ("ef-job-start", start_thread, self));
 }
 
 void

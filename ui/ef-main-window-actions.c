@@ -104,6 +104,24 @@ export_measurements_activated (GSimpleAction *action, GVariant *param, gpointer 
 }
 
 static void
+export_image_to_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  ef_main_window_export_image_to (EF_MAIN_WINDOW (user_data), g_variant_get_string (param, NULL));
+}
+
+static void
+export_png_to_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  ef_main_window_export_png_to (EF_MAIN_WINDOW (user_data), g_variant_get_string (param, NULL));
+}
+
+static void
+export_measurements_to_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  ef_main_window_export_measurements_to (EF_MAIN_WINDOW (user_data), g_variant_get_string (param, NULL));
+}
+
+static void
 clear_measurements_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
   EfMainWindow *self = EF_MAIN_WINDOW (user_data);
@@ -380,6 +398,10 @@ static const GActionEntry win_entries[] = {
   { "export-png", export_png_activated },
   { "export-measurements", export_measurements_activated },
   { "clear-measurements", clear_measurements_activated },
+  /* The same without a dialog, for scripts (over D-Bus) and tests. */
+  { "export-image-to", export_image_to_activated, "s" },
+  { "export-png-to", export_png_to_activated, "s" },
+  { "export-measurements-to", export_measurements_to_activated, "s" },
   { "screenshot", screenshot_activated, "s" },
   { "start", start_activated },
   { "pause", NULL, NULL, "false", pause_change_state },

@@ -120,15 +120,18 @@ export_done (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autofree char *name = g_filename_display_basename (d->path);
   g_autofree char *msg = NULL;
 
-  if (!g_task_propagate_boolean (G_TASK (result), &error))
+  gboolean ok = g_task_propagate_boolean (G_TASK (result), &error);
+
+  if (!ok)
     msg = g_strdup_printf (_("Could not save %s: %s"), name, error->message);
   else
     msg = g_strdup_printf (_("Saved %s"), name);
   ef_main_window_toast (self, msg);
+  g_signal_emit_by_name (self, "export-finished", d->path, ok);
 }
 
-static void
-export_image_to (EfMainWindow *self, const char *path)
+void
+ef_main_window_export_image_to (EfMainWindow *self, const char *path)
 {
   g_autoptr (GTask) task = NULL;
   ExportData *d;
@@ -151,13 +154,13 @@ ef_main_window_export_image (EfMainWindow *self)
   GtkFileFilter *filters[] = { filter (_("Float TIFF"), "tif"), filter (_("NumPy array with JSON metadata"), "npy"),
                                NULL };
 
-  ask_save_path (self, _("Export the Complex Image"), name, export_image_to, filters);
+  ask_save_path (self, _("Export the Complex Image"), name, ef_main_window_export_image_to, filters);
 }
 
 /* ---- the view as PNG -------------------------------------------------------------------------- */
 
-static void
-export_png_to (EfMainWindow *self, const char *path)
+void
+ef_main_window_export_png_to (EfMainWindow *self, const char *path)
 {
   GtkWidget *view = GTK_WIDGET (self->image_view);
   g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (view);
@@ -191,7 +194,7 @@ ef_main_window_export_png (EfMainWindow *self)
   g_autofree char *name = suggested_name (self, "view", "png");
   GtkFileFilter *filters[] = { filter (_("PNG image"), "png"), NULL };
 
-  ask_save_path (self, _("Export the View as PNG"), name, export_png_to, filters);
+  ask_save_path (self, _("Export the View as PNG"), name, ef_main_window_export_png_to, filters);
 }
 
 /* ---- measurements ----------------------------------------------------------------------------- */
@@ -223,8 +226,8 @@ ef_main_window_write_measurements_csv (EfMainWindow *self, const char *path, GEr
   return g_file_set_contents (path, csv->str, (gssize) csv->len, error);
 }
 
-static void
-export_measurements_to (EfMainWindow *self, const char *path)
+void
+ef_main_window_export_measurements_to (EfMainWindow *self, const char *path)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *name = g_filename_display_basename (path);
@@ -243,5 +246,5 @@ ef_main_window_export_measurements (EfMainWindow *self)
   g_autofree char *name = suggested_name (self, "points", "csv");
   GtkFileFilter *filters[] = { filter (_("Comma-separated values"), "csv"), NULL };
 
-  ask_save_path (self, _("Export the Measurements"), name, export_measurements_to, filters);
+  ask_save_path (self, _("Export the Measurements"), name, ef_main_window_export_measurements_to, filters);
 }

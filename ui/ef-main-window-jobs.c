@@ -20,6 +20,8 @@
 #define MAX_ROI_PIXELS (4096.0 * 4096.0)
 /* The status line is rewritten at most this often. */
 #define STATUS_INTERVAL_US 100000
+/* The widest dynamic range chosen automatically, dB. */
+#define DB_SPAN 45.0
 
 static gboolean
 read_runner (gpointer data, const EfRect *rect, EfCf32 *out, GError **error)
@@ -76,8 +78,8 @@ ef_main_window_jobs_update_status (EfMainWindow *self)
   switch (p->state)
     {
     case EF_JOB_DONE:
-      /* Translators: "Region: done in 2.1 s, 1.2 G/s backprojections" */
-      text = g_strdup_printf (_("%s: done in %s · %s backprojections"), what, elapsed, rate);
+      /* Translators: "Region: done in 2.1 s · 1.2 G backprojections/s" */
+      text = g_strdup_printf (_("%s: done in %s · %s backprojections/s"), what, elapsed, rate);
       break;
     case EF_JOB_CANCELLED:
       text = g_strdup_printf (_("%s: stopped after %u of %u blocks"), what, p->blocks_done, p->blocks_total);
@@ -95,7 +97,7 @@ ef_main_window_jobs_update_status (EfMainWindow *self)
       else if (p->blocks_total == 0)
         text = g_strdup_printf (_("%s: starting…"), what);
       else
-        text = g_strdup_printf (_("%s: block %u of %u · %s backprojections · %s left"), what, p->blocks_done,
+        text = g_strdup_printf (_("%s: block %u of %u · %s backprojections/s · %s left"), what, p->blocks_done,
                                 p->blocks_total, rate, eta);
       break;
     }
@@ -135,9 +137,13 @@ ef_main_window_jobs_auto_range (EfMainWindow *self)
   if (!(hi > lo) || !isfinite (lo) || !isfinite (hi))
     return;
   gain = layer_gain (runner);
-  /* Percentiles of the whole scene; a little headroom keeps bright points from clipping flat. */
+  /* The bright end from the percentiles, with headroom so that points do not clip flat; the dark end
+   * at the clutter floor, but never more than DB_SPAN below, or a noise-free scene shows nothing but
+   * the sidelobes of its brightest points. */
+  hi = hi + 3.0;
+  lo = MAX (lo, hi - DB_SPAN);
   self->display.db_min = floor (lo + gain);
-  self->display.db_max = ceil (hi + gain + 3.0);
+  self->display.db_max = ceil (hi + gain);
   ef_main_window_apply_display (self);
 }
 

@@ -95,6 +95,11 @@ void ef_main_window_set_loading (EfMainWindow *self, const char *message);
 void ef_main_window_export_image (EfMainWindow *self);
 void ef_main_window_export_png (EfMainWindow *self);
 void ef_main_window_export_measurements (EfMainWindow *self);
+/* The same without asking: they report the outcome in a toast. The image is written on a worker
+ * thread; "export-finished" follows. */
+void ef_main_window_export_image_to (EfMainWindow *self, const char *path);
+void ef_main_window_export_png_to (EfMainWindow *self, const char *path);
+void ef_main_window_export_measurements_to (EfMainWindow *self, const char *path);
 
 /* ef-main-window.c */
 void ef_main_window_queue_session_save (EfMainWindow *self);

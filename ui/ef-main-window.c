@@ -18,6 +18,7 @@ enum {
   SIGNAL_DATASET_LOADED,
   SIGNAL_ROI_FINISHED,
   SIGNAL_BATCH_DONE,
+  SIGNAL_EXPORT_FINISHED,
   N_SIGNALS
 };
 
@@ -130,8 +131,12 @@ update_title (EfMainWindow *self)
     }
   info = &self->dataset->info;
   title = info->path ? g_path_get_basename (info->path) : g_strdup (_("Demo Scene"));
-  subtitle = g_strdup_printf (_("%s · %" G_GUINT64_FORMAT " pulses × %" G_GUINT64_FORMAT " samples"),
-                              info->source ? info->source : "", info->n_pulses, info->n_samples);
+  {
+    g_autofree char *pulses = g_strdup_printf ("%" G_GUINT64_FORMAT, info->n_pulses);
+    g_autofree char *samples = g_strdup_printf ("%" G_GUINT64_FORMAT, info->n_samples);
+    /* Translators: "CPHD 1.0.1 · 512 pulses × 512 samples" */
+    subtitle = g_strdup_printf (_("%s · %s pulses × %s samples"), info->source ? info->source : "", pulses, samples);
+  }
   adw_window_title_set_title (self->window_title, title);
   adw_window_title_set_subtitle (self->window_title, subtitle);
   gtk_window_set_title (GTK_WINDOW (self), title);
@@ -622,6 +627,17 @@ ef_main_window_class_init (EfMainWindowClass *klass)
    */
   signals[SIGNAL_BATCH_DONE] = g_signal_new ("batch-done", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
                                              NULL, NULL, G_TYPE_NONE, 2, G_TYPE_BOOLEAN, G_TYPE_STRING);
+
+  /**
+   * EfMainWindow::export-finished:
+   * @path: the file written
+   * @ok: whether it was written
+   *
+   * An image export that ran on a worker thread ended.
+   */
+  signals[SIGNAL_EXPORT_FINISHED] = g_signal_new ("export-finished", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                                  0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING,
+                                                  G_TYPE_BOOLEAN);
 
   g_type_ensure (EF_TYPE_IMAGE_VIEW);
   g_type_ensure (EF_TYPE_DATASET_PANEL);

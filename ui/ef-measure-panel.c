@@ -87,6 +87,53 @@ button_row (void)
   return box;
 }
 
+static GtkLabel *
+table_cell (GtkGrid *grid, const char *text, int col, int row, gboolean header)
+{
+  GtkWidget *label = gtk_label_new (text);
+
+  gtk_label_set_xalign (GTK_LABEL (label), col == 0 ? 0.0f : 1.0f);
+  gtk_widget_set_hexpand (label, col > 0);
+  gtk_widget_add_css_class (label, header ? "heading" : "numeric");
+  if (!header && col > 0)
+    gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_grid_attach (grid, label, col, row, 1, 1);
+  return GTK_LABEL (label);
+}
+
+/* A small table: IRW, PSLR and ISLR down, range and cross-range across. */
+static GtkWidget *
+figures_table (EfMeasurePanel *self)
+{
+  GtkWidget *frame = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkGrid *grid = GTK_GRID (gtk_grid_new ());
+
+  gtk_widget_add_css_class (frame, "card");
+  gtk_grid_set_row_spacing (grid, 8);
+  gtk_grid_set_column_spacing (grid, 12);
+  gtk_widget_set_margin_start (GTK_WIDGET (grid), 12);
+  gtk_widget_set_margin_end (GTK_WIDGET (grid), 12);
+  gtk_widget_set_margin_top (GTK_WIDGET (grid), 10);
+  gtk_widget_set_margin_bottom (GTK_WIDGET (grid), 10);
+  table_cell (grid, "", 0, 0, TRUE);
+  table_cell (grid, _("Range"), 1, 0, TRUE);
+  table_cell (grid, _("Cross-range"), 2, 0, TRUE);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (table_cell (grid, _("IRW"), 0, 1, FALSE)),
+                               _("Impulse response width: the width of the main lobe at −3 dB"));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (table_cell (grid, _("PSLR"), 0, 2, FALSE)),
+                               _("Peak sidelobe ratio: the highest sidelobe relative to the peak"));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (table_cell (grid, _("ISLR"), 0, 3, FALSE)),
+                               _("Integrated sidelobe ratio: the sidelobes' energy relative to the main lobe's"));
+  self->r_irw = table_cell (grid, "–", 1, 1, FALSE);
+  self->r_pslr = table_cell (grid, "–", 1, 2, FALSE);
+  self->r_islr = table_cell (grid, "–", 1, 3, FALSE);
+  self->c_irw = table_cell (grid, "–", 2, 1, FALSE);
+  self->c_pslr = table_cell (grid, "–", 2, 2, FALSE);
+  self->c_islr = table_cell (grid, "–", 2, 3, FALSE);
+  gtk_box_append (GTK_BOX (frame), GTK_WIDGET (grid));
+  return frame;
+}
+
 static void
 ef_measure_panel_init (EfMeasurePanel *self)
 {
@@ -110,27 +157,21 @@ ef_measure_panel_init (EfMeasurePanel *self)
   adw_preferences_group_set_title (g, _("Point"));
   adw_preferences_group_set_header_suffix (g, button_row ());
   self->position = ef_panel_add_value_row (g, _("Position"), NULL);
-  self->peak = ef_panel_add_value_row (g, _("Peak"), NULL);
+  self->peak = ef_panel_add_value_row (g, _("Peak, per pulse"), NULL);
   self->where = ef_panel_add_value_row (g, _("Measured in"), NULL);
   self->count = ef_panel_add_value_row (g, _("Points measured"), NULL);
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), g);
 
+  /* The figures side by side for both cuts, then the cuts themselves. */
   g = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
-  adw_preferences_group_set_title (g, _("Range"));
+  adw_preferences_group_set_title (g, _("Impulse Response"));
+  adw_preferences_group_add (g, figures_table (self));
   self->range_plot = EF_CUT_PLOT (ef_cut_plot_new (_("Range cut (dB)")));
+  gtk_widget_set_margin_top (GTK_WIDGET (self->range_plot), 12);
   adw_preferences_group_add (g, GTK_WIDGET (self->range_plot));
-  self->r_irw = ef_panel_add_value_row (g, _("Impulse response width"), _("Width at −3 dB"));
-  self->r_pslr = ef_panel_add_value_row (g, _("Peak sidelobe ratio"), NULL);
-  self->r_islr = ef_panel_add_value_row (g, _("Integrated sidelobe ratio"), NULL);
-  adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), g);
-
-  g = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
-  adw_preferences_group_set_title (g, _("Cross-Range"));
   self->cross_plot = EF_CUT_PLOT (ef_cut_plot_new (_("Cross-range cut (dB)")));
+  gtk_widget_set_margin_top (GTK_WIDGET (self->cross_plot), 12);
   adw_preferences_group_add (g, GTK_WIDGET (self->cross_plot));
-  self->c_irw = ef_panel_add_value_row (g, _("Impulse response width"), _("Width at −3 dB"));
-  self->c_pslr = ef_panel_add_value_row (g, _("Peak sidelobe ratio"), NULL);
-  self->c_islr = ef_panel_add_value_row (g, _("Integrated sidelobe ratio"), NULL);
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), g);
 
   gtk_stack_add_named (GTK_STACK (self->stack), page, "result");

@@ -19,8 +19,10 @@ ef_panel_add_value_row (AdwPreferencesGroup *group, const char *title, const cha
     gtk_widget_set_tooltip_text (row, tooltip);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   gtk_label_set_xalign (GTK_LABEL (label), 1.0f);
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_label_set_max_width_chars (GTK_LABEL (label), 24);
+  /* Values stay on one line; a long one (a file name) is shortened and shown whole in its tooltip. */
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
+  gtk_label_set_width_chars (GTK_LABEL (label), 6);
+  gtk_label_set_max_width_chars (GTK_LABEL (label), 28);
   gtk_widget_add_css_class (label, "dim-label");
   gtk_widget_add_css_class (label, "numeric");
   gtk_widget_set_valign (label, GTK_ALIGN_CENTER);
@@ -97,12 +99,14 @@ ef_format_rate (double r)
   if (!isfinite (r) || r <= 0)
     return g_strdup ("–");
   if (r >= 1e12)
-    return g_strdup_printf (_("%.2f T/s"), r / 1e12);
+    return g_strdup_printf (_("%.2f T"), r / 1e12);
   if (r >= 1e9)
-    return g_strdup_printf (_("%.2f G/s"), r / 1e9);
+    return g_strdup_printf (_("%.2f G"), r / 1e9);
   if (r >= 1e6)
-    return g_strdup_printf (_("%.1f M/s"), r / 1e6);
-  return g_strdup_printf (_("%.0f /s"), r);
+    return g_strdup_printf (_("%.1f M"), r / 1e6);
+  if (r >= 1e3)
+    return g_strdup_printf (_("%.1f k"), r / 1e3);
+  return g_strdup_printf ("%.0f", r);
 }
 
 char *

@@ -14,7 +14,8 @@ AdwComboRow *ef_panel_add_combo_row (AdwPreferencesGroup *group, const char *tit
 GtkSpinButton *ef_panel_add_spin_row (AdwPreferencesGroup *group, const char *title, const char *subtitle,
                                       double lower, double upper, double step, guint digits);
 
-/* Formats lengths and other quantities for display, with units; owned. */
+/* Formats lengths and other quantities for display, with units; owned. ef_format_rate gives a
+ * number with an SI prefix ("1.2 G"), for the caller to follow with its unit. */
 char *ef_format_length (double metres);
 char *ef_format_frequency (double hz);
 char *ef_format_rate (double per_second);

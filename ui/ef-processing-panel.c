@@ -88,11 +88,13 @@ ef_processing_panel_get (EfProcessingPanel *self, EfProcessing *p)
 void
 ef_processing_panel_set_backend_in_use (EfProcessingPanel *self, const char *name, const char *note)
 {
-  g_autofree char *text = NULL;
+  GtkWidget *row;
 
   g_return_if_fail (EF_IS_PROCESSING_PANEL (self));
-  text = note != NULL ? g_strdup_printf ("%s — %s", name ? name : "–", note) : g_strdup (name ? name : "–");
-  gtk_label_set_text (self->in_use, text);
+  gtk_label_set_text (self->in_use, name ? name : "–");
+  /* Why the backend differs from the one asked for, in full. */
+  row = gtk_widget_get_ancestor (GTK_WIDGET (self->in_use), ADW_TYPE_ACTION_ROW);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), note ? note : "");
 }
 
 void
@@ -161,7 +163,7 @@ ef_processing_panel_init (EfProcessingPanel *self)
   self->block_size = ef_panel_add_spin_row (g, _("Block size"), _("Pulses per update of the image"), 1, 4096, 8,
                                             0);
   self->order = ef_panel_add_combo_row (g, _("Order"), orders);
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->order),
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->order),
                                _("Sequential grows the aperture; interleaved shows full resolution at once"));
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (self->page), g);
 

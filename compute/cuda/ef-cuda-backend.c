@@ -329,6 +329,12 @@ alloc_block_buffers (CudaPriv *priv, GError **error)
   if (!ef_cuda_check_ (ef_cuda_malloc (&priv->d_prof, B * priv->n * sizeof (EfCf32)), "cudaMalloc (profiles)",
                        __FILE__, __LINE__, error))
     goto fail;
+  /* The FFTs always run over the whole sub-block; rows past a short block's end must hold numbers. */
+  if (!ef_cuda_check_ (cudaMemsetAsync (priv->d_prof, 0, B * priv->n * sizeof (EfCf32), priv->s_comp),
+                       "cudaMemsetAsync (profiles)", __FILE__, __LINE__, error)
+      || (priv->nc && !ef_cuda_check_ (cudaMemsetAsync (priv->d_raw, 0, B * priv->nc * sizeof (EfCf32), priv->s_comp),
+                                       "cudaMemsetAsync (raw)", __FILE__, __LINE__, error)))
+    goto fail;
   if (!alloc_table (priv, error))
     goto fail;
   /* Plans for the full sub-block now, so that their work areas count against this size. */
@@ -363,6 +369,19 @@ alloc_with_retry (CudaPriv *priv, GError **error)
       priv->max_block = MAX (1u, priv->max_block / 2);
       g_debug ("Device out of memory; retrying with %u pulses per block", priv->max_block);
     }
+}
+
+/* The kernels split bin positions with float arithmetic that holds pair indices below 2^22. */
+static gboolean
+table_fits (guint n, int guard, GError **error)
+{
+  if ((guint64) n + 2 * (guint64) guard + 64 >= (1u << 22))
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "%u range bins (and a guard of %d) are more than the GPU kernels index", n, guard);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static void
@@ -458,7 +477,7 @@ run_sub_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *samples, gu
     {
       EF_CUDA_CHECK (cudaStreamSynchronize (priv->s_comp), error);
       set_guard (priv, ext + ext / 4);
-      if (!alloc_table (priv, error))
+      if (!table_fits (priv->n, priv->guard, error) || !alloc_table (priv, error))
         return FALSE;
     }
 
@@ -777,6 +796,8 @@ create_device_state (EfBackend *self, GError **error)
     ext = ef_cuda_guard_ext (&widest, self->params.grid.spacing, inv_dr);
     set_guard (priv, ext < 0 ? 8 : ext + ext / 4);
   }
+  if (!table_fits (priv->n, priv->guard, error))
+    return FALSE;
   return alloc_with_retry (priv, error);
 }
 
@@ -960,6 +981,8 @@ ef_cuda_bp_profiles (const EfGrid *grid, const EfProfiles *profiles, EfPrecision
     }
   guard = 2 * ext + 2;
   stride = n + 2u * (guint) guard;
+  if (!table_fits (n, guard, error))
+    return FALSE;
 
 #define TRY(expr) G_STMT_START { if (!ef_cuda_check_ ((int) (expr), #expr, __FILE__, __LINE__, error)) goto out; } G_STMT_END
   TRY (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking));

@@ -106,8 +106,10 @@ ef_cufft_check_ (int code, const char *expr, const char *file, int line, GError 
   return FALSE;
 }
 
-/* The failure hook: < 0 off; otherwise the number of allocations still allowed to succeed. */
+/* The failure hooks. fail_after: < 0 off; otherwise how many allocations may still succeed before
+ * one fails. fail_above: 0 off; otherwise the largest allocation that succeeds. */
 static gint fail_after = -1;
+static gsize fail_above = 0;
 
 void
 ef_cuda_debug_fail_alloc_after (int n)
@@ -115,9 +117,19 @@ ef_cuda_debug_fail_alloc_after (int n)
   g_atomic_int_set (&fail_after, n < 0 ? -1 : n);
 }
 
-gboolean
-ef_cuda_debug_should_fail (void)
+void
+ef_cuda_debug_fail_alloc_above (gsize bytes)
 {
+  g_atomic_pointer_set (&fail_above, bytes);
+}
+
+static gboolean
+should_fail (gsize size)
+{
+  gsize above = (gsize) g_atomic_pointer_get (&fail_above);
+
+  if (above != 0 && size > above)
+    return TRUE;
   for (;;)
     {
       gint v = g_atomic_int_get (&fail_after);
@@ -125,17 +137,28 @@ ef_cuda_debug_should_fail (void)
       if (v < 0)
         return FALSE;
       if (v == 0)
-        return TRUE;
+        {
+          /* One failure, then disarmed. */
+          if (g_atomic_int_compare_and_exchange (&fail_after, 0, -1))
+            return TRUE;
+          continue;
+        }
       if (g_atomic_int_compare_and_exchange (&fail_after, v, v - 1))
         return FALSE;
     }
+}
+
+gboolean
+ef_cuda_debug_should_fail (void)
+{
+  return should_fail (0);
 }
 
 cudaError_t
 ef_cuda_malloc (void **ptr, gsize size)
 {
   *ptr = NULL;
-  if (ef_cuda_debug_should_fail ())
+  if (should_fail (size))
     return cudaErrorMemoryAllocation;
   return cudaMalloc (ptr, size);
 }
@@ -144,7 +167,7 @@ cudaError_t
 ef_cuda_malloc_host (void **ptr, gsize size)
 {
   *ptr = NULL;
-  if (ef_cuda_debug_should_fail ())
+  if (should_fail (size))
     return cudaErrorMemoryAllocation;
   return cudaMallocHost (ptr, size);
 }
@@ -153,8 +176,10 @@ cufftResult
 ef_cufft_plan_many (cufftHandle *plan, int n, cufftType type, int batch)
 {
   int dims[1] = { n };
+  gsize elem = type == CUFFT_Z2Z ? 16 : 8;
 
-  if (ef_cuda_debug_should_fail ())
+  /* The work area is about one batch of data; count it as an allocation of that size. */
+  if (should_fail ((gsize) n * (gsize) batch * elem))
     return CUFFT_ALLOC_FAILED;
   return cufftPlanMany (plan, 1, dims, NULL, 1, n, NULL, 1, n, type, batch);
 }

@@ -68,12 +68,11 @@ typedef struct {
 /* Waits for the device, then fills stats with totals since creation. */
 gboolean ef_backend_cuda_stats (EfBackend *backend, EfCudaStats *stats, GError **error);
 
-/* Kernel level, for tests and benchmarks: backprojects profiles (fp32, host memory) onto grid and adds
- * the result into acc (host, width * height). The image on the device starts as NaN and is cleared by
- * the same path the backend uses, so a pixel the kernel misses shows. variant 0 = automatic.
- * kernel_ms (may be NULL) receives the backprojection kernels' device time. Blocks. */
+/* Kernel level, for tests and benchmarks: backprojects profiles (fp32, host memory) onto a zeroed
+ * device image and writes it to out (host, width * height), overwriting it. variant 0 = automatic.
+ * kernel_ms (may be NULL) receives the backprojection kernel's device time. Blocks. */
 gboolean ef_cuda_bp_profiles (const EfGrid *grid, const EfProfiles *profiles, EfPrecision precision,
-                              guint variant, EfCf32 *acc, double *kernel_ms, GError **error);
+                              guint variant, EfCf32 *out, double *kernel_ms, GError **error);
 
 /* A CPU model of the fp32 kernel: the same tiles, Taylor expansions and float steps (with libm's sincos
  * in place of the hardware's), for checking the kernel's numerics where no device is present. Adds into
@@ -86,9 +85,12 @@ gboolean ef_cuda_bp_model (const EfGrid *grid, const EfProfiles *profiles, guint
 guint ef_cuda_choose_variant (const EfGrid *grid, const EfProfileMeta *meta, guint n_pulses,
                               EfPrecision precision);
 
-/* Testing hook: the n-th device or pinned allocation from now on (0 = the next one) fails as if the
- * device were out of memory, and so does every one after it until the hook is reset with n < 0. */
+/* Testing hooks for out-of-memory paths. fail_alloc_after: the n-th device or pinned allocation or
+ * cuFFT plan from now on (0 = the next one) fails once as if the device were out of memory; n < 0
+ * disarms it. fail_alloc_above: every such allocation larger than bytes fails until it is called
+ * again with 0. Not for production use; process-wide. */
 void ef_cuda_debug_fail_alloc_after (int n);
+void ef_cuda_debug_fail_alloc_above (gsize bytes);
 
 /* Times every kernel shape on a synthetic problem of the given class (grid edge, pulses, bins,
  * precision) and stores the fastest in g_get_user_cache_dir()/echoform/cuda-tune.ini under the device

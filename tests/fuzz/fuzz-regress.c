@@ -10,9 +10,10 @@
 #include "ef-fuzz-targets.h"
 
 /*
- * Every file of tests/fuzz/corpus-<target>/ goes through the same entry point as the fuzzer's, in an
- * ordinary build (and in the sanitizer build of CI). A crash input found by fuzzing is fixed, then saved
- * into the corpus under libFuzzer's name (crash-<sha1>) so that it stays fixed.
+ * Every file of tests/fuzz/corpus-<target>/ (the seeds) and tests/fuzz/regress-<target>/ (a minimized
+ * sample of what fuzzing reached, and inputs that once crashed, under libFuzzer's names crash-<sha1>)
+ * goes through the same entry point as the fuzzer's, in an ordinary build and in the sanitizer build of
+ * CI.
  *
  *   fuzz-regress [--tap]                       replay all corpora
  *   fuzz-regress --target NAME FILE|DIR ...    replay some inputs, e.g. a new crash-* file
@@ -84,6 +85,7 @@ test_corpus (gconstpointer data)
 {
   const Target *t = data;
   g_autofree char *dir = NULL;
+  const char *srcdir;
   g_autoptr (GPtrArray) paths = NULL;
   g_autoptr (GTimer) timer = g_timer_new ();
   guint accepted, crashes = 0;
@@ -93,9 +95,15 @@ test_corpus (gconstpointer data)
       g_test_skip ("built without matio");
       return;
     }
-  dir = g_strdup_printf ("%s/fuzz/corpus-%s", g_getenv ("G_TEST_SRCDIR") ? g_getenv ("G_TEST_SRCDIR") : ".",
-                         t->name);
+  srcdir = g_getenv ("G_TEST_SRCDIR") ? g_getenv ("G_TEST_SRCDIR") : ".";
+  dir = g_strdup_printf ("%s/fuzz/corpus-%s", srcdir, t->name);
   paths = list_inputs (dir);
+  {
+    g_autofree char *regress = g_strdup_printf ("%s/fuzz/regress-%s", srcdir, t->name);
+    g_autoptr (GPtrArray) more = list_inputs (regress);
+    for (guint i = 0; i < more->len; i++)
+      g_ptr_array_add (paths, g_strdup (g_ptr_array_index (more, i)));
+  }
   if (paths->len == 0)
     {
       g_autofree char *why = g_strdup_printf ("no corpus in %s", dir);

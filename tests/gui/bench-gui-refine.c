@@ -36,6 +36,17 @@ probe_tick (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
+/* Redraws the view every frame, to see what one frame costs with nothing else running. */
+static gboolean
+redraw_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  guint *frames = data;
+
+  (*frames)++;
+  gtk_gl_area_queue_render (GTK_GL_AREA (widget));
+  return G_SOURCE_CONTINUE;
+}
+
 static int
 cmp_double (gconstpointer a, gconstpointer b)
 {
@@ -108,6 +119,8 @@ main (int argc, char *argv[])
   view = ef_main_window_get_image_view (window);
   gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
   gtk_window_present (GTK_WINDOW (window));
+  if (g_getenv ("EF_BENCH_NO_SIDEBAR") != NULL)
+    g_action_group_change_action_state (G_ACTION_GROUP (window), "show-sidebar", g_variant_new_boolean (FALSE));
   /* The block size is read when a collection is set. */
   if (block > 0)
     {
@@ -120,6 +133,17 @@ main (int argc, char *argv[])
   g_action_group_activate_action (G_ACTION_GROUP (window), "set-spacing", g_variant_new_double (0.1));
   g_signal_connect (window, "roi-finished", G_CALLBACK (roi_finished), &done);
 
+  {
+    guint frames = 0, id = gtk_widget_add_tick_callback (GTK_WIDGET (view), redraw_tick, &frames, NULL);
+    gint64 t0 = g_get_monotonic_time ();
+
+    while (g_get_monotonic_time () < t0 + G_USEC_PER_SEC)
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (200);
+    gtk_widget_remove_tick_callback (GTK_WIDGET (view), id);
+    g_print ("idle: %u frames in 1 s with the view redrawn each frame (%.1f ms a frame)\n", frames,
+             1000.0 / MAX (frames, 1));
+  }
   g_timeout_add (PROBE_INTERVAL_MS, probe_tick, &probe);
   updates_before = ef_image_view_get_n_updates (view, EF_LAYER_ROI);
   start_us = g_get_monotonic_time ();

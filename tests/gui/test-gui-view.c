@@ -163,11 +163,12 @@ test_realize_unrealize (void)
       g_assert_cmpuint (src.n_reads, >, reads_before);
       check_square (view, &grid, &src);
 
-      /* Unrealize and realize again: every GL object must be rebuilt and refilled from the source. */
-      gtk_widget_unrealize (GTK_WIDGET (view));
+      /* Take the view out of the window and put it back: it is unrealized and realized again, and
+       * every GL object must be rebuilt and refilled from the source. */
+      gtk_window_set_child (GTK_WINDOW (window), NULL);
       g_assert_false (gtk_widget_get_realized (GTK_WIDGET (view)));
-      gtk_widget_realize (GTK_WIDGET (view));
-      gtk_widget_queue_draw (GTK_WIDGET (view));
+      spin (20);
+      gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
     }
 
   gtk_window_destroy (GTK_WINDOW (window));

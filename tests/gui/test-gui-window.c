@@ -10,6 +10,7 @@
 #include "ef-application.h"
 #include "ef-gui-test-util.h"
 #include "ef-demo.h"
+#include "ef-image-io.h"
 #include "ef-main-window.h"
 
 static EfApplication *app;
@@ -161,9 +162,30 @@ test_screenshot_point_target (void)
             by = y;
           }
       }
-  g_test_message ("brightest pixel %d,%d (%.0f), %.2f px from the target", bx, by, best, hypot (bx - tx, by - ty));
-  g_assert_cmpfloat (best, >, 600);
-  g_assert_cmpfloat (hypot (bx + 0.5 - tx, by + 0.5 - ty), <=, 2.0);
+  /* The main lobe may reach the top of the display range over a few pixels: take the middle of the
+   * brightest pixels, which the symmetric sidelobes do not pull aside. */
+  {
+    double sx = 0, sy = 0, n = 0, cx, cy;
+
+    for (int y = (int) ceil (y0) + 6; y < (int) floor (y1) - 6; y++)
+      for (int x = (int) ceil (x0) + 6; x < (int) floor (x1) - 6; x++)
+        {
+          const guint8 *q = px + (gsize) y * stride + (gsize) x * 4;
+          if ((double) q[0] + q[1] + q[2] >= best - 1e-9)
+            {
+              sx += x + 0.5;
+              sy += y + 0.5;
+              n++;
+            }
+        }
+    cx = sx / n;
+    cy = sy / n;
+    g_test_message ("brightest pixel %d,%d (%.0f); %.0f pixels that bright, centred at %.1f,%.1f, %.2f px from "
+                    "the target", bx, by, best, n, cx, cy, hypot (cx - tx, cy - ty));
+    g_assert_cmpfloat (best, >, 600);
+    g_assert_cmpfloat (n, <, 0.02 * (x1 - x0) * (y1 - y0));
+    g_assert_cmpfloat (hypot (cx - tx, cy - ty), <=, 2.0);
+  }
 
   g_free (result.message);
   close_window (window);
@@ -284,6 +306,91 @@ test_measure (void)
   g_rmdir (dir);
 }
 
+typedef struct {
+  gboolean done, ok;
+} ExportResult;
+
+static void
+export_finished (EfMainWindow *window, const char *path, gboolean ok, ExportResult *r)
+{
+  r->done = TRUE;
+  r->ok = ok;
+}
+
+static gboolean
+export_done (gpointer data)
+{
+  return ((ExportResult *) data)->done;
+}
+
+/* The formed region written as .npy (on a worker thread) reads back as the accumulator holds it. */
+static void
+test_export_image (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("echoform-test-XXXXXX", NULL);
+  g_autofree char *npy = g_build_filename (dir, "region.npy", NULL);
+  g_autofree char *json = g_build_filename (dir, "region.json", NULL);
+  g_autoptr (EfImage) back = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree EfCf32 *held = NULL;
+  EfMainWindow *window = new_window ();
+  ExportResult r = { 0 };
+  const double roi[4] = { -6, -4, 6, 4 };
+  const EfGrid *grid;
+  EfRect all;
+
+  ef_main_window_set_dataset (window, demo);
+  ef_main_window_set_roi (window, roi);
+  spin_until (window_idle, window, 120);
+  g_signal_connect (window, "export-finished", G_CALLBACK (export_finished), &r);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "export-image-to", g_variant_new_string (npy));
+  spin_until (export_done, &r, 60);
+  g_assert_true (r.ok);
+
+  grid = ef_job_runner_get_grid (ef_main_window_get_roi_runner (window));
+  back = ef_image_read_npy (npy, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (back->grid.width, ==, grid->width);
+  g_assert_cmpuint (back->grid.height, ==, grid->height);
+  g_assert_cmpfloat_with_epsilon (back->grid.spacing, grid->spacing, 1e-12);
+  all = (EfRect) { 0, 0, grid->width, grid->height };
+  held = g_new (EfCf32, ef_grid_n_pixels (grid));
+  g_assert_true (ef_job_runner_read (ef_main_window_get_roi_runner (window), &all, held, NULL));
+  g_assert_cmpmem (held, ef_grid_n_pixels (grid) * sizeof (EfCf32), back->data,
+                   ef_grid_n_pixels (grid) * sizeof (EfCf32));
+
+  close_window (window);
+  g_unlink (npy);
+  g_unlink (json);
+  g_rmdir (dir);
+}
+
+/* The dialogs open from their actions and close again without a warning. */
+static void
+test_dialogs (void)
+{
+  EfMainWindow *window = new_window ();
+  GList *before, *after;
+
+  ef_main_window_set_dataset (window, demo);
+  spin (0.3);
+  before = gtk_window_list_toplevels ();
+  g_action_group_activate_action (G_ACTION_GROUP (app), "preferences", NULL);
+  g_action_group_activate_action (G_ACTION_GROUP (app), "about", NULL);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "show-help-overlay", NULL);
+  spin (0.5);
+  after = gtk_window_list_toplevels ();
+  g_assert_cmpuint (g_list_length (after), ==, g_list_length (before) + 3);
+  for (GList *l = after; l != NULL; l = l->next)
+    if (g_list_find (before, l->data) == NULL)
+      gtk_window_close (l->data);
+  g_list_free (before);
+  g_list_free (after);
+  spin (0.2);
+  spin_until (window_idle, window, 120);
+  close_window (window);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -305,6 +412,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/gui/window/roi-storm", test_roi_storm);
   g_test_add_func ("/gui/window/session-memory", test_session_memory);
   g_test_add_func ("/gui/window/measure", test_measure);
+  g_test_add_func ("/gui/window/export-image", test_export_image);
+  g_test_add_func ("/gui/window/dialogs", test_dialogs);
   status = g_test_run ();
 
   ef_dataset_unref (demo);

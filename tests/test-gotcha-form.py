@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+# test-gotcha-form.py: real airborne data through echoform-cli: the AFRL Gotcha pass 1 HH, 0-4 degrees.
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# Forms a 40 m x 40 m region at 0.1 m (400 x 400 pixels, 469 pulses) in fp32 and fp64 and checks that
+# the fast path matches the float64 one and that the scene is in focus. Run by meson with EF_CLI and
+# EF_SHARED_DATA set. Exits 77 (skipped) when numpy or the data is missing.
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+except ImportError:
+    print("1..0 # SKIP numpy is not installed")
+    sys.exit(77)
+
+CLI = os.environ.get("EF_CLI")
+if not CLI or not os.path.exists(CLI):
+    print("Bail out! EF_CLI is not set to the echoform-cli binary")
+    sys.exit(99)
+DATA = os.path.join(os.environ.get("EF_SHARED_DATA", ""), "gotcha-pass1-hh")
+if not os.path.isdir(DATA) or not any(n.endswith(".mat") for n in os.listdir(DATA)):
+    print(f"1..0 # SKIP the Gotcha data is not at {DATA}")
+    sys.exit(77)
+
+ROI = "-20,-20,20,20"
+SPACING = "0.1"
+PULSES = 469
+# fp32 against fp64: the magnitudes must agree to this Pearson correlation.
+MIN_CORRELATION = 0.999
+# A focused scene: its brightest scatterers stand this far above the median pixel. A single pulse,
+# which only smears each scatterer along a range ring, stays near 19 dB; the full aperture near 39.
+MIN_PEAK_TO_MEDIAN_DB = 30.0
+# Focusing must gain at least this much over that single pulse.
+MIN_FOCUS_GAIN_DB = 10.0
+
+failures = 0
+count = 0
+tmp = tempfile.TemporaryDirectory(prefix="ef-test-gotcha-")
+images = {}
+grids = {}  # the .json sidecars: origin, spacing and axes of each image
+
+
+def check(name, fn):
+    global failures, count
+    count += 1
+    try:
+        fn()
+        print(f"ok {count} {name}")
+    except Exception as e:  # report and go on: one failure should not hide the others
+        failures += 1
+        print(f"not ok {count} {name}")
+        for line in str(e).splitlines():
+            print(f"# {line}")
+    sys.stdout.flush()
+
+
+def form(tag, *extra):
+    out = os.path.join(tmp.name, f"{tag}.npy")
+    cmd = [CLI, "form", DATA, "--roi", ROI, "--spacing", SPACING, "--algo", "bp", "-o", out, "--json"]
+    cmd += list(extra)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} exited {p.returncode}\n{p.stderr}")
+    summary = json.loads(p.stdout)
+    img = np.load(out)
+    assert img.dtype == np.complex64, f"{out} is {img.dtype}, not complex64"
+    assert img.shape == (400, 400), f"{out} is {img.shape}, not 400 x 400"
+    assert np.all(np.isfinite(img)), f"{out} has non-finite pixels"
+    images[tag] = img
+    with open(out[:-4] + ".json") as f:
+        grids[tag] = json.load(f)
+    print(f"# {tag}: {summary['pulses']} pulses, {summary['backend']} {summary['precision']}, "
+          f"{summary['elapsed_s']:.2f} s, {summary['bp_per_s']:.3g} backprojections/s")
+    return summary
+
+
+def peak_to_median_db(img):
+    mag = np.abs(img).astype(np.float64)
+    return 20 * np.log10(mag.max() / np.median(mag))
+
+
+def test_form_fp32():
+    s = form("fp32", "--precision", "fp32")
+    assert s["pulses"] == PULSES, f"{s['pulses']} pulses formed, expected {PULSES}"
+
+
+def test_form_fp64():
+    s = form("fp64", "--precision", "fp64")
+    assert s["pulses"] == PULSES, f"{s['pulses']} pulses formed, expected {PULSES}"
+
+
+def test_fp32_matches_fp64():
+    a = np.abs(images["fp32"]).astype(np.float64).ravel()
+    b = np.abs(images["fp64"]).astype(np.float64).ravel()
+    r = np.corrcoef(a, b)[0, 1]
+    z32 = images["fp32"].astype(np.complex128)
+    z64 = images["fp64"].astype(np.complex128)
+    ser = 10 * np.log10(np.sum(np.abs(z64) ** 2) / np.sum(np.abs(z32 - z64) ** 2))
+    print(f"# magnitude correlation fp32 vs fp64: {r:.12f}, 1 - r = {1 - r:.2g} (needs r >= {MIN_CORRELATION}); "
+          f"complex SER {ser:.1f} dB")
+    assert r >= MIN_CORRELATION, f"correlation {r:.6f} < {MIN_CORRELATION}"
+    pa = np.unravel_index(np.argmax(a), (400, 400))
+    pb = np.unravel_index(np.argmax(b), (400, 400))
+    assert pa == pb, f"the brightest pixel moved: fp32 {pa}, fp64 {pb}"
+
+
+def test_focused():
+    img = images["fp32"]
+    mag = np.abs(img).astype(np.float64)
+    med = np.median(mag)
+    ptm = peak_to_median_db(img)
+    top = np.sort(mag.ravel())[::-1]
+    row, col = np.unravel_index(np.argmax(mag), mag.shape)
+    g = grids["fp32"]
+    x, y = (np.array(g["origin"][:2]) + g["spacing"] * (col * np.array(g["u"][:2]) + row * np.array(g["v"][:2])))
+    print(f"# fp32 peak-to-median {ptm:.1f} dB (needs > {MIN_PEAK_TO_MEDIAN_DB}); 10th brightest pixel "
+          f"{20 * np.log10(top[9] / med):.1f} dB; 99.9th percentile "
+          f"{20 * np.log10(np.percentile(mag, 99.9) / med):.1f} dB; brightest at x {x:.2f} m, y {y:.2f} m")
+    assert ptm > MIN_PEAK_TO_MEDIAN_DB, f"peak-to-median {ptm:.1f} dB: the image is not focused"
+
+
+def test_single_pulse_is_not():
+    # The same measure on one pulse: it must be far lower, or the measure says nothing about focus.
+    form("one-pulse", "--precision", "fp32", "--stride", str(PULSES))
+    one = peak_to_median_db(images["one-pulse"])
+    full = peak_to_median_db(images["fp32"])
+    print(f"# single pulse peak-to-median {one:.1f} dB; full aperture {full:.1f} dB; gain {full - one:.1f} dB")
+    assert full - one >= MIN_FOCUS_GAIN_DB, f"focusing gains only {full - one:.1f} dB over one pulse"
+
+
+check("gotcha: form fp32", test_form_fp32)
+check("gotcha: form fp64", test_form_fp64)
+check("gotcha: fp32 magnitude correlates with fp64", test_fp32_matches_fp64)
+check("gotcha: the image is focused", test_focused)
+check("gotcha: a single pulse is not focused", test_single_pulse_is_not)
+print(f"1..{count}")
+sys.exit(1 if failures else 0)
