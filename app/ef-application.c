@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "ef-application.h"
+#include "ef-colormap.h"
 #include "ef-job-runner.h"
 #include "ef-preferences-window.h"
 #include "ef-main-window.h"
@@ -29,6 +30,8 @@ static const GOptionEntry options[] = {
   { "measure", 0, 0, G_OPTION_ARG_STRING, NULL, N_("Measure the point target nearest this point"), N_("X,Y") },
   { "panel", 0, 0, G_OPTION_ARG_STRING, NULL, N_("Show this sidebar page"), N_("NAME") },
   { "zoom-roi", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Zoom the view to the region"), NULL },
+  { "view", 0, 0, G_OPTION_ARG_STRING, NULL, N_("Show magnitude, phase, real or imaginary"), N_("VIEW") },
+  { "colormap", 0, 0, G_OPTION_ARG_STRING, NULL, N_("Colour map: grey, perceptual or cyclic"), N_("MAP") },
   { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, NULL,
     N_("Save a PNG of the window once the region is formed, then quit"), N_("FILE") },
   { "simulate-demo", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Simulate the demo scene instead of reading its file"), NULL },
@@ -131,7 +134,7 @@ ef_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
   EfApplication *self = EF_APPLICATION (app);
   GVariantDict *dict = g_application_command_line_get_options_dict (cmdline);
   g_autofree const char **files = NULL;
-  const char *roi = NULL, *measure = NULL, *panel = NULL, *screenshot = NULL;
+  const char *roi = NULL, *measure = NULL, *panel = NULL, *screenshot = NULL, *view = NULL, *colormap = NULL;
   double spacing = 0;
   gboolean simulate = FALSE, zoom_roi = FALSE;
   EfBatch batch = { 0 };
@@ -142,6 +145,8 @@ ef_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
   g_variant_dict_lookup (dict, "roi", "&s", &roi);
   g_variant_dict_lookup (dict, "measure", "&s", &measure);
   g_variant_dict_lookup (dict, "panel", "&s", &panel);
+  g_variant_dict_lookup (dict, "view", "&s", &view);
+  g_variant_dict_lookup (dict, "colormap", "&s", &colormap);
   g_variant_dict_lookup (dict, "screenshot", "^&ay", &screenshot);
   g_variant_dict_lookup (dict, "spacing", "d", &spacing);
   g_variant_dict_lookup (dict, "simulate-demo", "b", &simulate);
@@ -159,6 +164,21 @@ ef_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
                                            measure);
       return 1;
     }
+  {
+    EfViewMode m;
+    EfColormap c;
+
+    if (view != NULL && !ef_view_mode_from_string (view, &m))
+      {
+        g_application_command_line_printerr (cmdline, _("echoform: --view is magnitude, phase, real or imaginary\n"));
+        return 1;
+      }
+    if (colormap != NULL && !ef_colormap_from_string (colormap, &c))
+      {
+        g_application_command_line_printerr (cmdline, _("echoform: --colormap is grey, perceptual or cyclic\n"));
+        return 1;
+      }
+  }
   if (spacing < 0 || !isfinite (spacing))
     {
       g_application_command_line_printerr (cmdline, _("echoform: --spacing must be positive\n"));
@@ -170,8 +190,10 @@ ef_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
   batch.zoom_roi = zoom_roi;
   batch.screenshot = screenshot != NULL && *screenshot ? (char *) screenshot : NULL;
   batch.panel = (char *) panel;
+  batch.view = (char *) view;
+  batch.colormap = (char *) colormap;
   want_batch = batch.has_roi || batch.has_measure || batch.screenshot != NULL || spacing > 0 || panel != NULL
-               || zoom_roi;
+               || zoom_roi || view != NULL || colormap != NULL;
 
   window = new_window (self);
   if (want_batch)

@@ -153,8 +153,9 @@ draw (EfCutPlot *self, cairo_t *cr, double w, double h)
   cairo_rectangle (cr, left + 0.5, top + 0.5, pw - 1, ph - 1);
   cairo_stroke (cr);
   {
+    /* Inside the plot's top right corner, clear of the title whatever the language. */
     g_autofree char *s = g_strdup_printf (_("IRW %.3f m · PSLR %.1f dB"), self->irw_m, self->pslr_db);
-    text (cr, widget, s, left + pw - 2, 2, 1.0, &dim);
+    text (cr, widget, s, left + pw - 4, top + 2, 1.0, &dim);
   }
 #undef PX
 #undef PY

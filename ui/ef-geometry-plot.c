@@ -66,9 +66,19 @@ ef_geometry_plot_set_done (EfGeometryPlot *self, const gboolean *done, guint64 n
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
+/* Scene coordinates are turned by rot so that the look direction runs down the page: the flight path
+ * sits at the top, the scene below, and a tall sidebar page is used well. Then scaled to widgets. */
 typedef struct {
-  double ox, oy, k;  /* widget = (ox + k x, oy - k y) */
+  double c, s;       /* rotation */
+  double ox, oy, k;  /* widget = (ox + k x', oy - k y') */
 } Map;
+
+static void
+rotate (const Map *m, double x, double y, double *rx, double *ry)
+{
+  *rx = m->c * x - m->s * y;
+  *ry = m->s * x + m->c * y;
+}
 
 static void
 map_fit (Map *m, double x0, double y0, double x1, double y1, double left, double top, double w, double h)
@@ -83,18 +93,29 @@ map_fit (Map *m, double x0, double y0, double x1, double y1, double left, double
 static void
 map_point (const Map *m, double x, double y, double *wx, double *wy)
 {
-  *wx = m->ox + m->k * x;
-  *wy = m->oy - m->k * y;
+  double rx, ry;
+
+  rotate (m, x, y, &rx, &ry);
+  *wx = m->ox + m->k * rx;
+  *wy = m->oy - m->k * ry;
 }
 
+/* A scene rectangle, which the rotation turns into a general quadrilateral. */
 static void
 rect_path (cairo_t *cr, const Map *m, const double b[4])
 {
-  double ax, ay, bx, by;
+  const double corners[4][2] = { { b[0], b[1] }, { b[2], b[1] }, { b[2], b[3] }, { b[0], b[3] } };
 
-  map_point (m, b[0], b[3], &ax, &ay);
-  map_point (m, b[2], b[1], &bx, &by);
-  cairo_rectangle (cr, ax, ay, MAX (bx - ax, 1), MAX (by - ay, 1));
+  for (int i = 0; i < 4; i++)
+    {
+      double wx, wy;
+      map_point (m, corners[i][0], corners[i][1], &wx, &wy);
+      if (i == 0)
+        cairo_move_to (cr, wx, wy);
+      else
+        cairo_line_to (cr, wx, wy);
+    }
+  cairo_close_path (cr);
 }
 
 static void
@@ -112,13 +133,48 @@ draw_label (cairo_t *cr, GtkWidget *widget, const char *text, double x, double y
 }
 
 static void
+arrow_head (cairo_t *cr, double x, double y, double ang, double size)
+{
+  cairo_move_to (cr, x + size * cos (ang), y + size * sin (ang));
+  cairo_line_to (cr, x + size * cos (ang + 2.5), y + size * sin (ang + 2.5));
+  cairo_line_to (cr, x + size * cos (ang - 2.5), y + size * sin (ang - 2.5));
+  cairo_close_path (cr);
+  cairo_fill (cr);
+}
+
+static void
+draw_north (cairo_t *cr, GtkWidget *widget, const Map *m, double x, double y, const GdkRGBA *fg)
+{
+  double nx, ny, ang;
+
+  /* North is +y in the scene; where it points on the page depends on the rotation. */
+  rotate (m, 0, 1, &nx, &ny);
+  ang = atan2 (-ny, nx);
+  gdk_cairo_set_source_rgba (cr, fg);
+  cairo_set_line_width (cr, 1.5);
+  cairo_move_to (cr, x - 11 * cos (ang), y - 11 * sin (ang));
+  cairo_line_to (cr, x + 7 * cos (ang), y + 7 * sin (ang));
+  cairo_stroke (cr);
+  arrow_head (cr, x + 11 * cos (ang), y + 11 * sin (ang), ang, 5);
+  {
+    g_autoptr (PangoLayout) layout = gtk_widget_create_pango_layout (widget, C_("compass", "N"));
+    int tw, th;
+
+    /* Centred beyond the tip, on whichever side it points. */
+    pango_layout_get_pixel_size (layout, &tw, &th);
+    cairo_move_to (cr, x + 20 * cos (ang) - 0.5 * tw, y + 20 * sin (ang) - 0.5 * th);
+    pango_cairo_show_layout (cr, layout);
+  }
+}
+
+static void
 draw (EfGeometryPlot *self, cairo_t *cr, double w, double h)
 {
   GtkWidget *widget = GTK_WIDGET (self);
   GdkRGBA fg, dim, accent = { 0.21, 0.52, 0.89, 1 }, roi_color = { 0.90, 0.38, 0.0, 1 };
-  const EfPulse *pulses;
+  const EfPulse *pulses, *mid;
   guint64 n, step;
-  double x0 = 0, y0 = 0, x1 = 0, y1 = 0, inset, ix, iy;
+  double x0 = G_MAXDOUBLE, y0 = G_MAXDOUBLE, x1 = -G_MAXDOUBLE, y1 = -G_MAXDOUBLE, split, phi, pad;
   Map m, mi;
 
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS
@@ -135,28 +191,47 @@ draw (EfGeometryPlot *self, cairo_t *cr, double w, double h)
 
   pulses = self->dataset->pulses;
   n = self->dataset->info.n_pulses;
+  mid = &pulses[n / 2];
   step = MAX (1, n / MAX_DRAWN_PULSES);
-  for (guint64 i = 0; i < n; i++)
+  phi = atan2 (mid->tx[1], mid->tx[0]);
+  m.c = cos (G_PI / 2 - phi);
+  m.s = sin (G_PI / 2 - phi);
+  mi.c = m.c;
+  mi.s = m.s;
+
+  /* The path and the scene centre, in the turned frame. */
+  for (guint64 i = 0; i <= n; i += (i == n ? 1 : step))
     {
-      x0 = MIN (x0, pulses[i].tx[0]);
-      x1 = MAX (x1, pulses[i].tx[0]);
-      y0 = MIN (y0, pulses[i].tx[1]);
-      y1 = MAX (y1, pulses[i].tx[1]);
+      double rx, ry;
+      if (i == n)
+        rotate (&m, 0, 0, &rx, &ry);
+      else
+        rotate (&m, pulses[i].tx[0], pulses[i].tx[1], &rx, &ry);
+      x0 = MIN (x0, rx);
+      x1 = MAX (x1, rx);
+      y0 = MIN (y0, ry);
+      y1 = MAX (y1, ry);
+      if (i == n)
+        break;
     }
-  {
-    double pad = 0.08 * MAX (x1 - x0, y1 - y0);
-    x0 -= pad;
-    x1 += pad;
-    y0 -= pad;
-    y1 += pad;
-  }
-  map_fit (&m, x0, y0, x1, y1, 8, 24, w - 16, h - 32);
+  pad = 0.06 * MAX (x1 - x0, y1 - y0);
+  split = h * 0.55;
+  map_fit (&m, x0 - pad, y0 - pad, x1 + pad, y1 + pad, 8, 44, w - 16, split - 52);
 
   draw_label (cr, widget, _("Flight path, seen from above"), 8, 4, &dim);
+  {
+    g_autofree char *done = g_strdup_printf ("%" G_GUINT64_FORMAT, self->n_done_total);
+    g_autofree char *total = g_strdup_printf ("%" G_GUINT64_FORMAT, n);
+    /* Translators: "120 of 469 pulses used" */
+    g_autofree char *text = g_strdup_printf (_("%s of %s pulses used"), done, total);
+    draw_label (cr, widget, text, 8, 22, &dim);
+  }
 
   /* The aperture wedge: lines of sight from the first and last pulses to the scene centre. */
   {
+    static const double dash[] = { 3, 3 };
     double sx, sy, ax, ay;
+
     cairo_set_line_width (cr, 1);
     gdk_cairo_set_source_rgba (cr, &dim);
     map_point (&m, 0, 0, &sx, &sy);
@@ -167,12 +242,9 @@ draw (EfGeometryPlot *self, cairo_t *cr, double w, double h)
         cairo_move_to (cr, ax, ay);
         cairo_line_to (cr, sx, sy);
       }
-    {
-      static const double dash[] = { 3, 3 };
-      cairo_set_dash (cr, dash, 2, 0);
-      cairo_stroke (cr);
-      cairo_set_dash (cr, NULL, 0, 0);
-    }
+    cairo_set_dash (cr, dash, 2, 0);
+    cairo_stroke (cr);
+    cairo_set_dash (cr, NULL, 0, 0);
   }
 
   /* The path, pulses in use bright. */
@@ -181,7 +253,7 @@ draw (EfGeometryPlot *self, cairo_t *cr, double w, double h)
     {
       gboolean in_run = FALSE;
 
-      cairo_set_line_width (cr, pass == 0 ? 2 : 4);
+      cairo_set_line_width (cr, pass == 0 ? 2 : 5);
       gdk_cairo_set_source_rgba (cr, pass == 0 ? &fg : &accent);
       for (guint64 i = 0; i < n; i += step)
         {
@@ -190,14 +262,14 @@ draw (EfGeometryPlot *self, cairo_t *cr, double w, double h)
 
           map_point (&m, pulses[i].tx[0], pulses[i].tx[1], &px, &py);
           if (on && !in_run)
-            cairo_move_to (cr, px, py);
+            {
+              cairo_move_to (cr, px, py);
+              cairo_line_to (cr, px, py);
+            }
           else if (on)
             cairo_line_to (cr, px, py);
           else if (in_run)
-            {
-              cairo_line_to (cr, px, py);
-              cairo_stroke (cr);
-            }
+            cairo_stroke (cr);
           in_run = on;
         }
       if (in_run)
@@ -207,16 +279,13 @@ draw (EfGeometryPlot *self, cairo_t *cr, double w, double h)
   /* Direction of flight. */
   if (n >= 2)
     {
-      double ax, ay, bx, by, ang;
-      map_point (&m, pulses[n - 1 - MIN (n - 1, step)].tx[0], pulses[n - 1 - MIN (n - 1, step)].tx[1], &ax, &ay);
+      double ax, ay, bx, by;
+      const EfPulse *p = &pulses[n - 1 - MIN (n - 1, step)];
+
+      map_point (&m, p->tx[0], p->tx[1], &ax, &ay);
       map_point (&m, pulses[n - 1].tx[0], pulses[n - 1].tx[1], &bx, &by);
-      ang = atan2 (by - ay, bx - ax);
       gdk_cairo_set_source_rgba (cr, &fg);
-      cairo_move_to (cr, bx + 8 * cos (ang), by + 8 * sin (ang));
-      cairo_line_to (cr, bx + 8 * cos (ang + 2.5), by + 8 * sin (ang + 2.5));
-      cairo_line_to (cr, bx + 8 * cos (ang - 2.5), by + 8 * sin (ang - 2.5));
-      cairo_close_path (cr);
-      cairo_fill (cr);
+      arrow_head (cr, bx, by, atan2 (by - ay, bx - ax), 8);
     }
 
   /* The scene centre. */
@@ -224,87 +293,46 @@ draw (EfGeometryPlot *self, cairo_t *cr, double w, double h)
     double sx, sy;
     map_point (&m, 0, 0, &sx, &sy);
     gdk_cairo_set_source_rgba (cr, &roi_color);
-    cairo_arc (cr, sx, sy, 3, 0, 2 * G_PI);
+    cairo_arc (cr, sx, sy, 3.5, 0, 2 * G_PI);
     cairo_fill (cr);
   }
+  draw_north (cr, widget, &m, w - 34, 64, &fg);
 
-  /* The scene itself is tiny at this scale: show it in an inset. */
-  inset = MIN (w, h) * 0.42;
-  ix = w - inset - 8;
-  iy = h - inset - 8;
-  cairo_set_source_rgba (cr, 0, 0, 0, 0.06);
-  cairo_rectangle (cr, ix, iy, inset, inset);
-  cairo_fill (cr);
-  gdk_cairo_set_source_rgba (cr, &dim);
-  cairo_set_line_width (cr, 1);
-  cairo_rectangle (cr, ix + 0.5, iy + 0.5, inset - 1, inset - 1);
-  cairo_stroke (cr);
+  /* The scene itself is tiny at that scale: below, on its own, turned the same way. */
   if (self->has_box)
     {
       const double *b = self->box;
-      double pad = 0.08 * MAX (b[2] - b[0], b[3] - b[1]);
-      const EfPulse *mid = &pulses[n / 2];
-      double len = hypot (mid->tx[0], mid->tx[1]);
-      double sx, sy;
+      double half = 0.5 * MAX (b[2] - b[0], b[3] - b[1]) * M_SQRT2 * 1.05;
+      double top = split + 8, size = h - top - 8, sx, sy, ex, ey;
 
-      map_fit (&mi, b[0] - pad, b[1] - pad, b[2] + pad, b[3] + pad, ix + 4, iy + 16, inset - 8, inset - 20);
-      draw_label (cr, widget, _("Scene"), ix + 4, iy + 2, &dim);
+      cairo_set_source_rgba (cr, 0, 0, 0, 0.05);
+      cairo_rectangle (cr, 8, top, w - 16, size);
+      cairo_fill (cr);
+      draw_label (cr, widget, _("Scene"), 14, top + 4, &dim);
+      map_fit (&mi, -half, -half, half, half, 8, top + 18, w - 16, size - 22);
       gdk_cairo_set_source_rgba (cr, &fg);
+      cairo_set_line_width (cr, 1);
       rect_path (cr, &mi, b);
       cairo_stroke (cr);
       if (self->has_roi)
         {
-          cairo_save (cr);
-          cairo_rectangle (cr, ix, iy, inset, inset);
-          cairo_clip (cr);
           gdk_cairo_set_source_rgba (cr, &roi_color);
           cairo_set_line_width (cr, 2);
           rect_path (cr, &mi, self->roi);
           cairo_stroke (cr);
-          cairo_restore (cr);
         }
-      /* The look direction, from the mid-aperture antenna towards the scene. */
-      if (len > 0)
-        {
-          double ux = -mid->tx[0] / len, uy = -mid->tx[1] / len;
-          double r = 0.5 * (b[2] - b[0]) + pad * 0.9, ex, ey, ang;
-
-          map_point (&mi, -ux * r, -uy * r, &sx, &sy);
-          map_point (&mi, -ux * (r - 0.35 * r), -uy * (r - 0.35 * r), &ex, &ey);
-          gdk_cairo_set_source_rgba (cr, &accent);
-          cairo_set_line_width (cr, 2);
-          cairo_move_to (cr, sx, sy);
-          cairo_line_to (cr, ex, ey);
-          cairo_stroke (cr);
-          ang = atan2 (ey - sy, ex - sx);
-          cairo_move_to (cr, ex + 6 * cos (ang), ey + 6 * sin (ang));
-          cairo_line_to (cr, ex + 6 * cos (ang + 2.5), ey + 6 * sin (ang + 2.5));
-          cairo_line_to (cr, ex + 6 * cos (ang - 2.5), ey + 6 * sin (ang - 2.5));
-          cairo_close_path (cr);
-          cairo_fill (cr);
-        }
+      /* The look direction, from the antenna's side towards the scene. */
+      map_point (&mi, 0, 0, &sx, &sy);
+      ey = top + 22;
+      ex = sx;
+      gdk_cairo_set_source_rgba (cr, &accent);
+      cairo_set_line_width (cr, 2);
+      cairo_move_to (cr, ex, ey);
+      cairo_line_to (cr, ex, ey + 0.18 * size);
+      cairo_stroke (cr);
+      arrow_head (cr, ex, ey + 0.18 * size + 4, G_PI / 2, 6);
+      draw_north (cr, widget, &mi, w - 34, top + 34, &fg);
     }
-
-  /* North. */
-  gdk_cairo_set_source_rgba (cr, &fg);
-  cairo_set_line_width (cr, 1.5);
-  cairo_move_to (cr, 16, h - 12);
-  cairo_line_to (cr, 16, h - 36);
-  cairo_stroke (cr);
-  cairo_move_to (cr, 16, h - 40);
-  cairo_line_to (cr, 12, h - 32);
-  cairo_line_to (cr, 20, h - 32);
-  cairo_close_path (cr);
-  cairo_fill (cr);
-  draw_label (cr, widget, C_("compass", "N"), 22, h - 44, &fg);
-
-  {
-    g_autofree char *done = g_strdup_printf ("%" G_GUINT64_FORMAT, self->n_done_total);
-    g_autofree char *total = g_strdup_printf ("%" G_GUINT64_FORMAT, n);
-    /* Translators: "120 of 469 pulses used" */
-    g_autofree char *text = g_strdup_printf (_("%s of %s pulses used"), done, total);
-    draw_label (cr, widget, text, 8, 22, &dim);
-  }
 }
 
 static void

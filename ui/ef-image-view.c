@@ -31,6 +31,7 @@ typedef struct {
   guint8             *dirty;       /* owned, cells_w * cells_h */
   guint               n_dirty;
   gboolean            has_data;    /* some cell has been uploaded */
+  gboolean            damaged;     /* the source has reported something: there is data to read */
   guint               n_updates;
 } Layer;
 
@@ -192,6 +193,7 @@ ef_image_view_damage (EfImageView *self, EfLayerId id, const EfRect *rects, guin
   layer = &self->layers[id];
   if (!layer->active)
     return;
+  layer->damaged = TRUE;
 
   for (guint i = 0; i < n_rects; i++)
     {
@@ -649,9 +651,11 @@ ensure_layer_textures (EfImageView *self)
           layer->active = FALSE;
           continue;
         }
-      /* A new texture holds nothing: everything must come again from the source. */
+      /* A new texture holds nothing: everything the source has must come again. A source that has
+       * reported nothing yet holds only zeros, which would hide the layer below. */
       layer->has_data = FALSE;
-      layer_mark_all (layer);
+      if (layer->damaged)
+        layer_mark_all (layer);
     }
 }
 
@@ -731,9 +735,9 @@ ef_image_view_realize (GtkWidget *widget)
   self->gl_description = g_strdup (ef_gl_renderer_describe (self->renderer));
   g_debug ("GL: %s", self->gl_description);
 
-  /* Every texture is rebuilt for this context; layers refill from their sources. */
+  /* Every texture is rebuilt for this context (in the next render); layers refill from their sources. */
   for (guint id = 0; id < EF_N_LAYERS; id++)
-    if (self->layers[id].active)
+    if (self->layers[id].active && self->layers[id].damaged)
       layer_mark_all (&self->layers[id]);
   queue_upload (self);
 }

@@ -34,6 +34,8 @@ ef_batch_clear (EfBatch *batch)
     return;
   g_clear_pointer (&batch->screenshot, g_free);
   g_clear_pointer (&batch->panel, g_free);
+  g_clear_pointer (&batch->view, g_free);
+  g_clear_pointer (&batch->colormap, g_free);
   memset (batch, 0, sizeof *batch);
 }
 
@@ -227,7 +229,14 @@ ef_main_window_set_dataset (EfMainWindow *self, EfDataset *dataset)
   ef_measure_panel_set_result (self->measure_panel, NULL, 0, NULL);
 
   if (self->batch_pending)
-    start_batch (self);
+    {
+      start_batch (self);
+      if (self->batch.view != NULL && ef_view_mode_from_string (self->batch.view, &self->display.mode)
+          && self->display.mode == EF_VIEW_PHASE)
+        self->display.colormap = EF_COLORMAP_CYCLIC;
+      if (self->batch.colormap != NULL)
+        ef_colormap_from_string (self->batch.colormap, &self->display.colormap);
+    }
 
   update_title (self);
   ef_image_view_set_scene_box (self->image_view, self->box);
@@ -360,6 +369,8 @@ ef_main_window_set_batch (EfMainWindow *self, const EfBatch *batch)
   self->batch = *batch;
   self->batch.screenshot = g_strdup (batch->screenshot);
   self->batch.panel = g_strdup (batch->panel);
+  self->batch.view = g_strdup (batch->view);
+  self->batch.colormap = g_strdup (batch->colormap);
   self->batch_pending = TRUE;
 }
 

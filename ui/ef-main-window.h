@@ -22,6 +22,8 @@ typedef struct {
   char    *screenshot;    /* PNG path, or NULL */
   char    *panel;         /* sidebar page to show: dataset, geometry, processing, display, measurements */
   gboolean zoom_roi;      /* zoom the view to the region */
+  char    *view;          /* magnitude, phase, real or imaginary; NULL keeps it */
+  char    *colormap;      /* grey, perceptual or cyclic; NULL keeps it */
 } EfBatch;
 
 void ef_batch_clear (EfBatch *batch);

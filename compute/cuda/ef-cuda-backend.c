@@ -141,13 +141,15 @@ pulse_meta (const CudaPriv *priv, const EfDatasetInfo *info, const EfPulse *pu, 
     }
 }
 
-/* ---- the RAW matched filter: as ef-rangecomp.c's raw_setup, with the FFT done by cuFFT in double ---- */
+/* ---- the RAW matched filter: as ef-rangecomp.c's raw_setup (keep the two in step), with the FFT done by
+ * cuFFT in double ---- */
 
 static gboolean
 raw_setup (CudaPriv *priv, const EfDatasetInfo *info, float **chirp_out, GError **error)
 {
   double fs = info->sample_rate, kchirp = info->chirp_rate, t = info->chirp_duration;
-  double fmin = MIN (0.0, kchirp * t), fmax = MAX (0.0, kchirp * t), df, s;
+  /* The chirp is centred on its carrier: it sweeps -B/2 .. +B/2 over -T/2 .. +T/2. */
+  double fmax = 0.5 * fabs (kchirp) * t, fmin = -fmax, df, s;
   guint64 l = (guint64) llround (t * fs);
   gint64 i_lo, i_hi;
   g_autofree double *h = NULL;
@@ -179,7 +181,7 @@ raw_setup (CudaPriv *priv, const EfDatasetInfo *info, float **chirp_out, GError 
     }
   for (guint64 m = 0; m < l; m++)
     {
-      double tm = (double) m / fs, ph = G_PI * kchirp * tm * tm;
+      double tm = (double) m / fs - 0.5 * t, ph = G_PI * kchirp * tm * tm;
 
       h[2 * m] = cos (ph);
       h[2 * m + 1] = sin (ph);
@@ -463,7 +465,7 @@ run_sub_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *samples, gu
   /* The guard is sized for the longest segment of any shape, so switching shapes never needs a new
    * table; it grows only when a block brings finer range bins. */
   {
-    const EfCudaShape widest = { 16, 1, 1 };
+    const EfCudaShape widest = { 16, 1, 1, 1 };
 
     ext = ef_cuda_guard_ext (&widest, g->spacing, max_inv_dr);
   }
@@ -783,7 +785,7 @@ create_device_state (EfBackend *self, GError **error)
 
   /* A first guess of the guard from the nominal bin size; a block with finer bins grows it. */
   {
-    const EfCudaShape widest = { 16, 1, 1 };
+    const EfCudaShape widest = { 16, 1, 1, 1 };
     double inv_dr = 0;
     int ext;
 
@@ -927,6 +929,25 @@ ef_backend_cuda_stats (EfBackend *backend, EfCudaStats *stats, GError **error)
       return FALSE;
   *stats = priv->stats;
   return read_bad (backend, error);
+}
+
+gboolean
+ef_backend_cuda_read_profiles (EfBackend *backend, guint count, guint *n_bins, EfCf32 *out, GError **error)
+{
+  CudaPriv *priv;
+
+  g_return_val_if_fail (ef_backend_is_cuda (backend), FALSE);
+  priv = backend->priv;
+  if (n_bins)
+    *n_bins = priv->n;
+  if (out == NULL || count == 0)
+    return TRUE;
+  g_return_val_if_fail (count <= priv->max_block, FALSE);
+  EF_CUDA_CHECK (cudaSetDevice (priv->device), error);
+  EF_CUDA_CHECK (cudaStreamSynchronize (priv->s_comp), error);
+  EF_CUDA_CHECK (cudaMemcpy (out, priv->d_prof, (gsize) count * priv->n * sizeof (EfCf32), cudaMemcpyDeviceToHost),
+                 error);
+  return TRUE;
 }
 
 /* ---- kernel level ---- */

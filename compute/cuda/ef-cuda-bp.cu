@@ -10,7 +10,7 @@
 
 using namespace ef_cuda;
 
-template <int SEG, int WARPS, int CHUNK>
+template <int SEG, int WARPS, int CHUNK, int MINB>
 static gboolean
 launch_shape (cudaStream_t stream, EfPrecision precision, const EfCudaBpArgs *args, GError **error)
 {
@@ -25,10 +25,10 @@ launch_shape (cudaStream_t stream, EfPrecision precision, const EfCudaBpArgs *ar
     }
   if (precision == EF_PRECISION_FP16)
     {
-      bp_fp16_kernel<SEG, WARPS, CHUNK><<<grid, WARPS * 32, 0, stream>>> (*args);
+      bp_fp16_kernel<SEG, WARPS, CHUNK, MINB><<<grid, WARPS * 32, 0, stream>>> (*args);
       return ef_cuda_check_ ((int) cudaGetLastError (), "bp_fp16_kernel<<<>>>", __FILE__, __LINE__, error);
     }
-  bp_fp32_kernel<SEG, WARPS, CHUNK><<<grid, WARPS * 32, 0, stream>>> (*args);
+  bp_fp32_kernel<SEG, WARPS, CHUNK, MINB><<<grid, WARPS * 32, 0, stream>>> (*args);
   return ef_cuda_check_ ((int) cudaGetLastError (), "bp_fp32_kernel<<<>>>", __FILE__, __LINE__, error);
 }
 
@@ -41,12 +41,15 @@ ef_cuda_bp_launch (cudaStream_t stream, EfPrecision precision, guint variant, co
     return TRUE;
   switch (variant)
     {
-    case 1: return launch_shape<16, 8, 32> (stream, precision, args, error);
-    case 2: return launch_shape<16, 4, 32> (stream, precision, args, error);
-    case 3: return launch_shape<8, 8, 32> (stream, precision, args, error);
-    case 4: return launch_shape<8, 4, 32> (stream, precision, args, error);
-    case 5: return launch_shape<4, 8, 32> (stream, precision, args, error);
-    case 6: return launch_shape<4, 4, 32> (stream, precision, args, error);
+    case 1: return launch_shape<16, 8, 32, 4> (stream, precision, args, error);
+    case 2: return launch_shape<16, 4, 32, 8> (stream, precision, args, error);
+    case 3: return launch_shape<8, 8, 32, 4> (stream, precision, args, error);
+    case 4: return launch_shape<8, 4, 32, 8> (stream, precision, args, error);
+    case 5: return launch_shape<4, 8, 32, 4> (stream, precision, args, error);
+    case 6: return launch_shape<4, 4, 32, 8> (stream, precision, args, error);
+    case 7: return launch_shape<16, 8, 32, 3> (stream, precision, args, error);
+    case 8: return launch_shape<16, 4, 32, 5> (stream, precision, args, error);
+    case 9: return launch_shape<16, 4, 64, 6> (stream, precision, args, error);
     default:
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "No kernel shape %u", variant);
       return FALSE;

@@ -247,8 +247,8 @@ stage_chunk (const EfCudaBpArgs &A, int p0, int np, EfTaylor *taylor, EfStage *s
   __syncthreads ();
 }
 
-template <int SEG, int WARPS, int CHUNK>
-__global__ void __launch_bounds__ (WARPS * 32, 1024 / (WARPS * 32))
+template <int SEG, int WARPS, int CHUNK, int MINB>
+__global__ void __launch_bounds__ (WARPS * 32, MINB)
 bp_fp32_kernel (const EfCudaBpArgs A)
 {
   __shared__ EfTaylor taylor[CHUNK];
@@ -323,8 +323,8 @@ bp_fp32_kernel (const EfCudaBpArgs A)
 /* fp16: the pair table holds half2 (M, D) scaled by a power of two chosen per launch so that a chunk's
  * sum cannot overflow; interpolation and accumulation run in half2, and each chunk's sums move to
  * float registers before the next one starts. Range and phase stay in fp32 as above. */
-template <int SEG, int WARPS, int CHUNK>
-__global__ void __launch_bounds__ (WARPS * 32, 1024 / (WARPS * 32))
+template <int SEG, int WARPS, int CHUNK, int MINB>
+__global__ void __launch_bounds__ (WARPS * 32, MINB)
 bp_fp16_kernel (const EfCudaBpArgs A)
 {
   __shared__ EfTaylor taylor[CHUNK];

@@ -12,12 +12,16 @@
  * default; the tuner may pick another. Every one has 32 columns per tile (one warp across), so that a
  * warp's loads at one pixel step fall on neighbouring range bins. */
 const EfCudaShape ef_cuda_shapes[EF_CUDA_N_SHAPES] = {
-  { 16, 8, 32 },
-  { 16, 4, 32 },
-  { 8, 8, 32 },
-  { 8, 4, 32 },
-  { 4, 8, 32 },
-  { 4, 4, 32 },
+  { 16, 8, 32, 4 },
+  { 16, 4, 32, 8 },
+  { 8, 8, 32, 4 },
+  { 8, 4, 32, 8 },
+  { 4, 8, 32, 4 },
+  { 4, 4, 32, 8 },
+  /* Fewer resident warps, more registers each: more loads in flight per warp. Tried by the tuner. */
+  { 16, 8, 32, 3 },
+  { 16, 4, 32, 5 },
+  { 16, 4, 64, 6 },
 };
 
 guint

@@ -19,11 +19,13 @@ char *ef_cuda_device_name (int device);
 
 /* Backprojection kernel shapes. A thread owns `seg` pixels down one column; a warp spans 32 columns;
  * a block stacks `warps` warps, so its tile is 32 x (warps * seg) pixels. `chunk` pulses share one
- * staging of their geometry in shared memory. */
+ * staging of their geometry in shared memory. `blocks` is the number of blocks per multiprocessor the
+ * register budget is cut for (fewer: more registers per thread for loads in flight). */
 typedef struct {
   guint seg;
   guint warps;
   guint chunk;
+  guint blocks;
 } EfCudaShape;
 
 /* The shapes compiled into this build; index i of the list is "variant i + 1" (0 means automatic). */
@@ -64,6 +66,11 @@ typedef struct {
   guint64  n_bp;         /* pixel-pulse pairs backprojected */
   guint    n_launches;   /* backprojection launches */
 } EfCudaStats;
+
+/* Waits for the device and copies the range profiles of the last sub-block (its first count pulses,
+ * count * n_bins complex floats) to out. For checking range compression against the CPU. */
+gboolean ef_backend_cuda_read_profiles (EfBackend *backend, guint count, guint *n_bins, EfCf32 *out,
+                                        GError **error);
 
 /* Waits for the device, then fills stats with totals since creation. */
 gboolean ef_backend_cuda_stats (EfBackend *backend, EfCudaStats *stats, GError **error);

@@ -96,12 +96,22 @@ run_tests () {
   local t0=$SECONDS
   (cd "$BUILD" && G_DEBUG=fatal-warnings ./tests/gpu/test-cuda-model --tap) > "$OUT/test-cuda-model.log" 2>&1
   note "test-cuda-model: exit $? ($(grep -c '^ok' "$OUT/test-cuda-model.log") ok, $(grep -c '^not ok' "$OUT/test-cuda-model.log") not ok)"
-  (cd "$BUILD" && G_DEBUG=fatal-warnings ./tests/gpu/test-cuda --tap) > "$OUT/test-cuda.log" 2>&1
-  local rc=$?
+  # One process per test, so that a crash in one still lets the others report.
+  local rc=0 paths
+  paths=$(cd "$BUILD" && ./tests/gpu/test-cuda -l 2> /dev/null | grep '^/')
+  : > "$OUT/test-cuda.log"
+  for p in $paths; do
+    (cd "$BUILD" && G_DEBUG=fatal-warnings timeout 300 ./tests/gpu/test-cuda --tap -p "$p") >> "$OUT/test-cuda.log" 2>&1
+    local prc=$?
+    if [ $prc -ne 0 ]; then
+      rc=$prc
+      note "test-cuda $p: exit $prc"
+    fi
+  done
   note "test-cuda: exit $rc ($(grep -c '^ok' "$OUT/test-cuda.log") ok, $(grep -c '^not ok' "$OUT/test-cuda.log") not ok) in $((SECONDS - t0)) s"
-  grep -E "^# .*(SER|PSNR|differs|blocks|note|device)" "$OUT/test-cuda.log" | head -60
+  grep -E "^# .*(SER|PSNR|differs|blocks|note|device)" "$OUT/test-cuda.log" | head -80
   if [ $rc -ne 0 ]; then
-    grep -E "ERROR|not ok|Bail" "$OUT/test-cuda.log" | head -10
+    grep -E "ERROR|not ok|Bail" "$OUT/test-cuda.log" | head -20
   fi
 
   if command -v compute-sanitizer > /dev/null; then
@@ -137,7 +147,7 @@ run_bench () {
   done
   note "benchmarks took $((SECONDS - t0)) s"
   # Every kernel shape on the large case, without the float64 check.
-  for v in 1 2 3 4 5 6; do
+  for v in 1 2 3 4 5 6 7 8 9; do
     for p in fp32 fp16; do
       bench_one "shape$v-$p" --edge 4096 --pulses 2048 --samples 4096 --precision $p --standoff 10e3 --block 2048 \
         --variant $v --reps 2 --no-ser
@@ -153,7 +163,8 @@ run_ncu () {
   for p in fp32 fp16; do
     ncu --clock-control none -k regex:bp_fp --launch-count 1 --section SpeedOfLight --section Occupancy \
       --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section LaunchStats \
-      --section WarpStateStats \
+      --section WarpStateStats --section SchedulerStats \
+      --metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio \
       "$BUILD/tests/gpu/bench-cuda" --edge 4096 --pulses 1024 --samples 4096 --precision $p --block 1024 \
       --reps 1 --no-ser > "$OUT/ncu-$p.log" 2>&1
     note "ncu $p: exit $? (see ncu-$p.log)"
@@ -182,6 +193,9 @@ for s in $STEPS; do
     *) echo "run.sh: unknown step $s" >&2 ;;
   esac
 done
+# Only a few files come back from a remote run: keep the logs in one archive.
+(cd "$OUT" && tar czf logs.tar.gz --exclude=logs.tar.gz ./*.log ./*.txt ./*.tsv 2> /dev/null \
+  && rm -f ./*.log gpu.txt)
 echo
 cat "$SUMMARY"
 [ -s "$OUT/bench.tsv" ] && table

@@ -159,7 +159,9 @@ form_cuda (EfDataset *ds, const EfGrid *grid, const EfRangeParams *rp, EfPrecisi
   bp.device = -1;
   be = ef_backend_cuda_new_full (&ds->info, &bp, opts, &error);
   g_assert_no_error (error);
-  g_assert_nonnull (be);
+  ef_cuda_test_poison (img, ef_grid_n_pixels (grid));
+  if (be == NULL)
+    return img;
   for (guint p0 = 0; p0 < np; p0 += block)
     {
       guint m = MIN (block, np - p0);
@@ -167,8 +169,9 @@ form_cuda (EfDataset *ds, const EfGrid *grid, const EfRangeParams *rp, EfPrecisi
       g_assert_true (ef_dataset_read_block (ds, p0, m, s, NULL));
       g_assert_true (ef_backend_process_block (be, ds->pulses + p0, s, m, &error));
       g_assert_no_error (error);
+      if (error)
+        return img;
     }
-  ef_cuda_test_poison (img, ef_grid_n_pixels (grid));
   g_assert_true (ef_backend_read_image (be, &all, img, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (ef_cuda_test_count_nonfinite (img, ef_grid_n_pixels (grid)), ==, 0);
@@ -297,6 +300,114 @@ test_scene (gconstpointer data)
                   ef_cuda_test_ser_db (img16, ref, n));
   g_assert_cmpfloat (ser, >=, 80.0);
   g_assert_cmpfloat (psnr, >=, 45.0);
+}
+
+/* Sub-block splitting inside process_block, and range compression against the CPU's fp32 profiles. */
+static void
+test_sub_blocks (void)
+{
+  static const guint combos[][2] = { { 37, 0 }, { 20, 0 }, { 20, 16 }, { 16, 16 }, { 37, 16 }, { 37, 8 } };
+  g_autofree EfSimTarget *tg = ef_test_random_targets (5, -2, -2, 2, 2);
+  g_autoptr (EfDataset) ds = simulate (ef_sim_params_init_airborne, EF_DOMAIN_FX, 37, tg, 5);
+  EfRangeParams rp = EF_RANGE_PARAMS_DEFAULT;
+  EfGrid grid;
+  g_autofree EfCf64 *ref = NULL;
+
+  rp.upsample = 2;
+  g_assert_true (ef_grid_init_roi (&grid, -2.3, -1.9, 2.1, 2.2, 0.13, NULL));
+  ref = ef_test_form_fp64 (ds, &grid, &rp);
+  {
+    /* The kernel alone, on the CPU's fp32 profiles of the same pulses. */
+    g_autoptr (EfProfiles) p32 = ef_test_compress (ds, &rp, FALSE);
+    g_autofree EfCf32 *img = g_new (EfCf32, ef_grid_n_pixels (&grid));
+    g_autoptr (GError) error = NULL;
+    double ser;
+
+    g_assert_true (ef_cuda_bp_profiles (&grid, p32, EF_PRECISION_FP32, 0, img, NULL, &error));
+    g_assert_no_error (error);
+    ser = ef_cuda_test_ser_db (img, ref, ef_grid_n_pixels (&grid));
+    g_test_message ("kernel on the CPU's profiles: SER %.1f dB", ser);
+    g_assert_cmpfloat (ser, >=, 80.0);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (combos); i++)
+    {
+      EfCudaOptions o = EF_CUDA_OPTIONS_DEFAULT;
+      g_autofree EfCf32 *img = NULL;
+      double ser;
+
+      o.max_block = combos[i][1];
+      img = form_cuda (ds, &grid, &rp, EF_PRECISION_FP32, &o, combos[i][0], NULL);
+      ser = ef_cuda_test_ser_db (img, ref, ef_grid_n_pixels (&grid));
+      g_test_message ("calls of %u pulses, sub-blocks of %u: SER %.1f dB", combos[i][0], combos[i][1], ser);
+      g_assert_cmpfloat (ser, >=, 80.0);
+    }
+
+}
+
+/* Range compression against the CPU's fp32 profiles, and the kernel alone on the CPU's profiles. */
+static void
+test_profiles (gconstpointer data)
+{
+  EfDomain domain = GPOINTER_TO_INT (data);
+  g_autofree EfSimTarget *tg = ef_test_random_targets (5, -2, -2, 2, 2);
+  g_autoptr (EfDataset) ds = simulate (ef_sim_params_init_airborne, domain, 37, tg, 5);
+  EfRangeParams rp = EF_RANGE_PARAMS_DEFAULT;
+  g_autoptr (EfProfiles) cpu = NULL;
+  EfBackendParams bp = { 0 };
+  g_autoptr (EfBackend) be = NULL;
+  g_autoptr (GError) error = NULL;
+  guint np = (guint) ds->info.n_pulses, n_bins = 0;
+  g_autofree EfCf32 *s = g_new (EfCf32, (gsize) np * ds->info.n_samples);
+  g_autofree EfCf32 *prof = NULL;
+  g_autofree EfCf64 *ref64 = NULL;
+  g_autofree EfCf64 *ref = NULL;
+  g_autofree EfCf32 *img = NULL;
+  gsize n;
+  guint imax_c = 0, imax_g = 0;
+
+  rp.upsample = 2;
+  cpu = ef_test_compress (ds, &rp, FALSE);
+  g_assert_true (ef_grid_init_roi (&bp.grid, -2.3, -1.9, 2.1, 2.2, 0.13, NULL));
+  bp.range = rp;
+  bp.precision = EF_PRECISION_FP32;
+  bp.block_size = np;
+  bp.device = -1;
+  be = ef_backend_cuda_new (&ds->info, &bp, &error);
+  g_assert_no_error (error);
+  if (be == NULL)
+    return;
+  g_assert_true (ef_dataset_read_block (ds, 0, np, s, NULL));
+  g_assert_true (ef_backend_process_block (be, ds->pulses, s, np, &error));
+  g_assert_true (ef_backend_cuda_read_profiles (be, 0, &n_bins, NULL, &error));
+  g_assert_cmpuint (n_bins, ==, cpu->n_bins);
+  if (n_bins != cpu->n_bins)
+    return;
+  n = (gsize) np * n_bins;
+  prof = g_new (EfCf32, n);
+  ref64 = g_new (EfCf64, n);
+  g_assert_true (ef_backend_cuda_read_profiles (be, np, NULL, prof, &error));
+  for (gsize i = 0; i < n; i++)
+    ref64[i] = cpu->data32[i];
+  for (guint i = 0; i < n_bins; i++)
+    {
+      if (cabsf (cpu->data32[i]) > cabsf (cpu->data32[imax_c]))
+        imax_c = i;
+      if (cabsf (prof[i]) > cabsf (prof[imax_g]))
+        imax_g = i;
+    }
+  g_test_message ("%s profiles: %u x %u bins, SER against the CPU's fp32 %.1f dB; peak of pulse 0 at bin %u "
+                  "(CPU %u), %g (CPU %g); value there %g%+gi (CPU %g%+gi)", ef_domain_to_string (domain), np, n_bins,
+                  ef_cuda_test_ser_db (prof, ref64, n), imax_g, imax_c, cabsf (prof[imax_g]),
+                  cabsf (cpu->data32[imax_c]), crealf (prof[imax_c]), cimagf (prof[imax_c]),
+                  crealf (cpu->data32[imax_c]), cimagf (cpu->data32[imax_c]));
+  g_assert_cmpfloat (ef_cuda_test_ser_db (prof, ref64, n), >=, 100.0);
+
+  ref = ef_test_form_fp64 (ds, &bp.grid, &rp);
+  img = g_new (EfCf32, ef_grid_n_pixels (&bp.grid));
+  g_assert_true (ef_cuda_bp_profiles (&bp.grid, cpu, EF_PRECISION_FP32, 0, img, NULL, &error));
+  g_test_message ("%s: kernel on the CPU's profiles: SER %.1f dB", ef_domain_to_string (domain),
+                  ef_cuda_test_ser_db (img, ref, ef_grid_n_pixels (&bp.grid)));
+  g_assert_cmpfloat (ef_cuda_test_ser_db (img, ref, ef_grid_n_pixels (&bp.grid)), >=, 80.0);
 }
 
 /* Copies overlapping compute must give exactly what one stream with waits gives. */
@@ -555,6 +666,9 @@ main (int argc, char **argv)
   g_autofree char *name = NULL;
 
   g_test_init (&argc, &argv, NULL);
+  /* A failed check marks its test failed and the rest of the test still runs: one device run should
+   * report everything that is wrong. */
+  g_test_set_nonfatal_assertions ();
   if (!ef_cuda_available (&why))
     {
       /* 77: meson reports the test as skipped, never as passed. */
@@ -581,6 +695,9 @@ main (int argc, char **argv)
 
       g_test_add_data_func (path, &scene_cases[i], test_scene);
     }
+  g_test_add_func ("/compute/cuda/backend/sub-blocks", test_sub_blocks);
+  g_test_add_data_func ("/compute/cuda/backend/profiles/fx", GINT_TO_POINTER (EF_DOMAIN_FX), test_profiles);
+  g_test_add_data_func ("/compute/cuda/backend/profiles/raw", GINT_TO_POINTER (EF_DOMAIN_RAW), test_profiles);
   g_test_add_func ("/compute/cuda/backend/streamed", test_streamed);
   g_test_add_func ("/compute/cuda/backend/oom", test_oom);
   g_test_add_func ("/compute/cuda/backend/bad-samples", test_bad_samples);

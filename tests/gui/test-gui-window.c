@@ -12,6 +12,7 @@
 #include "ef-demo.h"
 #include "ef-image-io.h"
 #include "ef-main-window.h"
+#include "ef-preferences-window.h"
 
 static EfApplication *app;
 static EfDataset *demo;   /* simulated once, shared by the tests */
@@ -365,6 +366,55 @@ test_export_image (void)
   g_rmdir (dir);
 }
 
+static void
+dataset_loaded (EfMainWindow *window, gboolean *loaded)
+{
+  *loaded = TRUE;
+}
+
+static gboolean
+flag_set (gpointer data)
+{
+  return *(gboolean *) data;
+}
+
+static gboolean
+recent_listed (gpointer data)
+{
+  return g_menu_model_get_n_items (G_MENU_MODEL (data)) > 0;
+}
+
+/* A file opened from disk (on a worker thread) is shown, named in the title and listed as recent. */
+static void
+test_open_file (void)
+{
+  const char *path = g_getenv ("EF_DEMO_CPHD");
+  EfMainWindow *window;
+  gboolean loaded = FALSE;
+  GMenuModel *recent;
+
+  if (path == NULL || !g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("the build made no demo file");
+      return;
+    }
+  window = new_window ();
+  g_signal_connect (window, "dataset-loaded", G_CALLBACK (dataset_loaded), &loaded);
+  ef_main_window_open_path (window, path);
+  spin_until (flag_set, &loaded, 60);
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "demo.cphd");
+  g_assert_nonnull (ef_main_window_get_dataset (window));
+  g_assert_cmpuint (ef_main_window_get_dataset (window)->info.n_pulses, ==, demo->info.n_pulses);
+
+  /* The recent list, the first section of the open button's menu. */
+  recent = G_MENU_MODEL (gtk_widget_get_template_child (GTK_WIDGET (window), EF_TYPE_MAIN_WINDOW,
+                                                        "recent_section"));
+  g_assert_true (G_IS_MENU_MODEL (recent));
+  spin_until (recent_listed, recent, 30);
+  spin_until (window_idle, window, 120);
+  close_window (window);
+}
+
 /* The dialogs open from their actions and close again without a warning. */
 static void
 test_dialogs (void)
@@ -380,10 +430,24 @@ test_dialogs (void)
   g_action_group_activate_action (G_ACTION_GROUP (window), "show-help-overlay", NULL);
   spin (0.5);
   after = gtk_window_list_toplevels ();
-  g_assert_cmpuint (g_list_length (after), ==, g_list_length (before) + 3);
-  for (GList *l = after; l != NULL; l = l->next)
-    if (g_list_find (before, l->data) == NULL)
-      gtk_window_close (l->data);
+  {
+    gboolean prefs = FALSE, about = FALSE, shortcuts = FALSE;
+
+    /* The shortcuts window exists from the start, hidden; the other two are new. */
+    for (GList *l = after; l != NULL; l = l->next)
+      {
+        gboolean visible = gtk_widget_get_visible (l->data);
+
+        prefs |= EF_IS_PREFERENCES_WINDOW (l->data) && visible;
+        about |= ADW_IS_ABOUT_WINDOW (l->data) && visible;
+        shortcuts |= GTK_IS_SHORTCUTS_WINDOW (l->data) && visible;
+        if (l->data != (gpointer) window && visible)
+          gtk_window_close (l->data);
+      }
+    g_assert_true (prefs);
+    g_assert_true (about);
+    g_assert_true (shortcuts);
+  }
   g_list_free (before);
   g_list_free (after);
   spin (0.2);
@@ -414,6 +478,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/gui/window/measure", test_measure);
   g_test_add_func ("/gui/window/export-image", test_export_image);
   g_test_add_func ("/gui/window/dialogs", test_dialogs);
+  g_test_add_func ("/gui/window/open-file", test_open_file);
   status = g_test_run ();
 
   ef_dataset_unref (demo);

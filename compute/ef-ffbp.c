@@ -1,0 +1,1184 @@
+/* ef-ffbp.c: factorised and one-level fast backprojection through polar sub-aperture grids. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "ef-ffbp"
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#if HAVE_OPENMP
+#include <omp.h>
+#endif
+
+#include "ef-bp.h"
+#include "ef-error.h"
+#include "ef-ffbp.h"
+
+/* Row loops built for AVX-512, AVX2 and plain x86-64, chosen at load time (not under sanitizers, whose
+ * run-time does not follow ifuncs). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define EF_CLONES __attribute__((target_clones ("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define EF_CLONES
+#endif
+#define EF_INLINE static inline __attribute__((always_inline))
+
+#define KQ 256        /* kernel table phases per sample; weights are interpolated linearly between them */
+#define RS 8          /* range taps the gather reads (shorter kernels are padded with zero weights) */
+#define AS 16         /* most angular taps */
+#define PAD RS        /* zero samples after each polar row, so that the fast gather never checks bounds */
+
+/* Operation-count model, in nanoseconds per operation on one core of a current x86-64; only the ratios
+ * matter. Measured on the float32 paths; BP's figure is the AVX-512 backprojector's. */
+#define COST_LEAF  2.5   /* one pulse into one polar sample */
+#define COST_MERGE 3.0   /* one child into one polar sample */
+#define COST_FINAL 3.5   /* one sub-aperture into one pixel */
+#define COST_BP    0.55  /* one pulse into one pixel */
+
+typedef struct {
+  guint  taps;
+  double w[KQ + 1][AS];   /* weight of tap k at fractional offset q / KQ; zero past taps */
+} Kernel;
+
+/* A sub-aperture and its polar grid. */
+typedef struct {
+  guint    p0, p1;        /* pulses [p0, p1) of the block */
+  guint    c0, nc;        /* children [c0, c0 + nc) in the stage below */
+  double   c[3];          /* centre: mean phase centre */
+  double   t[3];          /* unit track direction */
+  double   r0;            /* reference range of the demodulation */
+  double   len;           /* aperture length that sets the angular sampling, m */
+  /* The grid plane seen from c: c = cp + h n; e1 is t's direction in the plane, e2 = n x e1. */
+  double   cp[3], e1[3], e2[3], h, tau1, taun, qsign;
+  double   rho0, drho, al0, dal;
+  guint    nrho, nal, stride;
+  gpointer data;          /* owned: nal rows of stride samples (EfCf64 or EfCf32), or NULL */
+} Node;
+
+typedef struct {
+  Node  *nodes;           /* owned */
+  guint  n;
+} Stage;
+
+typedef struct {
+  Stage *stages;          /* owned: [0] leaves, last = fused onto the grid */
+  guint  n_stages;
+  double cost;            /* model, ns */
+  guint  leaf_pulses;
+} Tree;
+
+/* What the whole block shares. */
+typedef struct {
+  const EfProfiles *pr;   /* borrowed */
+  double kr;              /* demodulation wavenumber: the block's mean */
+  double kr_max;          /* highest wavenumber of the band, for angular Nyquist */
+  double spacing;         /* mean distance between consecutive phase centres */
+  double tb[3];           /* the block's chord direction */
+  double base2;           /* largest squared half-baseline (bistatic) */
+} Block;
+
+struct _EfFfbp {
+  EfGrid       grid;
+  double       bandwidth;
+  EfFfbpParams params;
+  double       n[3];          /* grid normal */
+  Kernel      *kr_range;      /* owned */
+  Kernel      *kr_angle;      /* owned */
+  double     (*edge)[3];      /* owned: points along the ROI's boundary */
+  guint        n_edge;
+};
+
+void
+ef_ffbp_params_init (EfFfbpParams *p)
+{
+  g_return_if_fail (p != NULL);
+  p->factorised = TRUE;
+  p->merge_base = 2;
+  p->leaf_pulses = 0;
+  p->max_final = 1;
+  p->oversample_range = 2.0;
+  p->oversample_angle = 2.0;
+  p->taps_range = 8;
+  p->taps_angle = 8;
+  p->bp_fallback = TRUE;
+  p->n_threads = 0;
+}
+
+void
+ef_fbp_params_init (EfFfbpParams *p)
+{
+  g_return_if_fail (p != NULL);
+  ef_ffbp_params_init (p);
+  p->factorised = FALSE;
+}
+
+static inline double
+dot3 (const double a[3], const double b[3])
+{
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static inline double
+norm3 (const double a[3])
+{
+  return sqrt (dot3 (a, a));
+}
+
+static inline void
+cross3 (const double a[3], const double b[3], double out[3])
+{
+  out[0] = a[1] * b[2] - a[2] * b[1];
+  out[1] = a[2] * b[0] - a[0] * b[2];
+  out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* Knab's interpolator (IEEE Trans. Inf. Theory 25, 1979): a sinc tapered by a window that spends the
+ * guard band of data oversampled by os. Zero at and past half the kernel length. */
+static double
+knab (double x, guint taps, double os)
+{
+  double half = 0.5 * taps, v = 1.0 - 1.0 / os, s, r;
+
+  if (fabs (x) >= half)
+    return 0.0;
+  s = fabs (x) < 1e-12 ? 1.0 : sin (G_PI * x) / (G_PI * x);
+  r = sqrt (half * half - x * x);
+  return s * cosh (G_PI * v * r) / cosh (G_PI * v * half);
+}
+
+static Kernel *
+kernel_new (guint taps, double os)
+{
+  Kernel *k = g_new0 (Kernel, 1);
+
+  k->taps = taps;
+  for (guint q = 0; q <= KQ; q++)
+    {
+      double frac = (double) q / KQ;
+
+      /* Tap j sits at index floor(f) - taps/2 + 1 + j, that is at distance frac + taps/2 - 1 - j. */
+      for (guint j = 0; j < taps; j++)
+        k->w[q][j] = knab (frac + 0.5 * taps - 1.0 - j, taps, os);
+    }
+  return k;
+}
+
+/* Weights for fractional index f: fills w[0..AS) and returns the first tap's index. */
+EF_INLINE int
+kernel_weights (const Kernel *k, double f, double *w, guint slots)
+{
+  double fl = floor (f), qf = (f - fl) * KQ;
+  int qi = (int) qf;
+  double d;
+
+  qi = CLAMP (qi, 0, KQ - 1);
+  d = qf - qi;
+  for (guint j = 0; j < slots; j++)
+    w[j] = k->w[qi][j] + d * (k->w[qi + 1][j] - k->w[qi][j]);
+  return (int) fl - (int) (k->taps / 2) + 1;
+}
+
+/* sin and cos of 2 pi c: reduced to a quarter turn, then Taylor series good to 1e-14. */
+EF_INLINE void
+sincos_cycles (double c, double *s_out, double *c_out)
+{
+  double r = c - rint (c);
+  double qf = rint (r * 4.0);
+  double x = (r - 0.25 * qf) * (2.0 * G_PI);
+  double x2 = x * x;
+  /* Multiplications by reciprocals: without -ffast-math a division by a constant stays a division. */
+  double s = x * (1 - x2 * (1.0 / 6) * (1 - x2 * (1.0 / 20) * (1 - x2 * (1.0 / 42) * (1 - x2 * (1.0 / 72)
+                  * (1 - x2 * (1.0 / 110) * (1 - x2 * (1.0 / 156)))))));
+  double co = 1 - x2 * 0.5 * (1 - x2 * (1.0 / 12) * (1 - x2 * (1.0 / 30) * (1 - x2 * (1.0 / 56)
+                  * (1 - x2 * (1.0 / 90) * (1 - x2 * (1.0 / 132))))));
+  int qi = (int) qf;
+  /* Quadrant fix-up as arithmetic blends, which vectorise where branches would not. */
+  double swap = (double) (qi & 1);
+  double sn = s + swap * (co - s);
+  double cs = co + swap * (s - co);
+
+  *s_out = sn * (1.0 - 2.0 * (double) ((qi >> 1) & 1));
+  *c_out = cs * (1.0 - 2.0 * (double) (((qi + 1) >> 1) & 1));
+}
+
+static void
+kernel_free (Kernel *k)
+{
+  g_free (k);
+}
+
+EfFfbp *
+ef_ffbp_new (const EfGrid *grid, double bandwidth_hz, const EfFfbpParams *params, GError **error)
+{
+  EfFfbp *self;
+  const EfFfbpParams *p = params;
+  guint per_edge = 32;
+
+  g_return_val_if_fail (grid != NULL && params != NULL, NULL);
+
+  if (grid->width == 0 || grid->height == 0 || !(grid->spacing > 0))
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "The image grid is empty");
+      return NULL;
+    }
+  if (!(bandwidth_hz > 0) || !isfinite (bandwidth_hz))
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "Fast backprojection needs the processed bandwidth (got %g Hz)", bandwidth_hz);
+      return NULL;
+    }
+  if (p->merge_base < 2 || p->merge_base > 4 || p->max_final < 1
+      || !(p->oversample_range >= 1.2 && p->oversample_range <= 8)
+      || !(p->oversample_angle >= 1.2 && p->oversample_angle <= 8)
+      || p->taps_range < 2 || p->taps_range > RS || p->taps_range % 2
+      || p->taps_angle < 2 || p->taps_angle > AS || p->taps_angle % 2)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "Fast backprojection parameters out of range: base %u (2-4), final %u (>= 1), oversampling "
+                   "%g/%g (1.2-8), taps %u/%u (even, 2-%d in range, 2-%d in angle)",
+                   p->merge_base, p->max_final, p->oversample_range, p->oversample_angle, p->taps_range,
+                   p->taps_angle, RS, AS);
+      return NULL;
+    }
+
+  self = g_new0 (EfFfbp, 1);
+  self->grid = *grid;
+  self->bandwidth = bandwidth_hz;
+  self->params = *params;
+  cross3 (grid->u, grid->v, self->n);
+  {
+    double nn = norm3 (self->n);
+    for (int i = 0; i < 3; i++)
+      self->n[i] /= nn;
+  }
+  self->kr_range = kernel_new (p->taps_range, p->oversample_range);
+  self->kr_angle = kernel_new (p->taps_angle, p->oversample_angle);
+
+  /* The ROI's boundary, one pixel outside the outermost pixel centres. */
+  self->n_edge = 4 * per_edge;
+  self->edge = g_malloc (sizeof (double[3]) * self->n_edge);
+  for (guint i = 0; i < per_edge; i++)
+    {
+      double f = (double) i / per_edge;
+      double w = grid->width, h = grid->height;
+      double cr[4][2] = { { -1 + f * (w + 1), -1 }, { w, -1 + f * (h + 1) }, { w - f * (w + 1), h },
+                          { -1, h - f * (h + 1) } };
+
+      for (int e = 0; e < 4; e++)
+        ef_grid_pixel_position (grid, cr[e][0], cr[e][1], self->edge[e * per_edge + i]);
+    }
+  return self;
+}
+
+void
+ef_ffbp_free (EfFfbp *self)
+{
+  if (self == NULL)
+    return;
+  kernel_free (self->kr_range);
+  kernel_free (self->kr_angle);
+  g_free (self->edge);
+  g_free (self);
+}
+
+static void
+tree_clear (Tree *tree)
+{
+  for (guint s = 0; s < tree->n_stages; s++)
+    {
+      for (guint i = 0; i < tree->stages[s].n; i++)
+        g_free (tree->stages[s].nodes[i].data);
+      g_free (tree->stages[s].nodes);
+    }
+  g_free (tree->stages);
+  memset (tree, 0, sizeof *tree);
+}
+
+static gboolean
+block_setup (const EfProfiles *pr, double bandwidth, Block *b)
+{
+  guint n = pr->n_pulses;
+  double a0[3], a1[3], len = 0, ch;
+
+  memset (b, 0, sizeof *b);
+  b->pr = pr;
+  for (guint p = 0; p < n; p++)
+    {
+      const EfProfileMeta *m = &pr->meta[p];
+      double hb[3] = { 0.5 * (m->tx[0] - m->rcv[0]), 0.5 * (m->tx[1] - m->rcv[1]), 0.5 * (m->tx[2] - m->rcv[2]) };
+
+      b->kr += m->kr / n;
+      b->base2 = MAX (b->base2, dot3 (hb, hb));
+      if (p > 0)
+        {
+          const EfProfileMeta *q = &pr->meta[p - 1];
+          double d[3];
+          for (int i = 0; i < 3; i++)
+            d[i] = 0.5 * (m->tx[i] + m->rcv[i]) - 0.5 * (q->tx[i] + q->rcv[i]);
+          len += norm3 (d);
+        }
+    }
+  b->kr_max = b->kr + 2.0 * G_PI * bandwidth / EF_C;
+  b->spacing = n > 1 ? len / (n - 1) : 0;
+  for (int i = 0; i < 3; i++)
+    {
+      a0[i] = 0.5 * (pr->meta[0].tx[i] + pr->meta[0].rcv[i]);
+      a1[i] = 0.5 * (pr->meta[n - 1].tx[i] + pr->meta[n - 1].rcv[i]);
+      b->tb[i] = a1[i] - a0[i];
+    }
+  ch = norm3 (b->tb);
+  if (!(ch > 0) || !(b->spacing > 0))
+    return FALSE;
+  for (int i = 0; i < 3; i++)
+    b->tb[i] /= ch;
+  return TRUE;
+}
+
+/* Centre, direction, reference range and aperture length of pulses [p0, p1). */
+static void
+node_geometry (const Block *b, Node *nd)
+{
+  const EfProfileMeta *meta = b->pr->meta;
+  guint n = nd->p1 - nd->p0;
+  double d[3], dn, along = 0, across = 0, rmin = INFINITY;
+
+  memset (nd->c, 0, sizeof nd->c);
+  nd->r0 = 0;
+  for (guint p = nd->p0; p < nd->p1; p++)
+    {
+      for (int i = 0; i < 3; i++)
+        nd->c[i] += 0.5 * (meta[p].tx[i] + meta[p].rcv[i]) / n;
+      nd->r0 += meta[p].r0 / n;
+      rmin = MIN (rmin, meta[p].r0);
+    }
+  for (int i = 0; i < 3; i++)
+    d[i] = 0.5 * (meta[nd->p1 - 1].tx[i] + meta[nd->p1 - 1].rcv[i]) - 0.5 * (meta[nd->p0].tx[i] + meta[nd->p0].rcv[i]);
+  dn = norm3 (d);
+  for (int i = 0; i < 3; i++)
+    nd->t[i] = n > 1 && dn > 1e-3 * b->spacing ? d[i] / dn : b->tb[i];
+  for (guint p = nd->p0; p < nd->p1; p++)
+    {
+      double s[3], sa, perp[3];
+      for (int i = 0; i < 3; i++)
+        s[i] = 0.5 * (meta[p].tx[i] + meta[p].rcv[i]) - nd->c[i];
+      sa = dot3 (s, nd->t);
+      for (int i = 0; i < 3; i++)
+        perp[i] = s[i] - sa * nd->t[i];
+      along = MAX (along, fabs (sa));
+      across = MAX (across, norm3 (perp));
+    }
+  /* The offsets across the chord (a curved track) and a bistatic baseline widen the angular spectrum a
+   * little; count them as extra length. */
+  nd->len = 2.0 * along + 2.0 * across + 2.0 * b->base2 / MAX (rmin, 1.0);
+  nd->len = MAX (nd->len, b->spacing);
+}
+
+/* The plane frame of a node; FALSE when the ROI cannot be mapped to polar coordinates about it. */
+static gboolean
+node_frame (const EfFfbp *self, Node *nd, const char **why)
+{
+  const EfGrid *g = &self->grid;
+  const double *n = self->n;
+  double tn = dot3 (nd->t, n), qmin = INFINITY, qmax = -INFINITY;
+
+  for (int i = 0; i < 3; i++)
+    nd->e1[i] = nd->t[i] - tn * n[i];
+  nd->tau1 = norm3 (nd->e1);
+  nd->taun = tn;
+  if (nd->tau1 < 0.1)
+    {
+      *why = "the track is nearly normal to the image plane";
+      return FALSE;
+    }
+  for (int i = 0; i < 3; i++)
+    nd->e1[i] /= nd->tau1;
+  cross3 (n, nd->e1, nd->e2);
+  {
+    double co[3] = { nd->c[0] - g->origin[0], nd->c[1] - g->origin[1], nd->c[2] - g->origin[2] };
+    nd->h = dot3 (co, n);
+  }
+  for (int i = 0; i < 3; i++)
+    nd->cp[i] = nd->c[i] - nd->h * n[i];
+  for (guint k = 0; k < self->n_edge; k++)
+    {
+      const double *x = self->edge[k];
+      double d[3] = { x[0] - nd->cp[0], x[1] - nd->cp[1], x[2] - nd->cp[2] };
+      double q = dot3 (d, nd->e2);
+      qmin = MIN (qmin, q);
+      qmax = MAX (qmax, q);
+    }
+  if (!(qmin > 0) && !(qmax < 0))
+    {
+      *why = "the ROI straddles the ground track";
+      return FALSE;
+    }
+  nd->qsign = qmin > 0 ? 1.0 : -1.0;
+  return TRUE;
+}
+
+/* The polar box that covers the ROI, with margins for the kernels of this stage and those above. */
+static gboolean
+node_extent (const EfFfbp *self, const Block *b, Node *nd, guint stages_above, const char **why)
+{
+  const EfGrid *g = &self->grid;
+  const EfFfbpParams *p = &self->params;
+  double rmin, rmax = 0, amin = INFINITY, amax = -INFINITY, mr, ma, a1;
+  double cpo[3] = { nd->cp[0] - g->origin[0], nd->cp[1] - g->origin[1], nd->cp[2] - g->origin[2] };
+  double ac = dot3 (cpo, g->u) / g->spacing, bc = dot3 (cpo, g->v) / g->spacing;
+  double ax = CLAMP (ac, -1.0, (double) g->width), bx = CLAMP (bc, -1.0, (double) g->height);
+  double corners[4][2] = { { -1, -1 }, { g->width, -1 }, { -1, g->height }, { g->width, g->height } };
+  guint64 size;
+
+  /* Nearest point of the rectangle to the foot of the centre, farthest corner. */
+  rmin = sqrt (pow ((ax - ac) * g->spacing, 2) + pow ((bx - bc) * g->spacing, 2) + nd->h * nd->h);
+  for (int k = 0; k < 4; k++)
+    {
+      double x[3];
+      ef_grid_pixel_position (g, corners[k][0], corners[k][1], x);
+      x[0] -= nd->c[0];
+      x[1] -= nd->c[1];
+      x[2] -= nd->c[2];
+      rmax = MAX (rmax, norm3 (x));
+    }
+  for (guint k = 0; k < self->n_edge; k++)
+    {
+      const double *x = self->edge[k];
+      double d[3] = { x[0] - nd->c[0], x[1] - nd->c[1], x[2] - nd->c[2] };
+      double al = dot3 (d, nd->t) / norm3 (d);
+      amin = MIN (amin, al);
+      amax = MAX (amax, al);
+    }
+  nd->drho = EF_C / (2.0 * self->bandwidth * p->oversample_range);
+  nd->dal = 2.0 * G_PI / (b->kr_max * nd->len * p->oversample_angle);
+  /* Each stage above reads this one's neighbourhood through its own kernel: in range the same spacing
+   * every time; in angle the finer spacings above add up to less than this stage's own. */
+  mr = (p->taps_range / 2 + 2) * nd->drho * (stages_above + 1);
+  ma = (p->taps_angle / 2 + 2) * nd->dal * 2.5;
+  nd->rho0 = rmin - mr;
+  nd->nrho = (guint) ceil ((rmax + mr - nd->rho0) / nd->drho) + 1;
+  nd->al0 = MAX (amin - ma, -1.0 - nd->dal);
+  a1 = MIN (amax + ma, 1.0 + nd->dal);
+  nd->nal = (guint) ceil ((a1 - nd->al0) / nd->dal) + 1;
+  nd->stride = nd->nrho + PAD;
+  size = (guint64) nd->nal * nd->stride;
+  if (size > (G_GUINT64_CONSTANT (1) << 26))
+    {
+      *why = "a polar grid would be too large";
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Builds the tree for leaves of L pulses (structure, geometry, extents; no data) and its cost. */
+static gboolean
+tree_build (const EfFfbp *self, const Block *b, guint L, Tree *tree, const char **why)
+{
+  const EfFfbpParams *p = &self->params;
+  guint n = b->pr->n_pulses, n_leaves = (n + L - 1) / L, n_st = 1, cnt = n_leaves;
+  double npx = (double) ef_grid_n_pixels (&self->grid);
+
+  memset (tree, 0, sizeof *tree);
+  tree->leaf_pulses = L;
+  if (p->factorised)
+    while (cnt > p->max_final)
+      {
+        cnt = (cnt + p->merge_base - 1) / p->merge_base;
+        n_st++;
+      }
+  tree->n_stages = n_st;
+  tree->stages = g_new0 (Stage, n_st);
+  tree->stages[0].n = n_leaves;
+  tree->stages[0].nodes = g_new0 (Node, n_leaves);
+  for (guint i = 0; i < n_leaves; i++)
+    {
+      Node *nd = &tree->stages[0].nodes[i];
+      nd->p0 = (guint) ((guint64) i * n / n_leaves);
+      nd->p1 = (guint) ((guint64) (i + 1) * n / n_leaves);
+    }
+  for (guint s = 1; s < n_st; s++)
+    {
+      Stage *lo = &tree->stages[s - 1], *st = &tree->stages[s];
+
+      st->n = (lo->n + p->merge_base - 1) / p->merge_base;
+      st->nodes = g_new0 (Node, st->n);
+      for (guint i = 0; i < st->n; i++)
+        {
+          Node *nd = &st->nodes[i];
+          nd->c0 = i * p->merge_base;
+          nd->nc = MIN (p->merge_base, lo->n - nd->c0);
+          nd->p0 = lo->nodes[nd->c0].p0;
+          nd->p1 = lo->nodes[nd->c0 + nd->nc - 1].p1;
+        }
+    }
+
+  tree->cost = 0;
+  for (guint s = 0; s < n_st; s++)
+    {
+      Stage *st = &tree->stages[s];
+
+      for (guint i = 0; i < st->n; i++)
+        {
+          Node *nd = &st->nodes[i];
+          double pts;
+
+          node_geometry (b, nd);
+          if (!node_frame (self, nd, why) || !node_extent (self, b, nd, n_st - 1 - s, why))
+            return FALSE;
+          pts = (double) nd->nal * nd->nrho;
+          tree->cost += s == 0 ? COST_LEAF * pts * (nd->p1 - nd->p0) : COST_MERGE * pts * nd->nc;
+        }
+    }
+  tree->cost += COST_FINAL * npx * tree->stages[n_st - 1].n;
+  return TRUE;
+}
+
+/* ---- The row loops ------------------------------------------------------------------------------- */
+
+typedef struct {
+  double *px, *py, *pz, *off;   /* points and their phase offsets (m) */
+  guint8 *ok;
+  double *fr, *fa, *cyc;        /* per-node fractional indices and phases */
+  double *are, *aim;            /* accumulators */
+  double *dr;                   /* leaf: differential ranges */
+} Scratch;
+
+static void
+scratch_init (Scratch *s, guint n)
+{
+  s->px = g_new (double, n);
+  s->py = g_new (double, n);
+  s->pz = g_new (double, n);
+  s->off = g_new (double, n);
+  s->ok = g_new (guint8, n);
+  s->fr = g_new (double, n);
+  s->fa = g_new (double, n);
+  s->cyc = g_new (double, n);
+  s->are = g_new (double, n);
+  s->aim = g_new (double, n);
+  s->dr = g_new (double, n);
+}
+
+static void
+scratch_clear (Scratch *s)
+{
+  g_free (s->px);
+  g_free (s->py);
+  g_free (s->pz);
+  g_free (s->off);
+  g_free (s->ok);
+  g_free (s->fr);
+  g_free (s->fa);
+  g_free (s->cyc);
+  g_free (s->are);
+  g_free (s->aim);
+  g_free (s->dr);
+}
+
+/* The plane points of row j of a node's grid, with off = -(rho - r0): the node's own demodulation. */
+static void
+node_row_points (const Node *nd, guint j, Scratch *s)
+{
+  double al = nd->al0 + j * nd->dal;
+
+  for (guint i = 0; i < nd->nrho; i++)
+    {
+      double rho = nd->rho0 + i * nd->drho;
+      double pp = (rho * al + nd->h * nd->taun) / nd->tau1;
+      double q2 = rho * rho - nd->h * nd->h - pp * pp;
+      double q = nd->qsign * sqrt (MAX (q2, 0.0));
+
+      s->ok[i] = q2 > 0 && rho > 0;
+      s->px[i] = nd->cp[0] + pp * nd->e1[0] + q * nd->e2[0];
+      s->py[i] = nd->cp[1] + pp * nd->e1[1] + q * nd->e2[1];
+      s->pz[i] = nd->cp[2] + pp * nd->e1[2] + q * nd->e2[2];
+      s->off[i] = -(rho - nd->r0);
+    }
+}
+
+/* acc[i] += F_nd(rho_i, alpha_i) exp(+j kr (rho_i - r0 + off_i)) for the n points in s. */
+EF_INLINE void
+gather_impl (const EfFfbp *self, const Node *nd, double kr, guint n, Scratch *s, const gboolean f64)
+{
+  const Kernel *kR = self->kr_range, *kA = self->kr_angle;
+  const guint ta = kA->taps, tr = kR->taps;
+  const double cx = nd->c[0], cy = nd->c[1], cz = nd->c[2];
+  const double tx = nd->t[0], ty = nd->t[1], tz = nd->t[2];
+  const double irho = 1.0 / nd->drho, ial = 1.0 / nd->dal, kc = kr / (2.0 * G_PI);
+
+  for (guint i = 0; i < n; i++)
+    {
+      double dx = s->px[i] - cx, dy = s->py[i] - cy, dz = s->pz[i] - cz;
+      double rho = sqrt (dx * dx + dy * dy + dz * dz);
+      double al = (dx * tx + dy * ty + dz * tz) / rho;
+
+      s->fr[i] = (rho - nd->rho0) * irho;
+      s->fa[i] = (al - nd->al0) * ial;
+      s->cyc[i] = kc * ((rho - nd->r0) + s->off[i]);
+    }
+
+  for (guint i = 0; i < n; i++)
+    {
+      double wr[RS], wa[AS], re = 0, im = 0, sn, cs;
+      int i0, j0;
+
+      if (!s->ok[i] || !(s->fr[i] > -(double) RS) || !(s->fr[i] < nd->nrho + (double) RS)
+          || !(s->fa[i] > -(double) AS) || !(s->fa[i] < nd->nal + (double) AS))
+        continue;
+      i0 = kernel_weights (kR, s->fr[i], wr, RS);
+      j0 = kernel_weights (kA, s->fa[i], wa, ta);
+      if (i0 >= 0 && i0 + RS <= (int) nd->stride && j0 >= 0 && j0 + (int) ta <= (int) nd->nal)
+        {
+          if (f64)
+            {
+              const double *base = (const double *) nd->data + 2 * ((gsize) j0 * nd->stride + i0);
+              double acc[2 * RS] = { 0 };
+
+              for (guint j = 0; j < ta; j++)
+                {
+                  const double *row = base + 2 * (gsize) j * nd->stride;
+                  for (guint k = 0; k < 2 * RS; k++)
+                    acc[k] += wa[j] * row[k];
+                }
+              for (guint k = 0; k < RS; k++)
+                {
+                  re += wr[k] * acc[2 * k];
+                  im += wr[k] * acc[2 * k + 1];
+                }
+            }
+          else
+            {
+              const float *base = (const float *) nd->data + 2 * ((gsize) j0 * nd->stride + i0);
+              float acc[2 * RS] = { 0 };
+
+              for (guint j = 0; j < ta; j++)
+                {
+                  const float *row = base + 2 * (gsize) j * nd->stride;
+                  float w = (float) wa[j];
+                  for (guint k = 0; k < 2 * RS; k++)
+                    acc[k] += w * row[k];
+                }
+              for (guint k = 0; k < RS; k++)
+                {
+                  re += wr[k] * acc[2 * k];
+                  im += wr[k] * acc[2 * k + 1];
+                }
+            }
+        }
+      else
+        {
+          /* Near the edges of the grid: the taps that fall outside read zero. */
+          for (guint j = 0; j < ta; j++)
+            {
+              int jj = j0 + (int) j;
+              if (jj < 0 || jj >= (int) nd->nal)
+                continue;
+              for (guint k = 0; k < tr; k++)
+                {
+                  int ii = i0 + (int) k;
+                  gsize at;
+                  if (ii < 0 || ii >= (int) nd->nrho)
+                    continue;
+                  at = (gsize) jj * nd->stride + ii;
+                  if (f64)
+                    {
+                      EfCf64 v = ((const EfCf64 *) nd->data)[at];
+                      re += wa[j] * wr[k] * creal (v);
+                      im += wa[j] * wr[k] * cimag (v);
+                    }
+                  else
+                    {
+                      EfCf32 v = ((const EfCf32 *) nd->data)[at];
+                      re += wa[j] * wr[k] * crealf (v);
+                      im += wa[j] * wr[k] * cimagf (v);
+                    }
+                }
+            }
+        }
+      sincos_cycles (s->cyc[i], &sn, &cs);
+      s->are[i] += re * cs - im * sn;
+      s->aim[i] += re * sn + im * cs;
+    }
+}
+
+/* One row of a leaf's grid: every pulse of the leaf backprojected with the reference's interpolation. */
+EF_INLINE void
+leaf_row_impl (const Block *b, const Node *nd, guint j, Scratch *s, const gboolean f64)
+{
+  const EfProfiles *pr = b->pr;
+  const guint n = nd->nrho, nb = pr->n_bins;
+  const double kcb = b->kr / (2.0 * G_PI);
+
+  node_row_points (nd, j, s);
+  memset (s->are, 0, n * sizeof (double));
+  memset (s->aim, 0, n * sizeof (double));
+  for (guint p = nd->p0; p < nd->p1; p++)
+    {
+      const EfProfileMeta *m = &pr->meta[p];
+      const double t0 = m->tx[0], t1 = m->tx[1], t2 = m->tx[2];
+      const double r0 = m->rcv[0], r1 = m->rcv[1], r2 = m->rcv[2];
+      const double ref = m->r0, idr = 1.0 / m->dr, rs = m->r_start, kcp = m->kr / (2.0 * G_PI);
+
+      if (pr->monostatic)
+        for (guint i = 0; i < n; i++)
+          {
+            double dx = t0 - s->px[i], dy = t1 - s->py[i], dz = t2 - s->pz[i];
+            s->dr[i] = sqrt (dx * dx + dy * dy + dz * dz) - ref;
+          }
+      else
+        for (guint i = 0; i < n; i++)
+          {
+            double dx = t0 - s->px[i], dy = t1 - s->py[i], dz = t2 - s->pz[i];
+            double ex = r0 - s->px[i], ey = r1 - s->py[i], ez = r2 - s->pz[i];
+            s->dr[i] = 0.5 * (sqrt (dx * dx + dy * dy + dz * dz) + sqrt (ex * ex + ey * ey + ez * ez)) - ref;
+          }
+      for (guint i = 0; i < n; i++)
+        {
+          double f = (s->dr[i] - rs) * idr, fl = floor (f), w = f - fl, vr, vi, sn, cs;
+          gint64 k = (gint64) fl;
+
+          if (!s->ok[i] || !(f > -1) || !(f < nb) || k < 0 || k + 1 >= (gint64) nb)
+            continue;
+          if (f64)
+            {
+              const EfCf64 *g = pr->data64 + (gsize) p * nb;
+              vr = creal (g[k]) + w * (creal (g[k + 1]) - creal (g[k]));
+              vi = cimag (g[k]) + w * (cimag (g[k + 1]) - cimag (g[k]));
+            }
+          else
+            {
+              const EfCf32 *g = pr->data32 + (gsize) p * nb;
+              vr = crealf (g[k]) + w * (crealf (g[k + 1]) - crealf (g[k]));
+              vi = cimagf (g[k]) + w * (cimagf (g[k + 1]) - cimagf (g[k]));
+            }
+          sincos_cycles (kcp * s->dr[i] + kcb * s->off[i], &sn, &cs);
+          s->are[i] += vr * cs - vi * sn;
+          s->aim[i] += vr * sn + vi * cs;
+        }
+    }
+  if (f64)
+    {
+      EfCf64 *row = (EfCf64 *) nd->data + (gsize) j * nd->stride;
+      for (guint i = 0; i < n; i++)
+        row[i] = s->are[i] + I * s->aim[i];
+    }
+  else
+    {
+      EfCf32 *row = (EfCf32 *) nd->data + (gsize) j * nd->stride;
+      for (guint i = 0; i < n; i++)
+        row[i] = (float) s->are[i] + I * (float) s->aim[i];
+    }
+}
+
+EF_INLINE void
+merge_row_impl (const EfFfbp *self, const Block *b, const Node *nd, const Node *children, guint j, Scratch *s,
+                const gboolean f64)
+{
+  const guint n = nd->nrho;
+
+  node_row_points (nd, j, s);
+  memset (s->are, 0, n * sizeof (double));
+  memset (s->aim, 0, n * sizeof (double));
+  for (guint c = 0; c < nd->nc; c++)
+    gather_impl (self, &children[nd->c0 + c], b->kr, n, s, f64);
+  if (f64)
+    {
+      EfCf64 *row = (EfCf64 *) nd->data + (gsize) j * nd->stride;
+      for (guint i = 0; i < n; i++)
+        row[i] = s->ok[i] ? s->are[i] + I * s->aim[i] : 0;
+    }
+  else
+    {
+      EfCf32 *row = (EfCf32 *) nd->data + (gsize) j * nd->stride;
+      for (guint i = 0; i < n; i++)
+        row[i] = s->ok[i] ? (float) s->are[i] + I * (float) s->aim[i] : 0;
+    }
+}
+
+EF_INLINE void
+final_row_impl (const EfFfbp *self, const Block *b, const Stage *st, guint r, Scratch *s, EfCf64 *acc64,
+                EfCf32 *acc32, const gboolean f64)
+{
+  const EfGrid *g = &self->grid;
+  const guint n = g->width;
+  double x0[3];
+
+  ef_grid_pixel_position (g, 0, r, x0);
+  for (guint i = 0; i < n; i++)
+    {
+      s->px[i] = x0[0] + i * g->spacing * g->u[0];
+      s->py[i] = x0[1] + i * g->spacing * g->u[1];
+      s->pz[i] = x0[2] + i * g->spacing * g->u[2];
+      s->off[i] = 0;
+      s->ok[i] = 1;
+    }
+  memset (s->are, 0, n * sizeof (double));
+  memset (s->aim, 0, n * sizeof (double));
+  for (guint k = 0; k < st->n; k++)
+    gather_impl (self, &st->nodes[k], b->kr, n, s, f64);
+  if (acc64)
+    for (guint i = 0; i < n; i++)
+      acc64[(gsize) r * n + i] += s->are[i] + I * s->aim[i];
+  else
+    for (guint i = 0; i < n; i++)
+      acc32[(gsize) r * n + i] += (float) s->are[i] + I * (float) s->aim[i];
+}
+
+EF_CLONES static void
+leaf_row64 (const Block *b, const Node *nd, guint j, Scratch *s)
+{
+  leaf_row_impl (b, nd, j, s, TRUE);
+}
+
+EF_CLONES static void
+leaf_row32 (const Block *b, const Node *nd, guint j, Scratch *s)
+{
+  leaf_row_impl (b, nd, j, s, FALSE);
+}
+
+EF_CLONES static void
+merge_row64 (const EfFfbp *self, const Block *b, const Node *nd, const Node *children, guint j, Scratch *s)
+{
+  merge_row_impl (self, b, nd, children, j, s, TRUE);
+}
+
+EF_CLONES static void
+merge_row32 (const EfFfbp *self, const Block *b, const Node *nd, const Node *children, guint j, Scratch *s)
+{
+  merge_row_impl (self, b, nd, children, j, s, FALSE);
+}
+
+EF_CLONES static void
+final_row64 (const EfFfbp *self, const Block *b, const Stage *st, guint r, Scratch *s, EfCf64 *acc64,
+             EfCf32 *acc32)
+{
+  final_row_impl (self, b, st, r, s, acc64, acc32, TRUE);
+}
+
+EF_CLONES static void
+final_row32 (const EfFfbp *self, const Block *b, const Stage *st, guint r, Scratch *s, EfCf64 *acc64,
+             EfCf32 *acc32)
+{
+  final_row_impl (self, b, st, r, s, acc64, acc32, FALSE);
+}
+
+/* ---- Driving the stages -------------------------------------------------------------------------- */
+
+static guint
+stage_width (const Stage *st)
+{
+  guint w = 0;
+
+  for (guint i = 0; i < st->n; i++)
+    w = MAX (w, st->nodes[i].nrho);
+  return w;
+}
+
+static gboolean
+stage_alloc (Stage *st, gboolean f64, guint64 *samples)
+{
+  gsize elem = f64 ? sizeof (EfCf64) : sizeof (EfCf32);
+
+  for (guint i = 0; i < st->n; i++)
+    {
+      Node *nd = &st->nodes[i];
+      gsize n = (gsize) nd->nal * nd->stride;
+
+      /* Zeroed: the padding after each row must read as zero. */
+      nd->data = g_try_malloc0 (n * elem);
+      if (nd->data == NULL)
+        return FALSE;
+      *samples += (guint64) nd->nal * nd->nrho;
+    }
+  return TRUE;
+}
+
+static void
+stage_release (Stage *st)
+{
+  for (guint i = 0; i < st->n; i++)
+    g_clear_pointer (&st->nodes[i].data, g_free);
+}
+
+/* (node, row) pairs of a stage, as the unit of parallel work. */
+static guint *
+stage_rows (const Stage *st, guint *n_out)
+{
+  guint n = 0, k = 0;
+  guint *rows;
+
+  for (guint i = 0; i < st->n; i++)
+    n += st->nodes[i].nal;
+  rows = g_new (guint, 2 * (gsize) n);
+  for (guint i = 0; i < st->n; i++)
+    for (guint j = 0; j < st->nodes[i].nal; j++)
+      {
+        rows[2 * k] = i;
+        rows[2 * k + 1] = j;
+        k++;
+      }
+  *n_out = n;
+  return rows;
+}
+
+static guint
+thread_count (guint asked)
+{
+#if HAVE_OPENMP
+  return asked ? asked : (guint) omp_get_max_threads ();
+#else
+  (void) asked;
+  return 1;
+#endif
+}
+
+static void
+run_leaves (const EfFfbp *self, const Block *b, Stage *st, gboolean f64)
+{
+  guint n_rows, width = stage_width (st);
+  g_autofree guint *rows = stage_rows (st, &n_rows);
+
+#if HAVE_OPENMP
+#pragma omp parallel num_threads(thread_count (self->params.n_threads))
+#endif
+  {
+    Scratch s;
+
+    scratch_init (&s, width);
+#if HAVE_OPENMP
+#pragma omp for schedule(dynamic, 4)
+#endif
+    for (guint k = 0; k < n_rows; k++)
+      {
+        const Node *nd = &st->nodes[rows[2 * k]];
+        if (f64)
+          leaf_row64 (b, nd, rows[2 * k + 1], &s);
+        else
+          leaf_row32 (b, nd, rows[2 * k + 1], &s);
+      }
+    scratch_clear (&s);
+  }
+}
+
+static void
+run_merge (const EfFfbp *self, const Block *b, Stage *st, const Stage *lo, gboolean f64)
+{
+  guint n_rows, width = stage_width (st);
+  g_autofree guint *rows = stage_rows (st, &n_rows);
+
+#if HAVE_OPENMP
+#pragma omp parallel num_threads(thread_count (self->params.n_threads))
+#endif
+  {
+    Scratch s;
+
+    scratch_init (&s, width);
+#if HAVE_OPENMP
+#pragma omp for schedule(dynamic, 4)
+#endif
+    for (guint k = 0; k < n_rows; k++)
+      {
+        const Node *nd = &st->nodes[rows[2 * k]];
+        if (f64)
+          merge_row64 (self, b, nd, lo->nodes, rows[2 * k + 1], &s);
+        else
+          merge_row32 (self, b, nd, lo->nodes, rows[2 * k + 1], &s);
+      }
+    scratch_clear (&s);
+  }
+}
+
+static void
+run_final (const EfFfbp *self, const Block *b, const Stage *st, gboolean f64, EfCf64 *acc64, EfCf32 *acc32)
+{
+  const EfGrid *g = &self->grid;
+
+#if HAVE_OPENMP
+#pragma omp parallel num_threads(thread_count (self->params.n_threads))
+#endif
+  {
+    Scratch s;
+
+    scratch_init (&s, g->width);
+#if HAVE_OPENMP
+#pragma omp for schedule(dynamic, 2)
+#endif
+    for (guint r = 0; r < g->height; r++)
+      {
+        if (f64)
+          final_row64 (self, b, st, r, &s, acc64, acc32);
+        else
+          final_row32 (self, b, st, r, &s, acc64, acc32);
+      }
+    scratch_clear (&s);
+  }
+}
+
+/* Exact backprojection of the block, for blocks where the fast path does not pay or does not apply. */
+static void
+exact_bp (const EfFfbp *self, const EfProfiles *pr, EfCf64 *acc64, EfCf32 *acc32)
+{
+  const EfGrid *g = &self->grid;
+
+  if (pr->data32 != NULL)
+    {
+      ef_bp_cpu_fp32 (g, pr, acc32, self->params.n_threads);
+      return;
+    }
+#if HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(thread_count (self->params.n_threads))
+#endif
+  for (guint r0 = 0; r0 < g->height; r0 += 8)
+    {
+      EfRect r = { 0, r0, g->width, MIN (8u, g->height - r0) };
+      ef_bp_reference_rect (g, pr, &r, acc64 + (gsize) r0 * g->width);
+    }
+}
+
+/* Leaf lengths worth trying: powers of two and their halfway points. */
+static guint
+next_candidate (guint L)
+{
+  guint p = 1;
+
+  while (p * 2 <= L)
+    p *= 2;
+  if (L < 3)
+    return L + 1;
+  return L == p ? p + p / 2 : 2 * p;
+}
+
+gboolean
+ef_ffbp_process (EfFfbp *self, const EfProfiles *profiles, EfCf64 *acc64, EfCf32 *acc32, EfFfbpStats *stats,
+                 GError **error)
+{
+  const EfFfbpParams *p;
+  const EfGrid *g;
+  EfFfbpStats st = { 0 };
+  Tree tree = { 0 };
+  Block b;
+  const char *why = NULL;
+  gboolean f64, ok = TRUE;
+  double bp_cost;
+  gint64 t0, t1;
+
+  g_return_val_if_fail (self != NULL && profiles != NULL, FALSE);
+  g_return_val_if_fail ((profiles->data64 != NULL) == (acc64 != NULL), FALSE);
+  g_return_val_if_fail ((profiles->data32 != NULL) == (acc32 != NULL), FALSE);
+
+  p = &self->params;
+  g = &self->grid;
+  f64 = profiles->data64 != NULL;
+  st.n_pulses = profiles->n_pulses;
+  if (profiles->n_pulses == 0)
+    goto done;
+  bp_cost = COST_BP * (double) ef_grid_n_pixels (g) * profiles->n_pulses;
+
+  if (profiles->n_pulses < 2 || !block_setup (profiles, self->bandwidth, &b))
+    why = "the block has fewer than two distinct pulse positions";
+  else if (p->leaf_pulses > 0)
+    {
+      if (!tree_build (self, &b, MIN (p->leaf_pulses, profiles->n_pulses), &tree, &why))
+        tree_clear (&tree);
+    }
+  else
+    {
+      /* The leaf length that minimises the operation count. */
+      for (guint L = 1; L <= profiles->n_pulses; L = next_candidate (L))
+        {
+          Tree cand;
+
+          if (!tree_build (self, &b, L, &cand, &why))
+            {
+              tree_clear (&cand);
+              break;
+            }
+          if (tree.stages == NULL || cand.cost < tree.cost)
+            {
+              tree_clear (&tree);
+              tree = cand;
+            }
+          else
+            tree_clear (&cand);
+        }
+      if (tree.stages != NULL)
+        why = NULL;
+    }
+  if (tree.stages != NULL && p->bp_fallback && tree.cost >= bp_cost)
+    why = "exact backprojection is cheaper for this block";
+  if (tree.stages == NULL || (why != NULL && p->bp_fallback))
+    {
+      if (why == NULL)
+        why = "no polar grid fits";
+      if (!p->bp_fallback)
+        {
+          g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                       "Fast backprojection cannot form this block: %s", why);
+          tree_clear (&tree);
+          return FALSE;
+        }
+      g_debug ("block of %u pulses by exact backprojection: %s", profiles->n_pulses, why);
+      t0 = g_get_monotonic_time ();
+      exact_bp (self, profiles, acc64, acc32);
+      st.seconds_final = (g_get_monotonic_time () - t0) * 1e-6;
+      st.used_bp = TRUE;
+      st.why_bp = why;
+      st.est_speedup = 1.0;
+      tree_clear (&tree);
+      goto done;
+    }
+
+  st.leaf_pulses = tree.leaf_pulses;
+  st.n_leaves = tree.stages[0].n;
+  st.n_stages = tree.n_stages - 1;
+  st.n_final = tree.stages[tree.n_stages - 1].n;
+  st.est_speedup = bp_cost / tree.cost;
+
+  if (g_getenv ("EF_FFBP_DUMP"))
+    for (guint s = 0; s < tree.n_stages; s++)
+      {
+        guint64 pts = 0, work = 0;
+        for (guint i = 0; i < tree.stages[s].n; i++)
+          {
+            Node *nd = &tree.stages[s].nodes[i];
+            pts += (guint64) nd->nal * nd->nrho;
+            work += (guint64) nd->nal * nd->nrho * (s == 0 ? nd->p1 - nd->p0 : nd->nc);
+          }
+        g_printerr ("stage %u: %u nodes, first %ux%u, %" G_GUINT64_FORMAT " pts, %" G_GUINT64_FORMAT " work\n", s,
+                    tree.stages[s].n, tree.stages[s].nodes[0].nrho, tree.stages[s].nodes[0].nal, pts, work);
+      }
+  t0 = g_get_monotonic_time ();
+  if (!stage_alloc (&tree.stages[0], f64, &st.polar_samples))
+    {
+      ok = FALSE;
+      goto out;
+    }
+  run_leaves (self, &b, &tree.stages[0], f64);
+  t1 = g_get_monotonic_time ();
+  st.seconds_leaves = (t1 - t0) * 1e-6;
+  for (guint s = 1; s < tree.n_stages; s++)
+    {
+      if (!stage_alloc (&tree.stages[s], f64, &st.polar_samples))
+        {
+          ok = FALSE;
+          goto out;
+        }
+      run_merge (self, &b, &tree.stages[s], &tree.stages[s - 1], f64);
+      stage_release (&tree.stages[s - 1]);
+    }
+  t0 = g_get_monotonic_time ();
+  st.seconds_merge = (t0 - t1) * 1e-6;
+  run_final (self, &b, &tree.stages[tree.n_stages - 1], f64, acc64, acc32);
+  st.seconds_final = (g_get_monotonic_time () - t0) * 1e-6;
+
+out:
+  tree_clear (&tree);
+  if (!ok)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY,
+                   "Not enough memory for the polar grids of a %u-pulse block", profiles->n_pulses);
+      return FALSE;
+    }
+done:
+  if (stats)
+    *stats = st;
+  return TRUE;
+}
