@@ -8,6 +8,7 @@
 #include "ef-backend.h"
 #include "ef-bp.h"
 #include "ef-error.h"
+#include "ef-ffbp.h"
 #if HAVE_CUDA
 #include "cuda/ef-cuda.h"
 #endif
@@ -17,6 +18,7 @@ typedef struct {
   EfProfiles        *profiles;  /* owned, one block */
   EfCf32            *acc32;     /* owned, fp32 accumulator, or NULL */
   EfCf64            *acc64;     /* owned, fp64 accumulator, or NULL */
+  EfFfbp            *ffbp;      /* owned: FFBP or FBP former, made at the first block, or NULL */
 } CpuPriv;
 
 /* The fp64 path stays the plain reference sum; only rows are spread over threads. */
@@ -37,6 +39,33 @@ reference_parallel (const EfGrid *grid, const EfProfiles *profiles, EfCf64 *acc)
     }
 }
 
+/* FFBP or FBP of the block in priv->profiles. The former is made at the first block, where the band is
+ * known even when the dataset's header leaves it out. */
+static gboolean
+cpu_fast_bp (EfBackend *self, const EfPulse *pulses, GError **error)
+{
+  CpuPriv *priv = self->priv;
+
+  if (priv->ffbp == NULL)
+    {
+      EfFfbpParams fp;
+      double band = self->info.bandwidth;
+
+      if (!(band > 0))
+        band = self->info.domain == EF_DOMAIN_FX ? pulses[0].fx2 - pulses[0].fx1 + pulses[0].scss
+                                                 : pulses[0].fx2 - pulses[0].fx1;
+      if (self->params.algo == EF_ALGO_FBP)
+        ef_fbp_params_init (&fp);
+      else
+        ef_ffbp_params_init (&fp);
+      fp.n_threads = self->params.n_threads;
+      priv->ffbp = ef_ffbp_new (&self->params.grid, band, &fp, error);
+      if (priv->ffbp == NULL)
+        return FALSE;
+    }
+  return ef_ffbp_process (priv->ffbp, priv->profiles, priv->acc64, priv->acc32, NULL, error);
+}
+
 static gboolean
 cpu_process_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *samples, guint count, GError **error)
 {
@@ -51,7 +80,12 @@ cpu_process_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *samples
                               priv->profiles, &bad, error))
         return FALSE;
       self->n_bad_samples += bad;
-      if (priv->acc64)
+      if (self->params.algo == EF_ALGO_FFBP || self->params.algo == EF_ALGO_FBP)
+        {
+          if (!cpu_fast_bp (self, pulses, error))
+            return FALSE;
+        }
+      else if (priv->acc64)
         reference_parallel (&self->params.grid, priv->profiles, priv->acc64);
       else
         ef_bp_cpu_fp32 (&self->params.grid, priv->profiles, priv->acc32, self->params.n_threads);
@@ -102,6 +136,7 @@ cpu_free (EfBackend *self)
   ef_profiles_free (priv->profiles);
   ef_aligned_free (priv->acc32);
   ef_aligned_free (priv->acc64);
+  ef_ffbp_free (priv->ffbp);
   g_free (priv);
 }
 
@@ -121,7 +156,7 @@ check_params (const EfDatasetInfo *info, const EfBackendParams *params, GError *
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "The image grid is empty");
       return FALSE;
     }
-  if (params->algo != EF_ALGO_BP)
+  if (params->algo != EF_ALGO_BP && params->algo != EF_ALGO_FFBP && params->algo != EF_ALGO_FBP)
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
                    "The %s algorithm is not available in this build; use bp", ef_algo_to_string (params->algo));
@@ -195,6 +230,8 @@ ef_backend_new (EfBackendKind kind, const EfDatasetInfo *info, const EfBackendPa
 #if HAVE_CUDA
       if (params->precision == EF_PRECISION_FP64)
         why = g_strdup ("fp64 runs on the CPU only");
+      else if (params->algo != EF_ALGO_BP && kind == EF_BACKEND_AUTO)
+        why = g_strdup_printf ("%s runs on the CPU only", ef_algo_to_string (params->algo));
       else if (ef_cuda_available (&why))
         {
           self = ef_backend_cuda_new (info, params, &local);

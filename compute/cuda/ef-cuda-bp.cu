@@ -41,14 +41,14 @@ ef_cuda_bp_launch (cudaStream_t stream, EfPrecision precision, guint variant, co
     return TRUE;
   switch (variant)
     {
-    case 1: return launch_shape<16, 8, 32, 4> (stream, precision, args, error);
-    case 2: return launch_shape<16, 4, 32, 8> (stream, precision, args, error);
-    case 3: return launch_shape<8, 8, 32, 4> (stream, precision, args, error);
-    case 4: return launch_shape<8, 4, 32, 8> (stream, precision, args, error);
-    case 5: return launch_shape<4, 8, 32, 4> (stream, precision, args, error);
-    case 6: return launch_shape<4, 4, 32, 8> (stream, precision, args, error);
-    case 7: return launch_shape<16, 8, 32, 3> (stream, precision, args, error);
-    case 8: return launch_shape<16, 4, 32, 5> (stream, precision, args, error);
+    case 1: return launch_shape<16, 4, 32, 8> (stream, precision, args, error);
+    case 2: return launch_shape<16, 8, 32, 4> (stream, precision, args, error);
+    case 3: return launch_shape<8, 4, 32, 8> (stream, precision, args, error);
+    case 4: return launch_shape<8, 8, 32, 4> (stream, precision, args, error);
+    case 5: return launch_shape<4, 4, 32, 8> (stream, precision, args, error);
+    case 6: return launch_shape<4, 8, 32, 4> (stream, precision, args, error);
+    case 7: return launch_shape<16, 4, 32, 5> (stream, precision, args, error);
+    case 8: return launch_shape<16, 8, 32, 3> (stream, precision, args, error);
     case 9: return launch_shape<16, 4, 64, 6> (stream, precision, args, error);
     default:
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "No kernel shape %u", variant);

@@ -2,7 +2,7 @@
 # tests/gpu/run.sh: build, test and benchmark the CUDA backend on a GPU machine, from the repository root.
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-#   tests/gpu/run.sh [all|test|bench|ncu]...     (default: all = test bench ncu)
+#   tests/gpu/run.sh [all|test|bench|tune|ncu|none]...   (default: all = test bench tune ncu)
 #
 # Builds the engine and the CLI with -Dgui=disabled -Dcuda=enabled into $EF_BUILD (default
 # /tmp/ef-build-gpu), runs the CUDA tests, compute-sanitizer (memcheck, racecheck) on the tiny case,
@@ -155,6 +155,16 @@ run_bench () {
   done
 }
 
+run_tune () {
+  # The tuner times every shape on a 4096^2 x 1024 problem and stores the fastest in the user cache.
+  for p in fp32 fp16; do
+    "$BUILD/tests/gpu/bench-cuda" --tune --edge 4096 --pulses 1024 --samples 4096 --precision $p \
+      > "$OUT/tune-$p.txt" 2>&1
+    note "tune $p: exit $?; $(grep fastest "$OUT/tune-$p.txt")"
+  done
+  cat "$OUT"/tune-*.txt
+}
+
 run_ncu () {
   if ! command -v ncu > /dev/null; then
     note "ncu: not found"
@@ -186,10 +196,12 @@ deps || exit 1
 build || exit 1
 for s in $STEPS; do
   case $s in
-    all) run_tests; run_bench; run_ncu ;;
+    all) run_tests; run_bench; run_tune; run_ncu ;;
+    tune) run_tune ;;
     test) run_tests ;;
     bench) run_bench ;;
     ncu) run_ncu ;;
+    none) ;;
     *) echo "run.sh: unknown step $s" >&2 ;;
   esac
 done
