@@ -9,6 +9,7 @@
 #include "ef-bp.h"
 #include "ef-error.h"
 #include "ef-ffbp.h"
+#include "ef-pfa.h"
 #if HAVE_CUDA
 #include "cuda/ef-cuda.h"
 #endif
@@ -19,6 +20,9 @@ typedef struct {
   EfCf32            *acc32;     /* owned, fp32 accumulator, or NULL */
   EfCf64            *acc64;     /* owned, fp64 accumulator, or NULL */
   EfFfbp            *ffbp;      /* owned: FFBP or FBP former, made at the first block, or NULL */
+  EfPfa             *pfa;       /* owned: PFA k-space grid, made at the first block, or NULL */
+  gboolean           pfa_stale; /* pulses were gridded since the accumulator was last formed */
+  gboolean           pfa_told;  /* the depth-of-focus warning was given */
 } CpuPriv;
 
 /* The fp64 path stays the plain reference sum; only rows are spread over threads. */
@@ -39,6 +43,40 @@ reference_parallel (const EfGrid *grid, const EfProfiles *profiles, EfCf64 *acc)
     }
 }
 
+/* The processed band: the header's, or the first pulse's when the header leaves it out. */
+static double
+cpu_bandwidth (EfBackend *self, const EfPulse *pulses)
+{
+  double band = self->info.bandwidth;
+
+  if (!(band > 0))
+    band = self->info.domain == EF_DOMAIN_FX ? pulses[0].fx2 - pulses[0].fx1 + pulses[0].scss
+                                             : pulses[0].fx2 - pulses[0].fx1;
+  return band;
+}
+
+/* PFA grids each block as it comes; the image is formed when it is read. */
+static gboolean
+cpu_pfa_add (EfBackend *self, const EfPulse *pulses, GError **error)
+{
+  CpuPriv *priv = self->priv;
+
+  if (priv->pfa == NULL)
+    {
+      EfPfaParams pp;
+
+      ef_pfa_params_init (&pp);
+      pp.n_threads = self->params.n_threads;
+      priv->pfa = ef_pfa_new (&self->params.grid, cpu_bandwidth (self, pulses), priv->acc64 != NULL, &pp, error);
+      if (priv->pfa == NULL)
+        return FALSE;
+    }
+  if (!ef_pfa_add (priv->pfa, priv->profiles, error))
+    return FALSE;
+  priv->pfa_stale = TRUE;
+  return TRUE;
+}
+
 /* FFBP or FBP of the block in priv->profiles. The former is made at the first block, where the band is
  * known even when the dataset's header leaves it out. */
 static gboolean
@@ -49,11 +87,8 @@ cpu_fast_bp (EfBackend *self, const EfPulse *pulses, GError **error)
   if (priv->ffbp == NULL)
     {
       EfFfbpParams fp;
-      double band = self->info.bandwidth;
+      double band = cpu_bandwidth (self, pulses);
 
-      if (!(band > 0))
-        band = self->info.domain == EF_DOMAIN_FX ? pulses[0].fx2 - pulses[0].fx1 + pulses[0].scss
-                                                 : pulses[0].fx2 - pulses[0].fx1;
       if (self->params.algo == EF_ALGO_FBP)
         ef_fbp_params_init (&fp);
       else
@@ -82,7 +117,12 @@ cpu_process_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *samples
       self->n_bad_samples += bad;
       if (self->params.algo == EF_ALGO_FFBP || self->params.algo == EF_ALGO_FBP)
         {
-          if (!cpu_fast_bp (self, pulses, error))
+          if (!cpu_fast_bp (self, pulses + done, error))
+            return FALSE;
+        }
+      else if (self->params.algo == EF_ALGO_PFA)
+        {
+          if (!cpu_pfa_add (self, pulses + done, error))
             return FALSE;
         }
       else if (priv->acc64)
@@ -100,6 +140,18 @@ cpu_read_image (EfBackend *self, const EfRect *rect, EfCf32 *out, GError **error
   CpuPriv *priv = self->priv;
   guint w = self->params.grid.width;
 
+  if (priv->pfa != NULL && priv->pfa_stale)
+    {
+      EfPfaReport rep;
+
+      if (!ef_pfa_form (priv->pfa, priv->acc64, priv->acc32, &rep, error))
+        return FALSE;
+      priv->pfa_stale = FALSE;
+      /* Once per image: the defocus is the algorithm's, not a failure. */
+      if (rep.outside_dof && !priv->pfa_told)
+        g_message ("%s", rep.note);
+      priv->pfa_told |= rep.outside_dof;
+    }
   for (guint r = 0; r < rect->height; r++)
     {
       gsize src = (gsize) (rect->y + r) * w + rect->x;
@@ -120,6 +172,12 @@ cpu_clear (EfBackend *self, GError **error)
   CpuPriv *priv = self->priv;
   gsize n = ef_grid_n_pixels (&self->params.grid);
 
+  if (priv->pfa != NULL)
+    {
+      ef_pfa_clear (priv->pfa);
+      priv->pfa_stale = FALSE;
+      priv->pfa_told = FALSE;
+    }
   if (priv->acc64)
     memset (priv->acc64, 0, n * sizeof (EfCf64));
   else
@@ -137,6 +195,7 @@ cpu_free (EfBackend *self)
   ef_aligned_free (priv->acc32);
   ef_aligned_free (priv->acc64);
   ef_ffbp_free (priv->ffbp);
+  ef_pfa_free (priv->pfa);
   g_free (priv);
 }
 
@@ -156,7 +215,8 @@ check_params (const EfDatasetInfo *info, const EfBackendParams *params, GError *
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "The image grid is empty");
       return FALSE;
     }
-  if (params->algo != EF_ALGO_BP && params->algo != EF_ALGO_FFBP && params->algo != EF_ALGO_FBP)
+  if (params->algo != EF_ALGO_BP && params->algo != EF_ALGO_FFBP && params->algo != EF_ALGO_FBP
+      && params->algo != EF_ALGO_PFA)
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
                    "The %s algorithm is not available in this build; use bp", ef_algo_to_string (params->algo));

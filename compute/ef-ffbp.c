@@ -5,7 +5,6 @@
 
 #include <math.h>
 #include <string.h>
-#include <time.h>
 #if HAVE_OPENMP
 #include <omp.h>
 #endif
@@ -1250,28 +1249,13 @@ ef_ffbp_process (EfFfbp *self, const EfProfiles *profiles, EfCf64 *acc64, EfCf32
   st.n_final = tree.stages[tree.n_stages - 1].n;
   st.est_speedup = bp_cost / tree.cost;
 
-  if (g_getenv ("EF_FFBP_DUMP"))
-    for (guint s = 0; s < tree.n_stages; s++)
-      {
-        guint64 pts = 0, work = 0;
-        for (guint i = 0; i < tree.stages[s].n; i++)
-          {
-            Node *nd = &tree.stages[s].nodes[i];
-            pts += (guint64) nd->nal * nd->nrho;
-            work += (guint64) nd->nal * nd->nrho * (s == 0 ? nd->p1 - nd->p0 : nd->nc);
-          }
-        g_printerr ("stage %u: %u nodes, first %ux%u, %" G_GUINT64_FORMAT " pts, %" G_GUINT64_FORMAT " work\n", s,
-                    tree.stages[s].n, tree.stages[s].nodes[0].nrho, tree.stages[s].nodes[0].nal, pts, work);
-      }
   t0 = g_get_monotonic_time ();
   if (!stage_alloc (&tree.stages[0], f64, &st.polar_samples))
     {
       ok = FALSE;
       goto out;
     }
-  { struct timespec a, c; clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &a);
   run_leaves (self, &b, &tree.stages[0], f64);
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &c); if (g_getenv ("EF_FFBP_DUMP")) g_printerr ("CPU leaves %.4f\n", (c.tv_sec - a.tv_sec) + 1e-9 * (c.tv_nsec - a.tv_nsec)); }
   t1 = g_get_monotonic_time ();
   st.seconds_leaves = (t1 - t0) * 1e-6;
   for (guint s = 1; s < tree.n_stages; s++)
@@ -1281,16 +1265,12 @@ ef_ffbp_process (EfFfbp *self, const EfProfiles *profiles, EfCf64 *acc64, EfCf32
           ok = FALSE;
           goto out;
         }
-      { struct timespec a, c; clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &a);
       run_merge (self, &b, &tree.stages[s], &tree.stages[s - 1], f64);
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &c); if (g_getenv ("EF_FFBP_DUMP")) g_printerr ("CPU merge %u %.4f\n", s, (c.tv_sec - a.tv_sec) + 1e-9 * (c.tv_nsec - a.tv_nsec)); }
       stage_release (&tree.stages[s - 1]);
     }
   t0 = g_get_monotonic_time ();
   st.seconds_merge = (t0 - t1) * 1e-6;
-  { struct timespec a, c; clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &a);
   run_final (self, &b, &tree.stages[tree.n_stages - 1], f64, acc64, acc32);
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &c); if (g_getenv ("EF_FFBP_DUMP")) g_printerr ("CPU final %.4f\n", (c.tv_sec - a.tv_sec) + 1e-9 * (c.tv_nsec - a.tv_nsec)); }
   st.seconds_final = (g_get_monotonic_time () - t0) * 1e-6;
 
 out:

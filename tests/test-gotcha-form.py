@@ -3,8 +3,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 # Forms a 40 m x 40 m region at 0.1 m (400 x 400 pixels, 469 pulses) in fp32 and fp64 and checks that
-# the fast path matches the float64 one and that the scene is in focus. Run by meson with EF_CLI and
-# EF_SHARED_DATA set. Exits 77 (skipped) when numpy or the data is missing.
+# the fast path matches the float64 one and that the scene is in focus; then checks `bench --read` on the
+# same data and on small CPHD files of each sample format. Run by meson with EF_CLI and EF_SHARED_DATA
+# set. Exits 77 (skipped) when numpy or the data is missing.
 
 import json
 import os
@@ -133,10 +134,48 @@ def test_single_pulse_is_not():
     assert full - one >= MIN_FOCUS_GAIN_DB, f"focusing gains only {full - one:.1f} dB over one pulse"
 
 
+def bench_read(path):
+    p = subprocess.run([CLI, "bench", "--read", path, "--repeat", "2", "--json"], capture_output=True, text=True,
+                       timeout=120)
+    if p.returncode != 0:
+        raise AssertionError(f"bench --read {path} exited {p.returncode}\n{p.stderr}")
+    return json.loads(p.stdout)
+
+
+def test_bench_read_gotcha():
+    d = bench_read(DATA)
+    assert (d["pulses"], d["samples"]) == (PULSES, 424), f"{d['pulses']} x {d['samples']}"
+    assert d["cf32_bytes"] == PULSES * 424 * 8, d["cf32_bytes"]
+    assert d["file_bytes_are_signal"] is False and d["format"] is None, d
+    for row in ("fresh_mapping", "mapped"):
+        rate = d[row]["cf32_gb_per_s"]
+        assert rate is not None and rate > 0, f"{row}: {rate}"
+    print(f"# reading the Gotcha folder (in memory once opened): {d['mapped']['cf32_gb_per_s']:.2f} GB/s of "
+          f"complex float")
+
+
+def test_bench_read_cphd_formats():
+    # The sample format comes from the CPHD header's signal size: CF8 8 bytes a sample, CI4 4, CI2 2.
+    for fmt, size in (("cf8", 8), ("ci4", 4), ("ci2", 2)):
+        path = os.path.join(tmp.name, f"small-{fmt}.cphd")
+        p = subprocess.run([CLI, "simulate", "--pulses", "64", "--samples", "128", "--format", fmt, "-o", path],
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        d = bench_read(path)
+        assert d["format"] == fmt.upper(), f"{fmt}: format {d['format']}"
+        assert d["file_bytes"] == 64 * 128 * size and d["bytes_per_sample"] == size, d
+        assert d["cf32_bytes"] == 64 * 128 * 8, d
+        assert d["fresh_mapping"]["file_gb_per_s"] > 0 and d["mapped"]["file_gb_per_s"] > 0, d
+    p = subprocess.run([CLI, "bench", "--read", path, "--sizes", "64"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "--read takes only" in p.stderr, f"{p.returncode}: {p.stderr}"
+
+
 check("gotcha: form fp32", test_form_fp32)
 check("gotcha: form fp64", test_form_fp64)
 check("gotcha: fp32 magnitude correlates with fp64", test_fp32_matches_fp64)
 check("gotcha: the image is focused", test_focused)
 check("gotcha: a single pulse is not focused", test_single_pulse_is_not)
+check("bench --read: the Gotcha folder", test_bench_read_gotcha)
+check("bench --read: CPHD CF8, CI4 and CI2", test_bench_read_cphd_formats)
 print(f"1..{count}")
 sys.exit(1 if failures else 0)

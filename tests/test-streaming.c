@@ -284,8 +284,9 @@ work_dir (void)
   char *tmp;
 
   if (dir != NULL)
-    return make_tmp_in (dir, &error);
-  tmp = g_dir_make_tmp ("ef-streaming-XXXXXX", &error);
+    tmp = make_tmp_in (dir, &error);
+  else
+    tmp = g_dir_make_tmp ("ef-streaming-XXXXXX", &error);
   g_assert_no_error (error);
   return tmp;
 }
@@ -358,7 +359,7 @@ assert_peak_at_target (const EfCf32 *img, const EfGrid *g)
   g_assert_cmpfloat (fabs ((double) (best / g->width) - row), <=, 1.0);
 }
 
-/* Writes a collection of about file_bytes of CF8 samples, streamed from the generator block by block. */
+/* Writes n_pulses x n_samples CF8 samples to DIR/stream.cphd, streamed from the generator block by block. */
 static char *
 write_cphd (const char *dir, guint64 n_pulses, guint n_samples, double *seconds)
 {

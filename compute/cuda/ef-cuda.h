@@ -14,7 +14,8 @@ G_BEGIN_DECLS
  * (may be NULL) receives an owned one-line reason. Cheap after the first call; thread-safe. */
 gboolean ef_cuda_available (char **why);
 
-/* The name of the device that ef_backend_cuda_new would use (device < 0: the default), owned. */
+/* The name of the device that ef_backend_cuda_new would use (device < 0: the default), owned, or NULL
+ * when there is none. */
 char *ef_cuda_device_name (int device);
 
 /* Backprojection kernel shapes. A thread owns `seg` pixels down one column; a warp spans 32 columns;
@@ -35,13 +36,17 @@ void  ef_cuda_shape (guint variant, EfCudaShape *shape);
 typedef struct {
   gboolean synchronous;  /* one stream, a wait after every step: the unstreamed reference */
   guint    variant;      /* kernel shape, 0 = automatic (tuned or the default that fits the geometry) */
-  guint    max_block;    /* pulses per device sub-block, 0 = params->block_size (at least 64) */
+  guint    max_block;    /* pulses per device sub-block, 0 = params->block_size; at most 8192 */
 } EfCudaOptions;
 
 #define EF_CUDA_OPTIONS_DEFAULT ((EfCudaOptions) { FALSE, 0, 0 })
 
 /* Creates the CUDA backend for params->precision FP32 or FP16. On device out-of-memory it retries with
- * smaller pulse blocks before failing with EF_COMPUTE_ERROR_NO_MEMORY. Blocks while it allocates. */
+ * smaller pulse blocks before failing with EF_COMPUTE_ERROR_NO_MEMORY. Blocks while it allocates.
+ * A backend owns its streams, buffers and cuFFT plans; call it from one thread at a time (the job's
+ * worker). process_block returns once its work is queued (it waits only for the pinned buffer it
+ * refills); read_image, the stats and free wait for the device. A kernel's failure shows as
+ * an error from the next call that waits. */
 EfBackend *ef_backend_cuda_new (const EfDatasetInfo *info, const EfBackendParams *params, GError **error);
 EfBackend *ef_backend_cuda_new_full (const EfDatasetInfo *info, const EfBackendParams *params,
                                      const EfCudaOptions *options, GError **error);
@@ -87,8 +92,9 @@ gboolean ef_cuda_bp_profiles (const EfGrid *grid, const EfProfiles *profiles, Ef
 gboolean ef_cuda_bp_model (const EfGrid *grid, const EfProfiles *profiles, guint variant, EfCf32 *acc,
                            GError **error);
 
-/* Which variant the automatic choice takes for this grid and these profiles (1-based), or 0 if none of
- * them keeps the Taylor residual below a few microradians of phase. */
+/* Which variant the automatic choice takes for this grid and these profiles (1-based): the first shape
+ * whose bound on the phase its range series leaves out is below 1e-4 rad (measured errors are ten times
+ * smaller). 0 if none is, as with an antenna within a few tile sizes of the scene. */
 guint ef_cuda_choose_variant (const EfGrid *grid, const EfProfileMeta *meta, guint n_pulses,
                               EfPrecision precision);
 

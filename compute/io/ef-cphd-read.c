@@ -3,6 +3,9 @@
 #define G_LOG_DOMAIN "ef-cphd-read"
 #include "config.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <limits.h>
 #include <math.h>
 #include <string.h>
@@ -470,6 +473,22 @@ channels_free (Channel *ch, guint n)
 
 /* ---- the dataset ---- */
 
+/* Blocks are read once, in order: let the kernel drop the mapped pages behind us, so that a file larger
+ * than memory does not fill the page tables of this process (and the figures users watch) with pages it
+ * will not touch again. Whole pages inside the range only; a later read maps them back in. */
+static void
+release_pages (const guint8 *start, gsize len)
+{
+#if defined(MADV_DONTNEED)
+  gsize page = (gsize) sysconf (_SC_PAGESIZE);
+  guintptr a = ((guintptr) start + page - 1) & ~(guintptr) (page - 1);
+  guintptr b = ((guintptr) start + len) & ~(guintptr) (page - 1);
+
+  if (b > a)
+    madvise ((void *) a, b - a, MADV_DONTNEED);
+#endif
+}
+
 static gboolean
 cphd_read_block (EfDataset *self, guint64 first, guint count, EfCf32 *out, GError **error)
 {
@@ -513,6 +532,7 @@ cphd_read_block (EfDataset *self, guint64 first, guint count, EfCf32 *out, GErro
           g_assert_not_reached ();
         }
     }
+  release_pages (priv->signal + first * priv->vector_bytes, (gsize) count * priv->vector_bytes);
   /* NaN samples are left for range compression, which treats them as missing. */
   if (bad > 0)
     g_debug ("%" G_GUINT64_FORMAT " NaN samples in pulses %" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT, bad, first,

@@ -484,7 +484,23 @@ test_oom (void)
           g_test_message ("failure at allocation %d: %s", k, error->message);
         }
       else
-        g_test_message ("failure at allocation %d: recovered with blocks of %u", k, ef_backend_cuda_block_size (be));
+        {
+          guint np = (guint) ds->info.n_pulses;
+          g_autofree EfCf32 *s = g_new (EfCf32, (gsize) np * ds->info.n_samples);
+          g_autofree EfCf32 *out = g_new (EfCf32, n);
+          EfRect all = { 0, 0, grid.width, grid.height };
+          double ser;
+
+          g_assert_true (ef_dataset_read_block (ds, 0, np, s, NULL));
+          g_assert_true (ef_backend_process_block (be, ds->pulses, s, np, &error));
+          ef_cuda_test_poison (out, n);
+          g_assert_true (ef_backend_read_image (be, &all, out, &error));
+          g_assert_no_error (error);
+          ser = ef_cuda_test_ser_db (out, ref, n);
+          g_test_message ("failure at allocation %d: recovered with blocks of %u, SER %.1f dB", k,
+                          ef_backend_cuda_block_size (be), ser);
+          g_assert_cmpfloat (ser, >=, 80.0);
+        }
     }
 
   /* The image itself is refused: AUTO falls back to the CPU with a note. */

@@ -1,0 +1,812 @@
+/* ef-pfa.c: the polar format algorithm: Kaiser-Bessel gridding of the polar samples, one 2-D FFT, and
+ * the correction of the planar-wavefront distortion. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "ef-pfa"
+#include "config.h"
+
+#include <fftw3.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#if HAVE_OPENMP
+#include <omp.h>
+#endif
+
+#include "ef-error.h"
+#include "ef-fftw.h"
+#include "ef-pfa.h"
+
+#define KBQ 512        /* Kaiser-Bessel table entries per grid cell */
+#define KNQ 256        /* Knab table phases per pixel */
+#define TAPS_MAX 16
+#define MAX_EDGE 16384 /* largest k-space grid edge */
+
+/* What the stencil needs of each pulse seen. */
+typedef struct {
+  double tx[3], rcv[3];
+  double r0o;          /* (|tx| + |rcv|) / 2: the range to the scene origin */
+  double kr;           /* wavenumber of the profile's centre, rad per metre of differential range */
+  double uh[3];        /* (tx / |tx| + rcv / |rcv|) / 2: the look direction (bisector) */
+  double phi;          /* look angle in the image plane, unwrapped about the first pulse's */
+} PulseGeo;
+
+/* Three look angles (first, middle, last) and the band's edges: enough to find, for any point, where the
+ * FFT image shows it (a phase gradient) and how badly it defocuses (a second difference). */
+typedef struct {
+  PulseGeo a, m, b;
+  double   kr_lo, kr_c, kr_hi;
+  gboolean cross_ok;     /* the look angles span enough to resolve the cross-range gradient */
+  double   kcu, kcv;     /* the k-space support's centre, in the image plane */
+  double   width;        /* the support's larger extent, rad/m */
+} Stencil;
+
+struct _EfPfa {
+  EfGrid       grid;
+  double       bandwidth;
+  gboolean     fp64;
+  EfPfaParams  params;
+  double       beta;             /* Kaiser-Bessel shape */
+  double      *kb;               /* owned: kernel at |t| = i / KBQ cells */
+  guint        kb_n;
+  /* Fixed at the first block. */
+  gboolean     ready;
+  int          cc, rc;           /* ROI pixel at the lattice origin */
+  double       ol[3];            /* lattice origin, scene frame */
+  guint        nu, nv;           /* lattice region kept, centred on the origin */
+  guint        mu, mv;           /* k-space grid */
+  double       dku, dkv;         /* its spacing, rad/m */
+  gpointer     kgrid;            /* owned: mv rows of mu complex (double or float) */
+  gpointer     work;             /* owned: FFT buffer, same shape */
+  fftw_plan    plan64;
+  fftwf_plan   plan32;
+  double      *deap_u, *deap_v;  /* owned: 1 / kernel transform over the kept region */
+  guint        nbins;            /* profile length the spectrum plan is for */
+  fftw_complex *pbuf;            /* owned */
+  fftw_plan    pplan;
+  /* Every pulse gridded so far. */
+  GArray      *pulses;           /* of PulseGeo */
+  guint64      n_gridded;
+  gboolean     dirty;
+};
+
+void
+ef_pfa_params_init (EfPfaParams *p)
+{
+  g_return_if_fail (p != NULL);
+  p->oversample = 2.0;
+  p->kernel_width = 6;
+  p->resample_taps = 8;
+  p->correct_distortion = TRUE;
+  p->n_threads = 0;
+}
+
+static inline double
+dot3 (const double a[3], const double b[3])
+{
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static inline double
+dist3 (const double a[3], const double b[3])
+{
+  double d0 = a[0] - b[0], d1 = a[1] - b[1], d2 = a[2] - b[2];
+  return sqrt (d0 * d0 + d1 * d1 + d2 * d2);
+}
+
+static double
+bessel_i0 (double x)
+{
+  double sum = 1, term = 1, q = 0.25 * x * x;
+
+  for (int k = 1; k < 200 && term > 1e-17 * sum; k++)
+    {
+      term *= q / ((double) k * k);
+      sum += term;
+    }
+  return sum;
+}
+
+static double
+kb_exact (const EfPfa *self, double t)
+{
+  double w = self->params.kernel_width, r = 2.0 * t / w;
+
+  if (fabs (r) >= 1)
+    return 0;
+  return bessel_i0 (self->beta * sqrt (1 - r * r));
+}
+
+static inline double
+kb_lookup (const EfPfa *self, double t)
+{
+  double f = fabs (t) * KBQ;
+  guint i = (guint) f;
+
+  if (i + 1 >= self->kb_n)
+    return 0;
+  return self->kb[i] + (f - i) * (self->kb[i + 1] - self->kb[i]);
+}
+
+/* The continuous Fourier transform of the kernel at nu cycles per cell, by Simpson's rule. */
+static double
+kb_transform (const EfPfa *self, double nu)
+{
+  const int n = 64 * (int) self->params.kernel_width;
+  double w = self->params.kernel_width, h = w / n, sum = 0;
+
+  for (int i = 0; i <= n; i++)
+    {
+      double t = -0.5 * w + i * h;
+      double c = (i == 0 || i == n) ? 1 : (i % 2 ? 4 : 2);
+      sum += c * kb_exact (self, t) * cos (2 * G_PI * nu * t);
+    }
+  return sum * h / 3;
+}
+
+/* Knab interpolator: a sinc tapered for data oversampled by os (see ef-ffbp.h). */
+static double
+knab (double x, guint taps, double os)
+{
+  double half = 0.5 * taps, v = 1.0 - 1.0 / os, s, r;
+
+  if (fabs (x) >= half)
+    return 0.0;
+  s = fabs (x) < 1e-12 ? 1.0 : sin (G_PI * x) / (G_PI * x);
+  r = sqrt (half * half - x * x);
+  return s * cosh (G_PI * v * r) / cosh (G_PI * v * half);
+}
+
+/* The smallest length >= n that FFTW handles fast: 2^a 3^b 5^c 7^d. */
+static guint
+good_size (guint n)
+{
+  for (guint m = MAX (n, 2u);; m++)
+    {
+      guint r = m;
+      for (guint f = 2; f <= 7; f++)
+        while (r % f == 0)
+          r /= f;
+      if (r == 1)
+        return m;
+    }
+}
+
+static guint
+thread_count (guint asked)
+{
+#if HAVE_OPENMP
+  return asked ? asked : (guint) omp_get_max_threads ();
+#else
+  (void) asked;
+  return 1;
+#endif
+}
+
+EfPfa *
+ef_pfa_new (const EfGrid *grid, double bandwidth_hz, gboolean fp64, const EfPfaParams *params, GError **error)
+{
+  EfPfa *self;
+  const EfPfaParams *p = params;
+  double w, s;
+
+  g_return_val_if_fail (grid != NULL && params != NULL, NULL);
+
+  if (grid->width == 0 || grid->height == 0 || !(grid->spacing > 0))
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "The image grid is empty");
+      return NULL;
+    }
+  if (!(bandwidth_hz > 0) || !isfinite (bandwidth_hz))
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "The polar format algorithm needs the processed bandwidth (got %g Hz)", bandwidth_hz);
+      return NULL;
+    }
+  if (!(p->oversample >= 1.5 && p->oversample <= 3) || p->kernel_width < 3 || p->kernel_width > 12
+      || p->resample_taps < 4 || p->resample_taps > TAPS_MAX || p->resample_taps % 2)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "Polar format parameters out of range: oversampling %g (1.5-3), kernel %u cells (3-12), "
+                   "resampling taps %u (even, 4-%d)", p->oversample, p->kernel_width, p->resample_taps, TAPS_MAX);
+      return NULL;
+    }
+
+  self = g_new0 (EfPfa, 1);
+  self->grid = *grid;
+  self->bandwidth = bandwidth_hz;
+  self->fp64 = fp64;
+  self->params = *params;
+  self->pulses = g_array_new (FALSE, FALSE, sizeof (PulseGeo));
+  /* Beatty, Nishimura and Pauly's choice of shape for a given width and oversampling. */
+  w = p->kernel_width;
+  s = p->oversample;
+  self->beta = G_PI * sqrt (MAX (w * w / (s * s) * (s - 0.5) * (s - 0.5) - 0.8, 0.1));
+  self->kb_n = (guint) ceil (0.5 * w * KBQ) + 2;
+  self->kb = g_new (double, self->kb_n);
+  for (guint i = 0; i < self->kb_n; i++)
+    self->kb[i] = kb_exact (self, (double) i / KBQ);
+  return self;
+}
+
+static void
+release_grid (EfPfa *self)
+{
+  ef_fftw_planner_lock ();
+  if (self->plan64)
+    fftw_destroy_plan (self->plan64);
+  if (self->plan32)
+    fftwf_destroy_plan (self->plan32);
+  if (self->pplan)
+    fftw_destroy_plan (self->pplan);
+  ef_fftw_planner_unlock ();
+  self->plan64 = NULL;
+  self->plan32 = NULL;
+  self->pplan = NULL;
+  if (self->fp64)
+    {
+      fftw_free (self->kgrid);
+      fftw_free (self->work);
+    }
+  else
+    {
+      fftwf_free (self->kgrid);
+      fftwf_free (self->work);
+    }
+  if (self->pbuf)
+    fftw_free (self->pbuf);
+  self->kgrid = self->work = NULL;
+  self->pbuf = NULL;
+  g_clear_pointer (&self->deap_u, g_free);
+  g_clear_pointer (&self->deap_v, g_free);
+  self->ready = FALSE;
+}
+
+void
+ef_pfa_free (EfPfa *self)
+{
+  if (self == NULL)
+    return;
+  release_grid (self);
+  g_array_unref (self->pulses);
+  g_free (self->kb);
+  g_free (self);
+}
+
+void
+ef_pfa_clear (EfPfa *self)
+{
+  g_return_if_fail (self != NULL);
+  /* The grid's size was chosen for the first block's geometry; a new collection chooses again. */
+  release_grid (self);
+  g_array_set_size (self->pulses, 0);
+  self->n_gridded = 0;
+  self->dirty = TRUE;
+}
+
+static void
+pulse_geo (const EfPfa *self, const EfProfileMeta *m, PulseGeo *g)
+{
+  double nt = sqrt (dot3 (m->tx, m->tx)), nr = sqrt (dot3 (m->rcv, m->rcv));
+
+  memcpy (g->tx, m->tx, sizeof g->tx);
+  memcpy (g->rcv, m->rcv, sizeof g->rcv);
+  g->r0o = 0.5 * (nt + nr);
+  g->kr = m->kr;
+  for (int i = 0; i < 3; i++)
+    g->uh[i] = 0.5 * (m->tx[i] / nt + m->rcv[i] / nr);
+  g->phi = atan2 (dot3 (g->uh, self->grid.v), dot3 (g->uh, self->grid.u));
+  if (self->pulses->len > 0)
+    {
+      double ref = g_array_index (self->pulses, PulseGeo, 0).phi;
+      g->phi = ref + remainder (g->phi - ref, 2 * G_PI);
+    }
+}
+
+static gboolean
+stencil_make (const EfPfa *self, Stencil *st)
+{
+  const GArray *ps = self->pulses;
+  guint ia = 0, ib = 0, im = 0;
+  double mid, best = INFINITY, ku[6], kv[6], lo_u = INFINITY, hi_u = -INFINITY, lo_v = INFINITY,
+         hi_v = -INFINITY;
+
+  if (ps->len == 0)
+    return FALSE;
+  for (guint i = 1; i < ps->len; i++)
+    {
+      if (g_array_index (ps, PulseGeo, i).phi < g_array_index (ps, PulseGeo, ia).phi)
+        ia = i;
+      if (g_array_index (ps, PulseGeo, i).phi > g_array_index (ps, PulseGeo, ib).phi)
+        ib = i;
+    }
+  mid = 0.5 * (g_array_index (ps, PulseGeo, ia).phi + g_array_index (ps, PulseGeo, ib).phi);
+  for (guint i = 0; i < ps->len; i++)
+    {
+      double d = fabs (g_array_index (ps, PulseGeo, i).phi - mid);
+      if (d < best)
+        {
+          best = d;
+          im = i;
+        }
+    }
+  st->a = g_array_index (ps, PulseGeo, ia);
+  st->b = g_array_index (ps, PulseGeo, ib);
+  st->m = g_array_index (ps, PulseGeo, im);
+  st->kr_c = st->m.kr;
+  st->kr_lo = st->kr_c - 2 * G_PI * self->bandwidth / EF_C;
+  st->kr_hi = st->kr_c + 2 * G_PI * self->bandwidth / EF_C;
+  st->cross_ok = st->b.phi - st->a.phi > 1e-9;
+  /* The support's bounding box from its corners and middle, in the image plane. */
+  for (int k = 0; k < 6; k++)
+    {
+      const PulseGeo *g = k % 3 == 0 ? &st->a : (k % 3 == 1 ? &st->m : &st->b);
+      double kr = k < 3 ? st->kr_lo : st->kr_hi;
+
+      ku[k] = kr * dot3 (g->uh, self->grid.u);
+      kv[k] = kr * dot3 (g->uh, self->grid.v);
+      lo_u = MIN (lo_u, ku[k]);
+      hi_u = MAX (hi_u, ku[k]);
+      lo_v = MIN (lo_v, kv[k]);
+      hi_v = MAX (hi_v, kv[k]);
+    }
+  st->kcu = 0.5 * (lo_u + hi_u);
+  st->kcv = 0.5 * (lo_v + hi_v);
+  st->width = MAX (hi_u - lo_u, hi_v - lo_v);
+  return TRUE;
+}
+
+static inline double
+diff_range (const PulseGeo *g, const double x[3])
+{
+  return 0.5 * (dist3 (g->tx, x) + dist3 (g->rcv, x)) - g->r0o;
+}
+
+/* Where the FFT image shows a scatterer at x, as lattice coordinates in metres (al, be) from the lattice
+ * origin, and the phase psi the exact return has at the support's centre. Without the cross-range span
+ * (or with the correction off) the scatterer is taken where it is. */
+static void
+apparent (const EfPfa *self, const Stencil *st, const double x[3], gboolean correct, double *al, double *be,
+          double *psi)
+{
+  const double *u = self->grid.u, *v = self->grid.v, *ol = self->ol;
+  double dm = diff_range (&st->m, x), om = dot3 (st->m.uh, ol);
+
+  *psi = st->kr_c * (dm + om);
+  if (correct && st->cross_ok)
+    {
+      double da = diff_range (&st->a, x), db = diff_range (&st->b, x);
+      double duh[3] = { st->b.uh[0] - st->a.uh[0], st->b.uh[1] - st->a.uh[1], st->b.uh[2] - st->a.uh[2] };
+      double k = st->kr_hi - st->kr_lo;
+      /* [dK_ab; dK_lohi] (al, be) = -(dPsi_ab; dPsi_lohi) */
+      double a11 = st->kr_c * dot3 (duh, u), a12 = st->kr_c * dot3 (duh, v);
+      double a21 = k * dot3 (st->m.uh, u), a22 = k * dot3 (st->m.uh, v);
+      double r1 = -st->kr_c * ((db - da) + dot3 (duh, ol)), r2 = -k * (dm + om);
+      double det = a11 * a22 - a12 * a21;
+
+      if (fabs (det) > 1e-12 * (fabs (a11 * a22) + fabs (a12 * a21)))
+        {
+          *al = (r1 * a22 - r2 * a12) / det;
+          *be = (a11 * r2 - a21 * r1) / det;
+          return;
+        }
+    }
+  {
+    double d[3] = { x[0] - ol[0], x[1] - ol[1], x[2] - ol[2] };
+    *al = dot3 (d, u);
+    *be = dot3 (d, v);
+  }
+}
+
+/* The quadratic phase error at x across the look angles, at the top of the band. */
+static double
+qpe_at (const Stencil *st, const double x[3])
+{
+  double ea = st->kr_hi * (diff_range (&st->a, x) + dot3 (st->a.uh, x));
+  double eb = st->kr_hi * (diff_range (&st->b, x) + dot3 (st->b.uh, x));
+  double em = st->kr_hi * (diff_range (&st->m, x) + dot3 (st->m.uh, x));
+
+  return fabs (0.5 * (ea + eb) - em);
+}
+
+/* Fixes the lattice and the k-space grid from the first block's geometry. */
+static gboolean
+setup (EfPfa *self, guint nbins, GError **error)
+{
+  const EfGrid *g = &self->grid;
+  const EfPfaParams *p = &self->params;
+  Stencil st;
+  double shift = 0;
+  guint margin;
+  gsize cells, elem = self->fp64 ? sizeof (fftw_complex) : sizeof (fftwf_complex);
+  guint w = g->width, h = g->height;
+
+  self->cc = (int) (w / 2);
+  self->rc = (int) (h / 2);
+  ef_grid_pixel_position (g, self->cc, self->rc, self->ol);
+  if (p->correct_distortion && stencil_make (self, &st))
+    {
+      /* The largest shift along the ROI's boundary (the distortion grows outwards), with room to spare for
+       * the rest of the aperture. */
+      for (guint k = 0; k <= 64; k++)
+        {
+          double f = k / 64.0;
+          double pts[4][2] = { { f * (w - 1), 0 }, { f * (w - 1), h - 1 }, { 0, f * (h - 1) }, { w - 1, f * (h - 1) } };
+
+          for (int e = 0; e < 4; e++)
+            {
+              double x[3], al, be, psi;
+
+              ef_grid_pixel_position (g, pts[e][0], pts[e][1], x);
+              apparent (self, &st, x, TRUE, &al, &be, &psi);
+              shift = MAX (shift, hypot (al - (pts[e][0] - self->cc) * g->spacing,
+                                         be - (pts[e][1] - self->rc) * g->spacing));
+            }
+        }
+    }
+  margin = (guint) ceil (1.25 * shift / g->spacing) + p->resample_taps / 2 + 4;
+  if (shift / g->spacing > MAX_EDGE)
+    margin = MAX_EDGE;
+  self->nu = 2 * (MAX ((guint) self->cc, w - self->cc) + margin);
+  self->nv = 2 * (MAX ((guint) self->rc, h - self->rc) + margin);
+  self->mu = good_size ((guint) ceil (p->oversample * self->nu));
+  self->mv = good_size ((guint) ceil (p->oversample * self->nv));
+  if (self->mu > MAX_EDGE || self->mv > MAX_EDGE)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "The polar format grid would be %u x %u cells (the ROI of %u x %u pixels plus a planar-wavefront "
+                   "distortion of up to %.0f pixels); use a smaller ROI or backprojection",
+                   self->mu, self->mv, w, h, shift / g->spacing);
+      return FALSE;
+    }
+  self->dku = 2 * G_PI / (self->mu * g->spacing);
+  self->dkv = 2 * G_PI / (self->mv * g->spacing);
+  cells = (gsize) self->mu * self->mv;
+  if (self->fp64)
+    {
+      self->kgrid = fftw_malloc (cells * elem);
+      self->work = fftw_malloc (cells * elem);
+    }
+  else
+    {
+      self->kgrid = fftwf_malloc (cells * elem);
+      self->work = fftwf_malloc (cells * elem);
+    }
+  self->pbuf = fftw_malloc (sizeof (fftw_complex) * nbins);
+  self->deap_u = g_new (double, self->nu);
+  self->deap_v = g_new (double, self->nv);
+  if (self->kgrid == NULL || self->work == NULL || self->pbuf == NULL)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY,
+                   "Not enough memory for a %u x %u polar format grid", self->mu, self->mv);
+      return FALSE;
+    }
+  memset (self->kgrid, 0, cells * elem);
+  self->nbins = nbins;
+  ef_fftw_planner_lock ();
+  if (self->fp64)
+    self->plan64 = fftw_plan_dft_2d ((int) self->mv, (int) self->mu, self->work, self->work, FFTW_FORWARD,
+                                     FFTW_ESTIMATE);
+  else
+    self->plan32 = fftwf_plan_dft_2d ((int) self->mv, (int) self->mu, self->work, self->work, FFTW_FORWARD,
+                                      FFTW_ESTIMATE);
+  self->pplan = fftw_plan_dft_1d ((int) nbins, self->pbuf, self->pbuf, FFTW_FORWARD, FFTW_ESTIMATE);
+  ef_fftw_planner_unlock ();
+  if ((self->fp64 ? self->plan64 == NULL : self->plan32 == NULL) || self->pplan == NULL)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_FAILED, "FFTW could not plan a %u x %u transform",
+                   self->mu, self->mv);
+      return FALSE;
+    }
+  /* Dividing by the kernel's transform undoes the taper the gridding put on the image. */
+  for (guint i = 0; i < self->nu; i++)
+    self->deap_u[i] = 1.0 / kb_transform (self, ((double) i - self->nu / 2) / self->mu);
+  for (guint i = 0; i < self->nv; i++)
+    self->deap_v[i] = 1.0 / kb_transform (self, ((double) i - self->nv / 2) / self->mv);
+  g_debug ("polar format grid %u x %u for a %u x %u lattice (distortion up to %.2f m)", self->mu, self->mv,
+           self->nu, self->nv, shift);
+  self->ready = TRUE;
+  return TRUE;
+}
+
+/* Spreads one spectral sample onto the k-space grid (wrapping round its edges: the image is periodic). */
+static void
+spread (EfPfa *self, double ku, double kv, EfCf64 val)
+{
+  const guint n = self->params.kernel_width + 1;
+  const double half = 0.5 * self->params.kernel_width;
+  double fu = ku / self->dku, fv = kv / self->dkv;
+  double bu = ceil (fu - half), bv = ceil (fv - half);
+  gint64 mu = self->mu, mv = self->mv;
+  gint64 su = (((gint64) bu % mu) + mu) % mu, sv = (((gint64) bv % mv) + mv) % mv;
+  double wu[16], wv[16];
+  gint64 iu[16], iv[16];
+
+  for (guint j = 0; j < n; j++)
+    {
+      wu[j] = kb_lookup (self, fu - (bu + j));
+      wv[j] = kb_lookup (self, fv - (bv + j));
+      iu[j] = (su + j) % mu;
+      iv[j] = (sv + j) % mv;
+    }
+  for (guint j = 0; j < n; j++)
+    {
+      EfCf64 vj = val * wv[j];
+
+      if (wv[j] == 0)
+        continue;
+      if (self->fp64)
+        {
+          EfCf64 *row = (EfCf64 *) self->kgrid + (gsize) iv[j] * self->mu;
+          for (guint i = 0; i < n; i++)
+            row[iu[i]] += vj * wu[i];
+        }
+      else
+        {
+          EfCf32 *row = (EfCf32 *) self->kgrid + (gsize) iv[j] * self->mu;
+          for (guint i = 0; i < n; i++)
+            row[iu[i]] += (EfCf32) (vj * wu[i]);
+        }
+    }
+}
+
+gboolean
+ef_pfa_add (EfPfa *self, const EfProfiles *profiles, GError **error)
+{
+  const EfGrid *g;
+  guint nb, qmax, first;
+
+  g_return_val_if_fail (self != NULL && profiles != NULL, FALSE);
+
+  if ((profiles->data64 != NULL) != self->fp64)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "The profiles are %s but the polar format former was made for %s", self->fp64 ? "fp32" : "fp64",
+                   self->fp64 ? "fp64" : "fp32");
+      return FALSE;
+    }
+  if (profiles->n_pulses == 0)
+    return TRUE;
+  g = &self->grid;
+  nb = profiles->n_bins;
+  first = self->pulses->len;
+  for (guint p = 0; p < profiles->n_pulses; p++)
+    {
+      PulseGeo pg;
+      pulse_geo (self, &profiles->meta[p], &pg);
+      g_array_append_val (self->pulses, pg);
+    }
+  if (!self->ready && !setup (self, nb, error))
+    {
+      release_grid (self);
+      g_array_set_size (self->pulses, first);
+      return FALSE;
+    }
+  if (nb != self->nbins)
+    {
+      g_array_set_size (self->pulses, first);
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "The profiles changed length (%u bins, then %u)", self->nbins, nb);
+      return FALSE;
+    }
+
+  for (guint p = 0; p < profiles->n_pulses; p++)
+    {
+      const EfProfileMeta *m = &profiles->meta[p];
+      const PulseGeo *pg = &g_array_index (self->pulses, PulseGeo, first + p);
+      double dkq = 2 * G_PI / (nb * m->dr);     /* wavenumber step between spectral bins */
+      double uu = dot3 (pg->uh, g->u), uv = dot3 (pg->uh, g->v), uo = dot3 (pg->uh, self->ol);
+
+      qmax = (guint) ceil (self->bandwidth * 2 * G_PI / EF_C / dkq);
+      qmax = MIN (qmax, nb / 2 - 1);
+      for (guint i = 0; i < nb; i++)
+        {
+          EfCf64 z = self->fp64 ? profiles->data64[(gsize) p * nb + i] : (EfCf64) profiles->data32[(gsize) p * nb + i];
+          self->pbuf[i][0] = creal (z);
+          self->pbuf[i][1] = cimag (z);
+        }
+      fftw_execute_dft (self->pplan, self->pbuf, self->pbuf);
+      for (int q = -(int) qmax; q <= (int) qmax; q++)
+        {
+          const double *z = self->pbuf[(q + (int) nb) % (int) nb];
+          double kq = m->kr + q * dkq;
+          /* The spectral coefficient (profile(dR) = sum_q c_q exp(j (kq - kr) dR)), moved to the origin as
+           * reference (r0 -> r0o), and referred to the lattice origin: phase -K.ol. */
+          double ph = -(q * dkq) * m->r_start + kq * (pg->r0o - m->r0) - kq * uo;
+          EfCf64 c = (z[0] + I * z[1]) / nb * cexp (I * ph);
+
+          spread (self, kq * uu, kq * uv, c);
+        }
+    }
+  self->n_gridded += profiles->n_pulses;
+  self->dirty = TRUE;
+  return TRUE;
+}
+
+typedef struct {
+  double w[KNQ + 1][TAPS_MAX];
+  guint  taps;
+} Knab;
+
+gboolean
+ef_pfa_form (EfPfa *self, EfCf64 *out64, EfCf32 *out32, EfPfaReport *report, GError **error)
+{
+  const EfGrid *g;
+  const EfPfaParams *p;
+  EfPfaReport rep = { 0 };
+  Stencil st;
+  g_autofree EfCf64 *lat = NULL;
+  g_autofree Knab *kn = NULL;
+  gsize npx, cells;
+  double os_img, dist_max = 0;
+  gboolean correct;
+  int u0, v0;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail ((out64 != NULL) != (out32 != NULL), FALSE);
+
+  g = &self->grid;
+  p = &self->params;
+  npx = ef_grid_n_pixels (g);
+  rep.n_pulses = self->n_gridded;
+  if (!self->ready || self->n_gridded == 0 || !stencil_make (self, &st))
+    {
+      if (out64)
+        memset (out64, 0, npx * sizeof (EfCf64));
+      else
+        memset (out32, 0, npx * sizeof (EfCf32));
+      if (report)
+        *report = rep;
+      return TRUE;
+    }
+  correct = p->correct_distortion && st.cross_ok;
+
+  /* The lattice image: FFT of the grid, the kernel's taper divided out, the support's carrier removed. */
+  cells = (gsize) self->mu * self->mv;
+  lat = g_try_new (EfCf64, (gsize) self->nu * self->nv);
+  if (lat == NULL)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "Not enough memory for the polar format image");
+      return FALSE;
+    }
+  if (self->fp64)
+    {
+      memcpy (self->work, self->kgrid, cells * sizeof (fftw_complex));
+      fftw_execute (self->plan64);
+    }
+  else
+    {
+      memcpy (self->work, self->kgrid, cells * sizeof (fftwf_complex));
+      fftwf_execute (self->plan32);
+    }
+  u0 = -(int) (self->nu / 2);
+  v0 = -(int) (self->nv / 2);
+#if HAVE_OPENMP
+#pragma omp parallel for schedule(static) num_threads(thread_count (p->n_threads))
+#endif
+  for (guint j = 0; j < self->nv; j++)
+    {
+      int b = v0 + (int) j;
+      gsize row = (gsize) ((b % (int) self->mv + (int) self->mv) % (int) self->mv) * self->mu;
+
+      for (guint i = 0; i < self->nu; i++)
+        {
+          int a = u0 + (int) i;
+          gsize at = row + (gsize) ((a % (int) self->mu + (int) self->mu) % (int) self->mu);
+          EfCf64 z = self->fp64 ? ((EfCf64 *) self->work)[at] : (EfCf64) ((EfCf32 *) self->work)[at];
+          double cyc = (st.kcu * a + st.kcv * b) * g->spacing / (2 * G_PI);
+
+          cyc -= nearbyint (cyc);
+          lat[(gsize) j * self->nu + i] = z * self->deap_u[i] * self->deap_v[j] * cexp (I * 2 * G_PI * cyc);
+        }
+    }
+
+  /* The resampling kernel, for the image's own oversampling (pixels per resolution cell). */
+  os_img = st.width > 0 ? 2 * G_PI / (st.width * g->spacing) : 8;
+  os_img = CLAMP (os_img, 1.2, 8.0);
+  kn = g_new0 (Knab, 1);
+  kn->taps = p->resample_taps;
+  for (guint q = 0; q <= KNQ; q++)
+    for (guint k = 0; k < kn->taps; k++)
+      kn->w[q][k] = knab ((double) q / KNQ + 0.5 * kn->taps - 1.0 - k, kn->taps, os_img);
+
+#if HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 4) reduction(max:dist_max) num_threads(thread_count (p->n_threads))
+#endif
+  for (guint r = 0; r < g->height; r++)
+    for (guint c = 0; c < g->width; c++)
+      {
+        double x[3], al, be, psi, fu, fv, wu[TAPS_MAX], wv[TAPS_MAX];
+        EfCf64 sum = 0, outv;
+        int iu, iv;
+
+        ef_grid_pixel_position (g, c, r, x);
+        apparent (self, &st, x, correct, &al, &be, &psi);
+        if (correct)
+          dist_max = MAX (dist_max, hypot (al - ((double) c - self->cc) * g->spacing,
+                                           be - ((double) r - self->rc) * g->spacing));
+        fu = al / g->spacing - u0;
+        fv = be / g->spacing - v0;
+        if (!correct)
+          {
+            /* On the lattice: no interpolation. */
+            iu = (int) lround (fu);
+            iv = (int) lround (fv);
+            sum = lat[(gsize) iv * self->nu + iu];
+          }
+        else
+          {
+            double flu = floor (fu), flv = floor (fv), qu = (fu - flu) * KNQ, qv = (fv - flv) * KNQ;
+            int qiu = CLAMP ((int) qu, 0, KNQ - 1), qiv = CLAMP ((int) qv, 0, KNQ - 1);
+
+            for (guint k = 0; k < kn->taps; k++)
+              {
+                wu[k] = kn->w[qiu][k] + (qu - qiu) * (kn->w[qiu + 1][k] - kn->w[qiu][k]);
+                wv[k] = kn->w[qiv][k] + (qv - qiv) * (kn->w[qiv + 1][k] - kn->w[qiv][k]);
+              }
+            iu = (int) flu - (int) kn->taps / 2 + 1;
+            iv = (int) flv - (int) kn->taps / 2 + 1;
+            for (guint j = 0; j < kn->taps; j++)
+              {
+                int jj = iv + (int) j;
+                EfCf64 rs = 0;
+
+                if (jj < 0 || jj >= (int) self->nv)
+                  continue;
+                for (guint k = 0; k < kn->taps; k++)
+                  {
+                    int ii = iu + (int) k;
+                    if (ii >= 0 && ii < (int) self->nu)
+                      rs += wu[k] * lat[(gsize) jj * self->nu + ii];
+                  }
+                sum += wv[j] * rs;
+              }
+          }
+        /* Back to the carrier at the apparent place, and the exact phase of the return at the support's
+         * centre: sum * exp(j (psi + (K_m - K_c).(al, be))). */
+        {
+          double km_u = st.kr_c * dot3 (st.m.uh, g->u), km_v = st.kr_c * dot3 (st.m.uh, g->v);
+          double cyc = (psi + (km_u - st.kcu) * al + (km_v - st.kcv) * be) / (2 * G_PI);
+
+          cyc -= nearbyint (cyc);
+          outv = sum * cexp (I * 2 * G_PI * cyc);
+        }
+        if (out64)
+          out64[(gsize) r * g->width + c] = outv;
+        else
+          out32[(gsize) r * g->width + c] = (EfCf32) outv;
+      }
+
+  /* Depth of focus over the ROI's boundary, where the error is largest. */
+  {
+    guint w = g->width, h = g->height;
+    double lambda = 4 * G_PI / st.kr_hi, theta = st.b.phi - st.a.phi;
+    double cu = dot3 (st.m.uh, g->u), cv = dot3 (st.m.uh, g->v), cos_psi = hypot (cu, cv) / sqrt (dot3 (st.m.uh, st.m.uh));
+
+    for (guint k = 0; k <= 32; k++)
+      {
+        double f = k / 32.0;
+        double pts[4][2] = { { f * (w - 1), 0 }, { f * (w - 1), h - 1 }, { 0, f * (h - 1) }, { w - 1, f * (h - 1) } };
+
+        for (int e = 0; e < 4; e++)
+          {
+            double x[3];
+
+            ef_grid_pixel_position (g, pts[e][0], pts[e][1], x);
+            rep.qpe_max_rad = MAX (rep.qpe_max_rad, qpe_at (&st, x));
+            rep.roi_radius_m = MAX (rep.roi_radius_m, sqrt (dot3 (x, x)));
+          }
+      }
+    rep.r_max_m = theta > 0 ? sqrt (lambda * st.m.r0o) / (theta * cos_psi) : INFINITY;
+    rep.outside_dof = rep.qpe_max_rad > 0.5 * G_PI;
+    rep.distortion_max_m = dist_max;
+    if (rep.outside_dof)
+      snprintf (rep.note, sizeof rep.note,
+                "The ROI reaches %.0f m from the scene centre, past the polar format depth of focus (about %.0f m "
+                "here): a quadratic phase error of up to %.1f rad defocuses its edges; use backprojection there",
+                rep.roi_radius_m, rep.r_max_m, rep.qpe_max_rad);
+  }
+  self->dirty = FALSE;
+  if (report)
+    *report = rep;
+  return TRUE;
+}

@@ -1,0 +1,457 @@
+/* test-pfa.c: the polar format algorithm against backprojection: focus, geometry, depth of focus. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "ef-backend.h"
+#include "ef-error.h"
+#include "ef-metrics.h"
+#include "ef-pfa.h"
+#include "ef-test-scene.h"
+
+#define DEG (G_PI / 180.0)
+
+static double
+ser64 (const EfCf64 *t, const EfCf64 *r, gsize n)
+{
+  double num = 0, den = 0;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      num += pow (cabs (r[i]), 2);
+      den += pow (cabs (t[i] - r[i]), 2);
+    }
+  return 10 * log10 (num / den);
+}
+
+/* PFA of a whole collection in blocks of `block` pulses, formed once at the end. */
+static EfCf64 *
+form_pfa64 (const EfProfiles *all, const EfGrid *grid, double bandwidth, const EfPfaParams *pp, guint block,
+            EfPfaReport *rep)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (EfPfa) pfa = ef_pfa_new (grid, bandwidth, TRUE, pp, &error);
+  EfCf64 *img = g_new (EfCf64, ef_grid_n_pixels (grid));
+
+  g_assert_no_error (error);
+  for (guint p0 = 0; p0 < all->n_pulses; p0 += block)
+    {
+      EfProfiles view = *all;
+
+      view.n_pulses = MIN (block, all->n_pulses - p0);
+      view.meta = all->meta + p0;
+      view.data64 = all->data64 + (gsize) p0 * all->n_bins;
+      g_assert_true (ef_pfa_add (pfa, &view, &error));
+      g_assert_no_error (error);
+    }
+  g_assert_true (ef_pfa_form (pfa, img, NULL, rep, &error));
+  g_assert_no_error (error);
+  return img;
+}
+
+static EfImage *
+image_from64 (const EfGrid *grid, const EfCf64 *acc)
+{
+  EfImage *img = ef_image_new (grid, NULL);
+
+  for (gsize k = 0; k < ef_grid_n_pixels (grid); k++)
+    img->data[k] = (EfCf32) acc[k];
+  return img;
+}
+
+typedef struct {
+  EfPointResult pr;
+  double        err_m;      /* distance of the peak from the truth */
+  double        peak_db;    /* peak relative to BP's */
+  double        ser_db;     /* against BP over the window */
+  EfPfaReport   rep;
+} Measure;
+
+/* Forms a res/4 window of 128 x 128 pixels about target t by BP and by PFA and measures both. */
+static void
+measure_target (const EfProfiles *prof, double bandwidth, const EfSimTarget *t, double res, gboolean correct,
+                Measure *mb, Measure *mp)
+{
+  g_autoptr (GError) error = NULL;
+  EfGrid grid;
+  EfPfaParams pp;
+  g_autofree EfCf64 *ref = NULL;
+  g_autofree EfCf64 *img = NULL;
+  g_autoptr (EfImage) ib = NULL;
+  g_autoptr (EfImage) ip = NULL;
+  double spacing = res / 4, half = 64 * spacing, col, row, dir[3];
+  double jx = g_test_rand_double_range (-0.5, 0.5) * spacing, jy = g_test_rand_double_range (-0.5, 0.5) * spacing;
+  const EfProfileMeta *mid = &prof->meta[prof->n_pulses / 2];
+  double gr = hypot (mid->tx[0], mid->tx[1]);
+
+  g_assert_true (ef_grid_init_roi (&grid, t->pos[0] - half + jx, t->pos[1] - half + jy, t->pos[0] + half + jx,
+                                   t->pos[1] + half + jy, spacing, NULL));
+  ref = g_new0 (EfCf64, ef_grid_n_pixels (&grid));
+  ef_bp_reference (&grid, prof, ref);
+  ef_pfa_params_init (&pp);
+  pp.correct_distortion = correct;
+  img = form_pfa64 (prof, &grid, bandwidth, &pp, 128, &mp->rep);
+  ib = image_from64 (&grid, ref);
+  ip = image_from64 (&grid, img);
+  ef_grid_position_to_pixel (&grid, t->pos, &col, &row);
+  /* Range runs along the ground line of sight of the aperture's centre. */
+  dir[0] = mid->tx[0] / gr;
+  dir[1] = mid->tx[1] / gr;
+  dir[2] = 0;
+  g_assert_true (ef_point_analyse (ib, col, row, 8, dir, &mb->pr, &error));
+  g_assert_no_error (error);
+  g_assert_true (ef_point_analyse (ip, col, row, 40, dir, &mp->pr, &error));
+  g_assert_no_error (error);
+  mb->err_m = hypot (mb->pr.position[0] - t->pos[0], mb->pr.position[1] - t->pos[1]);
+  mp->err_m = hypot (mp->pr.position[0] - t->pos[0], mp->pr.position[1] - t->pos[1]);
+  mp->peak_db = mp->pr.peak_db - mb->pr.peak_db;
+  mp->ser_db = ser64 (img, ref, ef_grid_n_pixels (&grid));
+}
+
+static void
+show (const char *what, const EfSimTarget *t, const Measure *mb, const Measure *mp, double res)
+{
+  g_test_message ("%s target at (%.1f, %.1f): PFA peak %+.2f dB of BP's, position error %.4f m = res/%.0f (BP "
+                  "%.5f m), IRW range %.4f/%.4f m, cross %.4f/%.4f m, PSLR range %.2f/%.2f dB, cross %.2f/%.2f dB "
+                  "(PFA/BP), SER %.1f dB; QPE %.2f rad, r_max %.0f m, distortion corrected %.3f m%s%s",
+                  what, t->pos[0], t->pos[1], mp->peak_db, mp->err_m, res / mp->err_m, mb->err_m, mp->pr.range.irw_m,
+                  mb->pr.range.irw_m, mp->pr.cross.irw_m, mb->pr.cross.irw_m, mp->pr.range.pslr_db,
+                  mb->pr.range.pslr_db, mp->pr.cross.pslr_db, mb->pr.cross.pslr_db, mp->ser_db, mp->rep.qpe_max_rad,
+                  mp->rep.r_max_m, mp->rep.distortion_max_m, mp->rep.outside_dof ? "; " : "", mp->rep.note);
+}
+
+/* Airborne spotlight (10 km, depth of focus some 280 m): every target of the 128 m scene focuses where it
+ * is, with a sinc's sidelobes. */
+static void
+test_point_targets (void)
+{
+  static const double xy[][2] = { { 0, 0 }, { 21.3, -14.9 }, { -24.2, 17.6 }, { 41.0, 35.5 } };
+  EfSimParams sp;
+  EfSimTarget tg[G_N_ELEMENTS (xy)];
+  g_autoptr (EfDataset) ds = NULL;
+  g_autoptr (EfProfiles) prof = NULL;
+  EfRangeParams rp = EF_RANGE_PARAMS_DEFAULT;
+  double res;
+
+  ef_sim_params_init_airborne (&sp);
+  memset (tg, 0, sizeof tg);
+  for (guint i = 0; i < G_N_ELEMENTS (tg); i++)
+    {
+      tg[i].pos[0] = xy[i][0];
+      tg[i].pos[1] = xy[i][1];
+      tg[i].amp = cexp (I * g_test_rand_double_range (-G_PI, G_PI));
+    }
+  sp.targets = tg;
+  sp.n_targets = G_N_ELEMENTS (tg);
+  ds = ef_sim_run (&sp, NULL);
+  g_assert_nonnull (ds);
+  prof = ef_test_compress (ds, &rp, TRUE);
+  res = MIN (EF_C / (2 * sp.bandwidth * cos (ef_dataset_mean_grazing (ds))), ef_dataset_crossrange_resolution (ds));
+  for (guint i = 0; i < G_N_ELEMENTS (tg); i++)
+    {
+      Measure mb, mp;
+
+      measure_target (prof, sp.bandwidth, &tg[i], res, TRUE, &mb, &mp);
+      show ("airborne", &tg[i], &mb, &mp, res);
+      g_assert_false (mp.rep.outside_dof);
+      g_assert_cmpfloat (mp.err_m, <, res / 10);
+      g_assert_cmpfloat_with_epsilon (mp.pr.range.pslr_db, -13.26, 0.5);
+      g_assert_cmpfloat_with_epsilon (mp.pr.cross.pslr_db, -13.26, 0.5);
+      g_assert_cmpfloat (fabs (mp.pr.range.irw_m / mb.pr.range.irw_m - 1), <, 0.05);
+      g_assert_cmpfloat (fabs (mp.pr.cross.irw_m / mb.pr.cross.irw_m - 1), <, 0.05);
+      g_assert_cmpfloat (fabs (mp.peak_db), <, 0.5);
+      ef_point_result_clear (&mb.pr);
+      ef_point_result_clear (&mp.pr);
+    }
+}
+
+/* The planar-wavefront distortion is real (a target 54 m out moves by about r^2 / 2R) and is undone. */
+static void
+test_distortion (void)
+{
+  EfSimParams sp;
+  EfSimTarget tg = { { 41.0, 35.5, 0 }, 1.0 };
+  g_autoptr (EfDataset) ds = NULL;
+  g_autoptr (EfProfiles) prof = NULL;
+  EfRangeParams rp = EF_RANGE_PARAMS_DEFAULT;
+  Measure mb, on, off;
+  double res;
+
+  ef_sim_params_init_airborne (&sp);
+  sp.targets = &tg;
+  sp.n_targets = 1;
+  ds = ef_sim_run (&sp, NULL);
+  prof = ef_test_compress (ds, &rp, TRUE);
+  res = MIN (EF_C / (2 * sp.bandwidth * cos (ef_dataset_mean_grazing (ds))), ef_dataset_crossrange_resolution (ds));
+  measure_target (prof, sp.bandwidth, &tg, res, FALSE, &mb, &off);
+  show ("uncorrected", &tg, &mb, &off, res);
+  ef_point_result_clear (&mb.pr);
+  measure_target (prof, sp.bandwidth, &tg, res, TRUE, &mb, &on);
+  show ("corrected", &tg, &mb, &on, res);
+  g_assert_cmpfloat (off.err_m, >, res / 2);
+  g_assert_cmpfloat (on.err_m, <, res / 10);
+  g_assert_cmpfloat (on.rep.distortion_max_m, >, res / 2);
+  ef_point_result_clear (&mb.pr);
+  ef_point_result_clear (&on.pr);
+  ef_point_result_clear (&off.pr);
+}
+
+/* A close-range, wide-angle collection (1.5 km, 12 degrees) whose depth of focus is some 37 m: a target
+ * near the centre focuses; one 60 m out is reported and is visibly defocused, while BP focuses both. */
+static void
+test_depth_of_focus (void)
+{
+  static const double xy[][2] = { { 0, 0 }, { 5.2, -6.1 }, { 60.0, 0 } };
+  EfSimParams sp;
+  EfSimTarget tg[G_N_ELEMENTS (xy)];
+  g_autoptr (EfDataset) ds = NULL;
+  g_autoptr (EfProfiles) prof = NULL;
+  EfRangeParams rp = EF_RANGE_PARAMS_DEFAULT;
+  double res;
+
+  ef_sim_params_init_airborne (&sp);
+  sp.standoff = 1500;
+  sp.aperture_deg = 12;
+  sp.n_pulses = 768;
+  memset (tg, 0, sizeof tg);
+  for (guint i = 0; i < G_N_ELEMENTS (tg); i++)
+    {
+      tg[i].pos[0] = xy[i][0];
+      tg[i].pos[1] = xy[i][1];
+      tg[i].amp = cexp (I * g_test_rand_double_range (-G_PI, G_PI));
+    }
+  sp.targets = tg;
+  sp.n_targets = G_N_ELEMENTS (tg);
+  ds = ef_sim_run (&sp, NULL);
+  g_assert_nonnull (ds);
+  prof = ef_test_compress (ds, &rp, TRUE);
+  res = MIN (EF_C / (2 * sp.bandwidth * cos (ef_dataset_mean_grazing (ds))), ef_dataset_crossrange_resolution (ds));
+  for (guint i = 0; i < G_N_ELEMENTS (tg); i++)
+    {
+      Measure mb, mp;
+      gboolean far = hypot (tg[i].pos[0], tg[i].pos[1]) > 30;
+
+      measure_target (prof, sp.bandwidth, &tg[i], res, TRUE, &mb, &mp);
+      show (far ? "beyond the depth of focus:" : "within the depth of focus:", &tg[i], &mb, &mp, res);
+      g_assert_cmpfloat (mp.rep.r_max_m, >, 25);
+      g_assert_cmpfloat (mp.rep.r_max_m, <, 50);
+      if (!far)
+        {
+          g_assert_false (mp.rep.outside_dof);
+          g_assert_cmpfloat (mp.err_m, <, res / 10);
+          g_assert_cmpfloat_with_epsilon (mp.pr.range.pslr_db, -13.26, 0.5);
+          g_assert_cmpfloat_with_epsilon (mp.pr.cross.pslr_db, -13.26, 0.5);
+          g_assert_cmpfloat (fabs (mp.peak_db), <, 0.5);
+        }
+      else
+        {
+          /* BP still focuses it... */
+          g_assert_cmpfloat_with_epsilon (mb.pr.cross.pslr_db, -13.26, 0.5);
+          /* ...PFA says it cannot, and indeed loses peak and widens. */
+          g_assert_true (mp.rep.outside_dof);
+          g_assert_cmpfloat (mp.rep.qpe_max_rad, >, 0.5 * G_PI);
+          g_assert_cmpstr (mp.rep.note, !=, "");
+          g_assert_cmpfloat (mp.peak_db, <, -1.0);
+          g_assert_cmpfloat (mp.pr.cross.irw_m, >, 1.1 * mb.pr.cross.irw_m);
+        }
+      ef_point_result_clear (&mb.pr);
+      ef_point_result_clear (&mp.pr);
+    }
+}
+
+/* A dense scene near the centre: PFA is BP wherever the planar wavefront holds; fp32 agrees with fp64. */
+static void
+test_random_scene (void)
+{
+  EfSimParams sp;
+  g_autoptr (EfDataset) ds = NULL;
+  g_autofree EfSimTarget *tg = ef_test_random_targets (300, -14, -11, 9, 13);
+  EfRangeParams rp = EF_RANGE_PARAMS_DEFAULT;
+  g_autoptr (EfProfiles) p64 = NULL;
+  g_autoptr (EfProfiles) p32 = NULL;
+  g_autoptr (EfPfa) pfa32 = NULL;
+  EfGrid grid;
+  EfPfaParams pp;
+  EfPfaReport rep;
+  g_autofree EfCf64 *ref = NULL;
+  g_autofree EfCf64 *img = NULL;
+  g_autofree EfCf32 *img32 = NULL;
+  double ser, ser32;
+  gsize n;
+
+  ef_sim_params_init_airborne (&sp);
+  sp.targets = tg;
+  sp.n_targets = 300;
+  sp.seed = g_test_rand_int ();
+  ds = ef_sim_run (&sp, NULL);
+  g_assert_true (ef_grid_init_roi (&grid, -13.1, -9.7, 7.3, 11.9, 0.157, NULL));
+  n = ef_grid_n_pixels (&grid);
+  p64 = ef_test_compress (ds, &rp, TRUE);
+  p32 = ef_test_compress (ds, &rp, FALSE);
+  ref = g_new0 (EfCf64, n);
+  ef_bp_reference (&grid, p64, ref);
+  ef_pfa_params_init (&pp);
+  img = form_pfa64 (p64, &grid, sp.bandwidth, &pp, 64, &rep);
+  ser = ser64 (img, ref, n);
+  pfa32 = ef_pfa_new (&grid, sp.bandwidth, FALSE, &pp, NULL);
+  g_assert_true (ef_pfa_add (pfa32, p32, NULL));
+  img32 = g_new (EfCf32, n);
+  g_assert_true (ef_pfa_form (pfa32, NULL, img32, NULL, NULL));
+  ser32 = ef_ser_db_f32_f64 (img32, img, n);
+  g_test_message ("%ux%u px: PFA against BP: SER %.1f dB (QPE %.3f rad, distortion %.3f m); fp32 against fp64 PFA: "
+                  "%.1f dB", grid.width, grid.height, ser, rep.qpe_max_rad, rep.distortion_max_m, ser32);
+  g_assert_false (rep.outside_dof);
+  g_assert_cmpfloat (ser, >=, 30.0);
+  g_assert_cmpfloat (ser32, >=, 60.0);
+}
+
+/* Gridding is linear: the blocks may come in any order and any size, and forming midway changes nothing. */
+static void
+test_progressive (void)
+{
+  EfSimParams sp;
+  g_autoptr (EfDataset) ds = NULL;
+  g_autofree EfSimTarget *tg = ef_test_random_targets (40, -6, -6, 6, 6);
+  EfRangeParams rp = EF_RANGE_PARAMS_DEFAULT;
+  g_autoptr (EfProfiles) p64 = NULL;
+  g_autoptr (EfPfa) pfa = NULL;
+  EfGrid grid;
+  EfPfaParams pp;
+  EfPfaReport rep;
+  g_autofree EfCf64 *whole = NULL;
+  g_autofree EfCf64 *img = NULL;
+  const guint order[] = { 3, 0, 2, 1 };
+  guint q;
+  gsize n;
+
+  ef_sim_params_init_airborne (&sp);
+  sp.n_pulses = 256;
+  sp.targets = tg;
+  sp.n_targets = 40;
+  ds = ef_sim_run (&sp, NULL);
+  g_assert_true (ef_grid_init_roi (&grid, -6, -6, 6, 6, 0.1, NULL));
+  n = ef_grid_n_pixels (&grid);
+  p64 = ef_test_compress (ds, &rp, TRUE);
+  ef_pfa_params_init (&pp);
+  whole = form_pfa64 (p64, &grid, sp.bandwidth, &pp, 256, NULL);
+  pfa = ef_pfa_new (&grid, sp.bandwidth, TRUE, &pp, NULL);
+  img = g_new (EfCf64, n);
+  /* Nothing gridded yet: a black image. */
+  g_assert_true (ef_pfa_form (pfa, img, NULL, &rep, NULL));
+  g_assert_cmpuint (rep.n_pulses, ==, 0);
+  g_assert_cmpfloat (cabs (img[n / 2]), ==, 0);
+  q = p64->n_pulses / 4;
+  for (guint k = 0; k < 4; k++)
+    {
+      EfProfiles view = *p64;
+
+      view.n_pulses = q;
+      view.meta = p64->meta + order[k] * q;
+      view.data64 = p64->data64 + (gsize) order[k] * q * p64->n_bins;
+      g_assert_true (ef_pfa_add (pfa, &view, NULL));
+      g_assert_true (ef_pfa_form (pfa, img, NULL, &rep, NULL));
+      g_assert_cmpuint (rep.n_pulses, ==, (k + 1) * q);
+    }
+  g_test_message ("blocks in the order 3, 0, 2, 1 against one block: SER %.1f dB", ser64 (img, whole, n));
+  /* The distortion correction follows the aperture seen so far, and so may differ before the end; at the
+   * end the two images must agree to rounding. */
+  g_assert_cmpfloat (ser64 (img, whole, n), >, 100);
+  ef_pfa_clear (pfa);
+  g_assert_true (ef_pfa_form (pfa, img, NULL, &rep, NULL));
+  g_assert_cmpuint (rep.n_pulses, ==, 0);
+}
+
+static void
+test_bad_params (void)
+{
+  EfGrid grid;
+  EfPfaParams pp;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (ef_grid_init_roi (&grid, -5, -5, 5, 5, 0.1, NULL));
+  ef_pfa_params_init (&pp);
+  pp.oversample = 1.0;
+  g_assert_null (ef_pfa_new (&grid, 600e6, TRUE, &pp, &error));
+  g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  ef_pfa_params_init (&pp);
+  pp.resample_taps = 5;
+  g_assert_null (ef_pfa_new (&grid, 600e6, TRUE, &pp, &error));
+  g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  ef_pfa_params_init (&pp);
+  g_assert_null (ef_pfa_new (&grid, -1, TRUE, &pp, &error));
+  g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT);
+}
+
+/* The CPU backend forms PFA block by block and shows the image formed so far at every read. */
+static void
+test_backend (void)
+{
+  EfSimParams sp;
+  g_autoptr (EfDataset) ds = NULL;
+  g_autofree EfSimTarget *tg = ef_test_random_targets (40, -6, -6, 6, 6);
+  EfGrid grid;
+  g_autofree EfCf32 *samples = NULL;
+  g_autofree EfCf32 *bpimg = NULL;
+  g_autofree EfCf32 *pfaimg = NULL;
+  EfRect all;
+  gsize n;
+  guint np;
+
+  ef_sim_params_init_airborne (&sp);
+  sp.n_pulses = 256;
+  sp.targets = tg;
+  sp.n_targets = 40;
+  ds = ef_sim_run (&sp, NULL);
+  np = (guint) ds->info.n_pulses;
+  g_assert_true (ef_grid_init_roi (&grid, -6, -6, 6, 6, 0.1, NULL));
+  n = ef_grid_n_pixels (&grid);
+  all = (EfRect) { 0, 0, grid.width, grid.height };
+  samples = g_new (EfCf32, (gsize) np * ds->info.n_samples);
+  g_assert_true (ef_dataset_read_block (ds, 0, np, samples, NULL));
+  for (int a = 0; a < 2; a++)
+    {
+      EfBackendParams bp = { 0 };
+      g_autoptr (EfBackend) be = NULL;
+      g_autoptr (GError) error = NULL;
+      EfCf32 **out = a == 0 ? &bpimg : &pfaimg;
+
+      bp.grid = grid;
+      bp.range = EF_RANGE_PARAMS_DEFAULT;
+      bp.precision = EF_PRECISION_FP32;
+      bp.algo = a == 0 ? EF_ALGO_BP : EF_ALGO_PFA;
+      bp.block_size = 64;
+      bp.device = -1;
+      be = ef_backend_new (EF_BACKEND_AUTO, &ds->info, &bp, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpstr (ef_backend_name (be), ==, "cpu");
+      *out = g_new (EfCf32, n);
+      for (guint p0 = 0; p0 < np; p0 += 64)
+        {
+          g_assert_true (ef_backend_process_block (be, ds->pulses + p0, samples + (gsize) p0 * ds->info.n_samples,
+                                                   64, &error));
+          g_assert_no_error (error);
+          g_assert_true (ef_backend_read_image (be, &all, *out, &error));
+          g_assert_no_error (error);
+        }
+    }
+  g_test_message ("backend pfa against bp, float32: SER %.1f dB", ef_ser_db_f32 (pfaimg, bpimg, n));
+  g_assert_cmpfloat (ef_ser_db_f32 (pfaimg, bpimg, n), >=, 30.0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/compute/pfa/cpu/point-targets", test_point_targets);
+  g_test_add_func ("/compute/pfa/cpu/distortion", test_distortion);
+  g_test_add_func ("/compute/pfa/cpu/depth-of-focus", test_depth_of_focus);
+  g_test_add_func ("/compute/pfa/cpu/random-scene", test_random_scene);
+  g_test_add_func ("/compute/pfa/cpu/progressive", test_progressive);
+  g_test_add_func ("/compute/pfa/cpu/bad-params", test_bad_params);
+  g_test_add_func ("/compute/pfa/backend", test_backend);
+  return g_test_run ();
+}
