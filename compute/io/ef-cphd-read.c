@@ -235,7 +235,11 @@ parse_header (const guint8 *data, gsize size, Header *h, GError **error)
           h->seen |= 1u << i;
         }
       if (!known && line_no < 16)
-        g_debug ("CPHD header: %s := %.60s", key, value);
+        {
+          /* A damaged header can hold any bytes: log them escaped, never as raw text. */
+          g_autofree char *shown = g_strescape (value, NULL);
+          g_debug ("CPHD header: %s := %.60s", key, shown);
+        }
       pos += len + 1;
     }
 
