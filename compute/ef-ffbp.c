@@ -104,7 +104,7 @@ ef_ffbp_params_init (EfFfbpParams *p)
 {
   g_return_if_fail (p != NULL);
   p->factorised = TRUE;
-  p->merge_base = 2;
+  p->merge_base = 4;
   p->leaf_pulses = 0;
   p->max_final = 1;
   p->oversample_range = 2.0;
