@@ -18,7 +18,13 @@ typedef struct {
   guint         block_size;  /* pulses per block */
   guint         n_threads;   /* CPU threads, 0 = all */
   int           device;      /* CUDA device, -1 = choose */
+  /* CUDA devices to spread the pulses over, from `device` on (device 0 when device is -1): 0 or 1 =
+   * one device, EF_BACKEND_ALL_DEVICES = every device from there on. Each device forms a partial image
+   * from its share of every block; reading the image sums them. */
+  guint         n_devices;
 } EfBackendParams;
+
+#define EF_BACKEND_ALL_DEVICES G_MAXUINT
 
 typedef struct {
   const char *name;

@@ -37,13 +37,20 @@ G_BEGIN_DECLS
  * backprojection would be cheaper (small blocks, tiny ROIs), or the geometry does not allow polar grids
  * (the ROI straddles the track's ground line, or the track is nearly normal to the image plane), the
  * block is backprojected exactly instead, unless bp_fallback is off.
+ *
+ * Blocks. The recursion runs within one block of pulses; blocks formed one after another add up to the
+ * whole aperture exactly as BP's do, so the progressive job and its block orders work unchanged. The gain
+ * grows with the block: with float32 on one core (AMD Zen 5, against the AVX-512 backprojector), 1.5x
+ * for 128 pulses on 512 x 512 pixels, 3x for 256, 4x for 512; 8x for 1024 pulses on 1024 x 1024 pixels
+ * and 11x for 2048. Blocks of a few dozen pulses go to exact BP: give FFBP blocks of 256 pulses or more.
  */
 
 typedef struct {
   gboolean factorised;       /* TRUE: FFBP; FALSE: FBP (leaves fused straight onto the grid) */
-  guint    merge_base;       /* sub-apertures merged into one at each FFBP stage: 2 to 4 */
+  guint    merge_base;       /* sub-apertures merged into one at each FFBP stage: 2 to 4 (default 4) */
   guint    leaf_pulses;      /* pulses per first-stage sub-aperture; 0 = chosen from the geometry */
-  guint    max_final;        /* FFBP: merging stops when this many sub-apertures remain or fewer (>= 1) */
+  guint    max_final;        /* FFBP: merging stops when this many sub-apertures remain or fewer (>= 1,
+                              * default 1) */
   double   oversample_range; /* range sampling of the polar grids over Nyquist c/(2B): 1.2 to 8 */
   double   oversample_angle; /* angular sampling over Nyquist: 1.2 to 8 */
   guint    taps_range;       /* Knab kernel length in range: even, 2 to 8 */
@@ -52,7 +59,11 @@ typedef struct {
   guint    n_threads;        /* 0 = all cores */
 } EfFfbpParams;
 
-/* Defaults that keep the image within about -45 dB of exact backprojection (SER >= 40 dB). */
+/* Defaults: merge base 4 down to one sub-aperture, oversampling 2 in range and angle, 8-tap kernels. They
+ * keep the image 50-55 dB from exact backprojection (signal-to-error ratio; the tests ask for 40) and
+ * gave the best speed of the settings tried: a base of 4 needs half the stages, and so half the
+ * interpolations, of a base of 2. Oversampling and taps trade accuracy for speed: 1.5 with 4 taps is some
+ * 20 dB, 3 with 8 taps some 65 dB. */
 void ef_ffbp_params_init (EfFfbpParams *params);
 /* The same for one-level FBP. */
 void ef_fbp_params_init (EfFfbpParams *params);

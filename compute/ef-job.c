@@ -8,6 +8,9 @@
 #include "ef-error.h"
 #include "ef-grid.h"
 #include "ef-job.h"
+#if HAVE_CUDA
+#include "cuda/ef-cuda.h"
+#endif
 
 /* One pulse block in flight between the reader and the worker. Exactly two exist, so memory is bounded
  * by two blocks plus the accumulator whatever the dataset's size. */
@@ -41,6 +44,7 @@ struct _EfJob {
   char         *backend_name;
   char         *note;
   GError       *error;
+  EfCudaImage  *device_image; /* owned ref, set once by the worker: the backend's image on its device */
 };
 
 void
@@ -109,6 +113,9 @@ ef_job_new (EfDataset *dataset, const EfJobParams *params, GError **error)
   job->params = *params;
   job->params.pulse_stride = (guint) stride;
   block = CLAMP (params->backend.block_size, 1u, 4096u);
+  /* Factorised backprojection only pays off over long sub-apertures. */
+  if ((params->backend.algo == EF_ALGO_FFBP || params->backend.algo == EF_ALGO_FBP) && block < 256)
+    block = 256;
   job->params.backend.block_size = block;
   job->n_used = (avail + stride - 1) / stride;
   job->pulse_ids = g_new (guint64, job->n_used);
@@ -238,6 +245,45 @@ finish (EfJob *job, EfJobState state, GError *error)
   g_mutex_unlock (&job->lock);
 }
 
+/* Copies the accumulator into job->display for ef_job_read_image. The copy happens outside the lock;
+ * only the swap is inside. need_spare: allocate the buffer for the next copy now (not after the last). */
+static gboolean
+refresh_display (EfJob *job, EfBackend *backend, const EfRect *all, EfCf32 **scratch, gboolean need_spare,
+                 GError **error)
+{
+  EfCf32 *old;
+
+  if (!ef_backend_read_image (backend, all, *scratch, error))
+    return FALSE;
+  g_mutex_lock (&job->lock);
+  old = job->display;
+  job->display = *scratch;
+  g_mutex_unlock (&job->lock);
+  *scratch = old;
+  if (*scratch == NULL && need_spare)
+    *scratch = g_try_new (EfCf32, (gsize) all->width * all->height);
+  if (*scratch == NULL && need_spare)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "Not enough memory for the image");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Whether this block's image is copied for readers, by EfJobParams.publish_interval_s. last_us < 0:
+ * never copied yet. */
+static gboolean
+copy_due (const EfJob *job, gint64 last_us)
+{
+  double iv = job->params.publish_interval_s;
+
+  if (iv == 0)
+    return TRUE;
+  if (iv < 0)
+    return FALSE;
+  return last_us < 0 || (double) (g_get_monotonic_time () - last_us) >= iv * 1e6;
+}
+
 static gpointer
 worker_main (gpointer data)
 {
@@ -255,7 +301,8 @@ worker_main (gpointer data)
   char *note = NULL;
   guint done = 0;
   guint64 pulses_done = 0;
-  gint64 t0 = g_get_monotonic_time ();
+  gint64 t0 = g_get_monotonic_time (), last_copy_us = -1;
+  gboolean unpublished = FALSE, device_only = FALSE;
   gsize ns = job->dataset->info.n_samples, block = job->params.backend.block_size;
   EfJobState end_state = EF_JOB_DONE;
 
@@ -264,6 +311,12 @@ worker_main (gpointer data)
   job->note = note;
   if (backend)
     job->backend_name = g_strdup (ef_backend_name (backend));
+#if HAVE_CUDA
+  if (backend && ef_backend_is_cuda (backend))
+    job->device_image = ef_backend_cuda_ref_image (backend);
+#endif
+  /* no_host_image: a display reads the device image itself, so nothing is ever copied here. */
+  device_only = job->params.no_host_image && job->device_image != NULL;
   g_mutex_unlock (&job->lock);
   if (backend == NULL)
     {
@@ -284,8 +337,8 @@ worker_main (gpointer data)
         }
       g_async_queue_push (free_q, &blocks[i]);
     }
-  scratch = g_try_new (EfCf32, ef_grid_n_pixels (grid));
-  if (scratch == NULL)
+  scratch = device_only ? NULL : g_try_new (EfCf32, ef_grid_n_pixels (grid));
+  if (scratch == NULL && !device_only)
     {
       g_set_error (&error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "Not enough memory for the image");
       goto out;
@@ -333,23 +386,41 @@ worker_main (gpointer data)
       done++;
       g_async_queue_push (free_q, blk);
 
-      /* The copy for readers happens outside the lock; only the swap is inside. */
-      if (!ef_backend_read_image (backend, &all, scratch, &error))
-        break;
-      g_mutex_lock (&job->lock);
-      {
-        EfCf32 *t = job->display;
-        job->display = scratch;
-        scratch = t ? t : g_try_new (EfCf32, ef_grid_n_pixels (grid));
-      }
-      g_mutex_unlock (&job->lock);
-      if (scratch == NULL)
+      if (device_only)
         {
-          g_set_error (&error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "Not enough memory for the image");
-          break;
+          /* The tiles changed, on the device; nothing here waits for it. */
+          if (done < job->n_blocks)
+            publish (job, EF_JOB_RUNNING, done, pulses_done, t0, &all, 1);
+          continue;
         }
+      if (!copy_due (job, last_copy_us))
+        {
+          /* The device keeps working: nothing here waits for it. */
+          unpublished = TRUE;
+          if (done < job->n_blocks)
+            publish (job, EF_JOB_RUNNING, done, pulses_done, t0, NULL, 0);
+          continue;
+        }
+      if (!refresh_display (job, backend, &all, &scratch, TRUE, &error))
+        break;
+      last_copy_us = g_get_monotonic_time ();
+      unpublished = FALSE;
       if (done < job->n_blocks)
         publish (job, EF_JOB_RUNNING, done, pulses_done, t0, &all, 1);
+    }
+  /* Blocks that were not copied for readers yet (publish_interval_s != 0) are, before the end is
+   * reported: this read also waits for the device to finish them. */
+  if (unpublished && error == NULL && !refresh_display (job, backend, &all, &scratch, FALSE, &error))
+    end_state = EF_JOB_FAILED;
+  /* Without copies, an empty read waits for the device: the end is reported once the image is
+   * complete, and a kernel's failure shows here. */
+  if (device_only && error == NULL)
+    {
+      EfRect none = { 0, 0, 0, 0 };
+      EfCf32 unused;
+
+      if (!ef_backend_read_image (backend, &none, &unused, &error))
+        end_state = EF_JOB_FAILED;
     }
 
 out:
@@ -469,6 +540,9 @@ ef_job_free (EfJob *job)
   g_free (job->backend_name);
   g_free (job->note);
   g_clear_error (&job->error);
+#if HAVE_CUDA
+  g_clear_pointer (&job->device_image, ef_cuda_image_unref);
+#endif
   g_mutex_clear (&job->lock);
   g_cond_clear (&job->cond);
   g_free (job);
@@ -518,6 +592,16 @@ ef_job_read_image (EfJob *job, const EfRect *rect, EfCf32 *out, GError **error)
       return FALSE;
     }
   g_mutex_lock (&job->lock);
+#if HAVE_CUDA
+  if (job->display == NULL && job->params.no_host_image && job->device_image != NULL)
+    {
+      /* Nothing was copied to host memory: read the device (the copy only; never a block). */
+      g_autoptr (EfCudaImage) image = ef_cuda_image_ref (job->device_image);
+
+      g_mutex_unlock (&job->lock);
+      return ef_cuda_image_read (image, rect, out, error);
+    }
+#endif
   for (guint r = 0; r < rect->height; r++)
     {
       EfCf32 *dst = out + (gsize) r * rect->width;
@@ -529,4 +613,19 @@ ef_job_read_image (EfJob *job, const EfRect *rect, EfCf32 *out, GError **error)
     }
   g_mutex_unlock (&job->lock);
   return TRUE;
+}
+
+EfCudaImage *
+ef_job_ref_device_image (EfJob *job)
+{
+  EfCudaImage *image = NULL;
+
+  g_return_val_if_fail (job != NULL, NULL);
+#if HAVE_CUDA
+  g_mutex_lock (&job->lock);
+  if (job->device_image != NULL)
+    image = ef_cuda_image_ref (job->device_image);
+  g_mutex_unlock (&job->lock);
+#endif
+  return image;
 }

@@ -19,6 +19,16 @@ typedef struct {
   guint           pulse_stride;   /* use every n-th pulse (1 = all; >1 for quick overviews) */
   guint64         first_pulse;    /* sub-aperture: [first_pulse, first_pulse + n_pulses) */
   guint64         n_pulses;       /* 0 = to the end */
+  /* How often the worker copies the accumulator for ef_job_read_image and reports dirty tiles:
+   * 0 = after every block (the default: what a display wants); > 0 = at most once per this many
+   * seconds; < 0 = only at the end. Reading the image back waits for the device, so a batch run
+   * that does not display sets it < 0 and keeps the device busy. */
+  double          publish_interval_s;
+  /* On a backend whose image stays on a device that the caller reads in place (a single CUDA device;
+   * see ef_job_ref_device_image), never copy the image to host memory: not after a block, not at the
+   * end. Dirty tiles are still reported after every block, and the end is reported once the device has
+   * finished. ef_job_read_image then copies from the device when asked. Ignored on other backends. */
+  gboolean        no_host_image;
 } EfJobParams;
 
 void ef_job_params_init (EfJobParams *params, const EfGrid *grid);
@@ -40,7 +50,8 @@ typedef struct {
   double     elapsed_s;
   double     bp_per_s;        /* pixel-pulse backprojections per second so far */
   double     eta_s;
-  const EfRect *dirty;        /* borrowed, valid during the callback: tiles changed by this block */
+  const EfRect *dirty;        /* borrowed, valid during the callback: tiles changed since the last
+                               * report that had any (none when publish_interval_s skipped this one) */
   guint      n_dirty;
   const char *backend_name;
   const GError *error;        /* when state == EF_JOB_FAILED */
@@ -50,7 +61,8 @@ typedef struct {
  * the news to its main loop with g_idle_add or g_main_context_invoke. */
 typedef void (*EfJobProgressFunc) (EfJob *job, const EfJobProgress *progress, gpointer user_data);
 
-/* Creates a job over dataset (a new reference is taken) with params copied. Nothing runs yet. */
+/* Creates a job over dataset (a new reference is taken) with params copied. Nothing runs yet.
+ * FFBP and FBP blocks are at least 256 pulses long, since shorter sub-apertures gain nothing. */
 EfJob *ef_job_new (EfDataset *dataset, const EfJobParams *params, GError **error);
 /* Starts the worker thread. Returns at once. */
 void   ef_job_start (EfJob *job, EfJobProgressFunc func, gpointer user_data);
@@ -73,6 +85,13 @@ const char *ef_job_get_note (EfJob *job);
 /* Copies a rectangle of the current accumulator into out (rect->width * rect->height). Safe from any
  * thread while the job runs; may wait for at most the copy itself, never for a block. */
 gboolean ef_job_read_image (EfJob *job, const EfRect *rect, EfCf32 *out, GError **error);
+
+/* The job's device-resident image: an EfCudaImage (compute/cuda/ef-cuda.h) with a new reference, once
+ * the job's backend exists and keeps its image on one CUDA device; NULL before that, on other backends
+ * and in builds without CUDA. It stays valid after the job ends, for as long as the reference is
+ * held. Thread-safe; never blocks. */
+typedef struct _EfCudaImage EfCudaImage;
+EfCudaImage *ef_job_ref_device_image (EfJob *job);
 
 /* Bit-reversed permutation of 0..n-1 (for any n), written into order. */
 void ef_job_interleaved_order (guint n, guint *order);

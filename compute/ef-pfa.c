@@ -1,5 +1,4 @@
-/* ef-pfa.c: the polar format algorithm: Kaiser-Bessel gridding of the polar samples, one 2-D FFT, and
- * the correction of the planar-wavefront distortion. */
+/* ef-pfa.c: the polar format algorithm: k-space gridding, one 2-D FFT, distortion correction. */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "ef-pfa"
 #include "config.h"
@@ -15,6 +14,19 @@
 #include "ef-error.h"
 #include "ef-fftw.h"
 #include "ef-pfa.h"
+
+/* The per-row loops are built for AVX-512, AVX2 and plain x86-64 and chosen at load time (not under
+ * sanitizers), and their short inner loops are vectorised outright. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define EF_CLONES __attribute__((target_clones ("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define EF_CLONES
+#endif
+#if HAVE_OPENMP
+#define EF_SIMD _Pragma ("omp simd")
+#else
+#define EF_SIMD
+#endif
 
 #define KBQ 512        /* Kaiser-Bessel table entries per grid cell */
 #define KNQ 256        /* Knab table phases per pixel */
@@ -66,7 +78,6 @@ struct _EfPfa {
   /* Every pulse gridded so far. */
   GArray      *pulses;           /* of PulseGeo */
   guint64      n_gridded;
-  gboolean     dirty;
 };
 
 void
@@ -302,7 +313,6 @@ ef_pfa_clear (EfPfa *self)
   release_grid (self);
   g_array_set_size (self->pulses, 0);
   self->n_gridded = 0;
-  self->dirty = TRUE;
 }
 
 static void
@@ -640,7 +650,6 @@ ef_pfa_add (EfPfa *self, const EfProfiles *profiles, GError **error)
         }
     }
   self->n_gridded += profiles->n_pulses;
-  self->dirty = TRUE;
   return TRUE;
 }
 
@@ -648,6 +657,102 @@ typedef struct {
   double w[KNQ + 1][TAPS_MAX];
   guint  taps;
 } Knab;
+
+/* One output row: where each pixel appears in the lattice image, the lattice read there, the phase
+ * restored. Returns the largest shift applied. */
+EF_CLONES static double
+resample_row (const EfPfa *self, const Stencil *st, const EfCf64 *lat, const Knab *kn, gboolean correct, guint r,
+              int u0, int v0, EfCf64 *out64, EfCf32 *out32)
+{
+  const EfGrid *g = &self->grid;
+  const double km_u = st->kr_c * dot3 (st->m.uh, g->u), km_v = st->kr_c * dot3 (st->m.uh, g->v);
+  double dist_max = 0;
+
+  for (guint c = 0; c < g->width; c++)
+    {
+      double x[3], al, be, psi, fu, fv, wu[TAPS_MAX], wv[TAPS_MAX];
+      EfCf64 sum = 0, outv;
+      int iu, iv;
+
+      ef_grid_pixel_position (g, c, r, x);
+      apparent (self, st, x, correct, &al, &be, &psi);
+      if (correct)
+        {
+          double du = al - ((double) c - self->cc) * g->spacing, dv = be - ((double) r - self->rc) * g->spacing;
+          dist_max = MAX (dist_max, sqrt (du * du + dv * dv));
+        }
+      fu = al / g->spacing - u0;
+      fv = be / g->spacing - v0;
+      if (!correct)
+        {
+          /* On the lattice: no interpolation. */
+          iu = (int) lround (fu);
+          iv = (int) lround (fv);
+          sum = lat[(gsize) iv * self->nu + iu];
+        }
+      else
+        {
+          double flu = floor (fu), flv = floor (fv), qu = (fu - flu) * KNQ, qv = (fv - flv) * KNQ;
+          int qiu = CLAMP ((int) qu, 0, KNQ - 1), qiv = CLAMP ((int) qv, 0, KNQ - 1);
+
+          for (guint k = 0; k < kn->taps; k++)
+            {
+              wu[k] = kn->w[qiu][k] + (qu - qiu) * (kn->w[qiu + 1][k] - kn->w[qiu][k]);
+              wv[k] = kn->w[qiv][k] + (qv - qiv) * (kn->w[qiv + 1][k] - kn->w[qiv][k]);
+            }
+          iu = (int) flu - (int) kn->taps / 2 + 1;
+          iv = (int) flv - (int) kn->taps / 2 + 1;
+          if (iu >= 0 && iv >= 0 && iu + (int) kn->taps <= (int) self->nu && iv + (int) kn->taps <= (int) self->nv)
+            {
+              /* Inside the lattice: plain sums over interleaved (re, im) pairs, which vectorise. */
+              double acc[2 * TAPS_MAX] = { 0 }, sre = 0, sim = 0;
+
+              for (guint j = 0; j < kn->taps; j++)
+                {
+                  const double *restrict row = (const double *) (lat + (gsize) (iv + (int) j) * self->nu + iu);
+
+                  EF_SIMD
+                  for (guint k = 0; k < 2 * kn->taps; k++)
+                    acc[k] += wv[j] * row[k];
+                }
+              for (guint k = 0; k < kn->taps; k++)
+                {
+                  sre += wu[k] * acc[2 * k];
+                  sim += wu[k] * acc[2 * k + 1];
+                }
+              sum = sre + I * sim;
+            }
+          else
+            for (guint j = 0; j < kn->taps; j++)
+              {
+                int jj = iv + (int) j;
+                EfCf64 rs = 0;
+
+                if (jj < 0 || jj >= (int) self->nv)
+                  continue;
+                for (guint k = 0; k < kn->taps; k++)
+                  {
+                    int ii = iu + (int) k;
+                    if (ii >= 0 && ii < (int) self->nu)
+                      rs += wu[k] * lat[(gsize) jj * self->nu + ii];
+                  }
+                sum += wv[j] * rs;
+              }
+        }
+      /* Back to the carrier at the apparent place, and the exact phase of the return at the support's
+       * centre: sum * exp(j (psi + (K_m - K_c).(al, be))). */
+      {
+        double cyc = (psi + (km_u - st->kcu) * al + (km_v - st->kcv) * be) / (2 * G_PI);
+
+        outv = sum * rot_cycles (cyc);
+      }
+      if (out64)
+        out64[(gsize) r * g->width + c] = outv;
+      else
+        out32[(gsize) r * g->width + c] = (EfCf32) outv;
+    }
+  return dist_max;
+}
 
 gboolean
 ef_pfa_form (EfPfa *self, EfCf64 *out64, EfCf32 *out32, EfPfaReport *report, GError **error)
@@ -734,94 +839,17 @@ ef_pfa_form (EfPfa *self, EfCf64 *out64, EfCf32 *out32, EfPfaReport *report, GEr
 #pragma omp parallel for schedule(dynamic, 4) reduction(max:dist_max) num_threads(thread_count (p->n_threads))
 #endif
   for (guint r = 0; r < g->height; r++)
-    for (guint c = 0; c < g->width; c++)
-      {
-        double x[3], al, be, psi, fu, fv, wu[TAPS_MAX], wv[TAPS_MAX];
-        EfCf64 sum = 0, outv;
-        int iu, iv;
-
-        ef_grid_pixel_position (g, c, r, x);
-        apparent (self, &st, x, correct, &al, &be, &psi);
-        if (correct)
-          {
-            double du = al - ((double) c - self->cc) * g->spacing, dv = be - ((double) r - self->rc) * g->spacing;
-            dist_max = MAX (dist_max, sqrt (du * du + dv * dv));
-          }
-        fu = al / g->spacing - u0;
-        fv = be / g->spacing - v0;
-        if (!correct)
-          {
-            /* On the lattice: no interpolation. */
-            iu = (int) lround (fu);
-            iv = (int) lround (fv);
-            sum = lat[(gsize) iv * self->nu + iu];
-          }
-        else
-          {
-            double flu = floor (fu), flv = floor (fv), qu = (fu - flu) * KNQ, qv = (fv - flv) * KNQ;
-            int qiu = CLAMP ((int) qu, 0, KNQ - 1), qiv = CLAMP ((int) qv, 0, KNQ - 1);
-
-            for (guint k = 0; k < kn->taps; k++)
-              {
-                wu[k] = kn->w[qiu][k] + (qu - qiu) * (kn->w[qiu + 1][k] - kn->w[qiu][k]);
-                wv[k] = kn->w[qiv][k] + (qv - qiv) * (kn->w[qiv + 1][k] - kn->w[qiv][k]);
-              }
-            iu = (int) flu - (int) kn->taps / 2 + 1;
-            iv = (int) flv - (int) kn->taps / 2 + 1;
-            if (iu >= 0 && iv >= 0 && iu + (int) kn->taps <= (int) self->nu && iv + (int) kn->taps <= (int) self->nv)
-              {
-                /* Inside the lattice: plain sums over interleaved (re, im) pairs, which vectorise. */
-                double acc[2 * TAPS_MAX] = { 0 }, sre = 0, sim = 0;
-
-                for (guint j = 0; j < kn->taps; j++)
-                  {
-                    const double *row = (const double *) (lat + (gsize) (iv + (int) j) * self->nu + iu);
-                    for (guint k = 0; k < 2 * kn->taps; k++)
-                      acc[k] += wv[j] * row[k];
-                  }
-                for (guint k = 0; k < kn->taps; k++)
-                  {
-                    sre += wu[k] * acc[2 * k];
-                    sim += wu[k] * acc[2 * k + 1];
-                  }
-                sum = sre + I * sim;
-              }
-            else
-            for (guint j = 0; j < kn->taps; j++)
-              {
-                int jj = iv + (int) j;
-                EfCf64 rs = 0;
-
-                if (jj < 0 || jj >= (int) self->nv)
-                  continue;
-                for (guint k = 0; k < kn->taps; k++)
-                  {
-                    int ii = iu + (int) k;
-                    if (ii >= 0 && ii < (int) self->nu)
-                      rs += wu[k] * lat[(gsize) jj * self->nu + ii];
-                  }
-                sum += wv[j] * rs;
-              }
-          }
-        /* Back to the carrier at the apparent place, and the exact phase of the return at the support's
-         * centre: sum * exp(j (psi + (K_m - K_c).(al, be))). */
-        {
-          double km_u = st.kr_c * dot3 (st.m.uh, g->u), km_v = st.kr_c * dot3 (st.m.uh, g->v);
-          double cyc = (psi + (km_u - st.kcu) * al + (km_v - st.kcv) * be) / (2 * G_PI);
-
-          outv = sum * rot_cycles (cyc);
-        }
-        if (out64)
-          out64[(gsize) r * g->width + c] = outv;
-        else
-          out32[(gsize) r * g->width + c] = (EfCf32) outv;
-      }
+    {
+      double d = resample_row (self, &st, lat, kn, correct, r, u0, v0, out64, out32);
+      dist_max = MAX (dist_max, d);
+    }
 
   /* Depth of focus over the ROI's boundary, where the error is largest. */
   {
     guint w = g->width, h = g->height;
     double lambda = 4 * G_PI / st.kr_hi, theta = st.b.phi - st.a.phi;
-    double cu = dot3 (st.m.uh, g->u), cv = dot3 (st.m.uh, g->v), cos_psi = hypot (cu, cv) / sqrt (dot3 (st.m.uh, st.m.uh));
+    double cu = dot3 (st.m.uh, g->u), cv = dot3 (st.m.uh, g->v);
+    double cos_psi = hypot (cu, cv) / sqrt (dot3 (st.m.uh, st.m.uh));
 
     for (guint k = 0; k <= 32; k++)
       {
@@ -846,7 +874,6 @@ ef_pfa_form (EfPfa *self, EfCf64 *out64, EfCf32 *out32, EfPfaReport *report, GEr
                 "here): a quadratic phase error of up to %.1f rad defocuses its edges; use backprojection there",
                 rep.roi_radius_m, rep.r_max_m, rep.qpe_max_rad);
   }
-  self->dirty = FALSE;
   if (report)
     *report = rep;
   return TRUE;

@@ -191,8 +191,18 @@ ef_gl_image_upload (EfGlImage *self, const EfRect *rect, const EfCf32 *pixels)
     }
   glPixelStorei (GL_UNPACK_ROW_LENGTH, 0);
   glBindTexture (GL_TEXTURE_2D, 0);
+  ef_gl_image_mark_arrived (self, rect);
+}
 
-  /* A cell counts as arrived once any upload has touched it: uploads come in whole cells. */
+void
+ef_gl_image_mark_arrived (EfGlImage *self, const EfRect *rect)
+{
+  guint x1, y1;
+
+  g_return_if_fail (self != NULL && rect != NULL);
+  x1 = MIN (rect->x + rect->width, self->width);
+  y1 = MIN (rect->y + rect->height, self->height);
+  /* A cell counts as arrived once any write has touched it: writes come in whole cells. */
   for (guint cy = rect->y / EF_GL_IMAGE_CELL; cy * EF_GL_IMAGE_CELL < y1 && cy < self->cells_h; cy++)
     for (guint cx = rect->x / EF_GL_IMAGE_CELL; cx * EF_GL_IMAGE_CELL < x1 && cx < self->cells_w; cx++)
       {

@@ -36,6 +36,8 @@ void           ef_gl_image_get_mask_scale (const EfGlImage *image, float scale[2
 /* Uploads a rectangle of complex float pixels (rect->width * rect->height, row-major) with
  * glTexSubImage2D, splitting it across tiles, and marks the cells it covers as arrived. */
 void ef_gl_image_upload (EfGlImage *image, const EfRect *rect, const EfCf32 *pixels);
+/* Marks the cells that rect touches as arrived, for textures written by other means (CUDA). */
+void ef_gl_image_mark_arrived (EfGlImage *image, const EfRect *rect);
 /* Marks every cell as not yet arrived (a new job over the same grid). */
 void ef_gl_image_reset_mask (EfGlImage *image);
 /* Number of cells that have arrived. */

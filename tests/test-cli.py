@@ -97,9 +97,9 @@ def t_no_command():
 
 def t_help_lists():
     p = run("help")
-    for c in ("simulate", "info", "form", "metrics", "bench"):
+    for c in ("simulate", "info", "form", "metrics", "bench", "tune"):
         assert c in p.stdout, f"help does not list {c}"
-    for c in ("simulate", "info", "form", "metrics", "bench"):
+    for c in ("simulate", "info", "form", "metrics", "bench", "tune"):
         q = run(c, "--help")
         assert "Usage" in q.stdout and c in q.stdout, f"{c} --help: {q.stdout!r}"
     q = run("help", "form")
@@ -298,6 +298,31 @@ def t_bench():
     assert "SIMD" in p.stdout and "bp/s" in p.stdout
 
 
+def t_tune():
+    # Arguments are checked before any device is looked for: usage errors are the same everywhere.
+    expect_usage("tune", "--precision", "fp64", mention="fp64")
+    expect_usage("tune", "--edge", "abc", mention="--edge")
+    expect_usage("tune", "--device", "-1", mention="--device")
+    # A sealed cache folder: a machine with a GPU must not write into the user's.
+    env = dict(os.environ, XDG_CACHE_HOME=path("cache"))
+    p = subprocess.run([CLI, "tune", "--edge", "256", "--pulses", "64", "--bins", "1024", "--json"],
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert 0 <= p.returncode < 128, f"tune crashed (status {p.returncode}): {p.stderr}"
+    if p.returncode == 1:
+        # No CUDA in this build, or no device: one clear line, nothing on stdout.
+        assert p.stderr.startswith("echoform-cli: tune: "), p.stderr
+        assert "CUDA" in p.stderr, p.stderr
+        assert len(p.stderr.strip().splitlines()) == 1, p.stderr
+        assert p.stdout == "", p.stdout
+        print(f"# {p.stderr.strip()}")
+    else:
+        assert p.returncode == 0, f"tune exited {p.returncode}: {p.stderr}"
+        t = json.loads(p.stdout)
+        assert t["results"] and all(r["variant"] >= 1 for r in t["results"]), t
+        assert os.path.exists(t["cache"]) and t["cache"].startswith(path("cache")), t
+        print(f"# tuned: {t['results']}")
+
+
 tests = [
     ("no-command", t_no_command),
     ("help", t_help_lists),
@@ -310,6 +335,7 @@ tests = [
     ("metrics-reference", t_metrics_reference),
     ("scene-files", t_scene_files),
     ("bench", t_bench),
+    ("tune", t_tune),
 ]
 
 print(f"1..{len(tests)}")

@@ -168,6 +168,97 @@ run_and_compare (EfOrder order, guint stride, guint64 first, guint64 count)
   watch_clear (&w);
 }
 
+typedef struct {
+  guint    running;         /* reports while running */
+  guint    running_dirty;   /* of which with dirty tiles */
+  guint    final_dirty;
+  guint    cancel_at;
+  EfJobState final;
+} PublishWatch;
+
+static void
+publish_cb (EfJob *job, const EfJobProgress *pr, gpointer data)
+{
+  PublishWatch *w = data;
+
+  /* ef_job_run calls back on the worker, one report at a time: no lock needed for these counts. */
+  if (pr->state == EF_JOB_RUNNING)
+    {
+      w->running++;
+      w->running_dirty += pr->n_dirty > 0;
+      if (w->cancel_at && pr->blocks_done == w->cancel_at)
+        ef_job_cancel (job);
+    }
+  else
+    {
+      w->final = pr->state;
+      w->final_dirty = pr->n_dirty;
+    }
+}
+
+/* publish_interval_s: < 0 copies the image only at the end, > 0 at most that often; the image read
+ * afterwards is the whole sum either way, and a cancelled job still shows every block it did. */
+static void
+test_publish_interval (void)
+{
+  g_autoptr (EfDataset) ds = scene (96);
+  g_autofree EfCf32 *direct = NULL;
+  EfGrid grid;
+  gsize n;
+
+  g_assert_true (ef_grid_init_roi (&grid, -6, -5, 6, 5, 0.15, NULL));
+  n = ef_grid_n_pixels (&grid);
+  direct = direct_image (ds, &grid, 0, ds->info.n_pulses, 1);
+  for (int k = 0; k < 3; k++)
+    {
+      static const double intervals[] = { -1.0, 3600.0, -1.0 };
+      EfJobParams jp;
+      g_autoptr (EfJob) job = NULL;
+      g_autoptr (GError) error = NULL;
+      g_autofree EfCf32 *img = NULL;
+      PublishWatch w = { 0 };
+      gboolean ok;
+      double ser;
+
+      ef_job_params_init (&jp, &grid);
+      g_assert_cmpfloat (jp.publish_interval_s, ==, 0.0);
+      jp.backend.block_size = 8;
+      jp.publish_interval_s = intervals[k];
+      w.cancel_at = k == 2 ? 5 : 0;
+      job = ef_job_new (ds, &jp, &error);
+      g_assert_no_error (error);
+      ok = ef_job_run (job, publish_cb, &w, &error);
+      img = job_image (job);
+      if (k < 2)
+        {
+          g_assert_true (ok);
+          g_assert_no_error (error);
+          g_assert_cmpint (w.final, ==, EF_JOB_DONE);
+          g_assert_cmpuint (w.final_dirty, ==, 1);
+          g_assert_cmpuint (w.running, ==, 11);
+          /* Never, or only the first block (the interval is an hour). */
+          g_assert_cmpuint (w.running_dirty, ==, k == 0 ? 0 : 1);
+          ser = ser32 (img, direct, n);
+          g_test_message ("interval %g s: %u of %u reports with tiles; SER %.1f dB", intervals[k], w.running_dirty,
+                          w.running, ser);
+          g_assert_cmpfloat (ser, >, 100);
+        }
+      else
+        {
+          /* Cancelled after block 5: the image holds those five blocks, not none. */
+          g_autofree EfCf32 *part = direct_image (ds, &grid, 0, 5 * 8, 1);
+
+          g_assert_false (ok);
+          g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_CANCELLED);
+          g_assert_cmpint (w.final, ==, EF_JOB_CANCELLED);
+          ser = ser32 (img, part, n);
+          g_test_message ("cancelled at block %u with the image copied only at the end: SER %.1f dB against "
+                          "those blocks", w.cancel_at, ser);
+          g_assert_cmpfloat (ser, >, 100);
+        }
+    }
+}
+
 static void
 test_sequential (void)
 {
@@ -363,6 +454,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/job/interleaved", test_interleaved);
   g_test_add_func ("/compute/job/subset", test_subset);
   g_test_add_func ("/compute/job/order", test_order);
+  g_test_add_func ("/compute/job/publish-interval", test_publish_interval);
   g_test_add_func ("/compute/job/cancel", test_cancel);
   g_test_add_func ("/compute/job/pause-resume", test_pause_resume);
   g_test_add_func ("/compute/job/restart", test_restart);

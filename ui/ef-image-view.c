@@ -8,9 +8,13 @@
 #include <math.h>
 #include <string.h>
 
+#include "ef-gl-cuda.h"
 #include "ef-gl-image.h"
 #include "ef-gl-renderer.h"
 #include "ef-image-view.h"
+#if HAVE_CUDA
+#include "cuda/ef-cuda.h"
+#endif
 
 /* Uploading stops for this frame past either limit; the rest goes in the next frames. */
 #define UPLOAD_BUDGET_US 6000
@@ -18,6 +22,8 @@
 #define HANDLE_RADIUS 6.0
 #define MIN_SCALE 1e-4
 #define MAX_SCALE 1e4
+/* The CUDA device that jobs form images on when they choose (EfBackendParams.device = -1). */
+#define COMPUTE_DEVICE 0
 
 typedef struct {
   gboolean            active;
@@ -33,6 +39,10 @@ typedef struct {
   gboolean            has_data;    /* some cell has been uploaded */
   gboolean            damaged;     /* the source has reported something: there is data to read */
   guint               n_updates;
+  EfCudaImage        *device_image; /* owned reference or NULL: the source's pixels on their device */
+  EfGlCuda           *gl_cuda;     /* owned by the GL context; NULL: uploads from host memory */
+  gboolean            share_failed; /* sharing failed for these textures: uploads until they are remade */
+  guint64             want_mark;   /* the device image's mark that the damage asks to see */
 } Layer;
 
 typedef enum {
@@ -58,6 +68,10 @@ struct _EfImageView {
 
   EfGlRenderer    *renderer;      /* owned by the GL context */
   GPtrArray       *trash;         /* EfGlImage waiting for the context to be deleted */
+  GPtrArray       *trash_cuda;    /* EfGlCuda waiting for the context to be unregistered */
+  int              share_device;  /* CUDA device drawing this view and forming images; -1: uploads */
+  char            *display_path;  /* owned: which path and why, once realized */
+  gboolean         force_host_upload;
   GError          *gl_error;      /* owned */
   Layer            layers[EF_N_LAYERS];
   EfDisplayParams  display;
@@ -112,14 +126,29 @@ static void queue_upload (EfImageView *self);
 static void
 layer_release_gl (EfImageView *self, Layer *layer)
 {
+  /* The registration goes first: it refers to the textures. */
+  if (layer->gl_cuda != NULL)
+    g_ptr_array_add (self->trash_cuda, g_steal_pointer (&layer->gl_cuda));
   if (layer->gl != NULL)
     g_ptr_array_add (self->trash, g_steal_pointer (&layer->gl));
+}
+
+static void
+layer_drop_device_image (Layer *layer)
+{
+#if HAVE_CUDA
+  g_clear_pointer (&layer->device_image, ef_cuda_image_unref);
+#endif
+  layer->device_image = NULL;
 }
 
 static void
 layer_clear (EfImageView *self, Layer *layer)
 {
   layer_release_gl (self, layer);
+  /* Before the source: a job freed on another thread then holds the image's last reference, and
+   * the main thread never waits for the device to free it. */
+  layer_drop_device_image (layer);
   if (layer->destroy != NULL && layer->data != NULL)
     layer->destroy (layer->data);
   g_clear_pointer (&layer->dirty, g_free);
@@ -137,6 +166,9 @@ static void
 empty_trash (EfImageView *self)
 {
   /* Called with the context current. */
+  for (guint i = 0; i < self->trash_cuda->len; i++)
+    ef_gl_cuda_free (g_ptr_array_index (self->trash_cuda, i));
+  g_ptr_array_set_size (self->trash_cuda, 0);
   for (guint i = 0; i < self->trash->len; i++)
     ef_gl_image_free (g_ptr_array_index (self->trash, i));
   g_ptr_array_set_size (self->trash, 0);
@@ -194,6 +226,12 @@ ef_image_view_damage (EfImageView *self, EfLayerId id, const EfRect *rects, guin
   if (!layer->active)
     return;
   layer->damaged = TRUE;
+#if HAVE_CUDA
+  /* The job marks a block's end before it reports the block: what this damage asks for is at most
+   * the newest mark queued now. */
+  if (layer->device_image != NULL)
+    layer->want_mark = ef_cuda_image_get_n_marks (layer->device_image);
+#endif
 
   for (guint i = 0; i < n_rects; i++)
     {
@@ -232,6 +270,75 @@ ef_image_view_get_layer_gain (EfImageView *self, EfLayerId id)
 {
   g_return_val_if_fail (EF_IS_IMAGE_VIEW (self) && id < EF_N_LAYERS, 0);
   return self->layers[id].gain_db;
+}
+
+void
+ef_image_view_take_layer_device_image (EfImageView *self, EfLayerId id, EfCudaImage *image)
+{
+  Layer *layer;
+
+  g_return_if_fail (EF_IS_IMAGE_VIEW (self) && id < EF_N_LAYERS);
+  layer = &self->layers[id];
+#if HAVE_CUDA
+  if (image == layer->device_image)
+    {
+      g_clear_pointer (&image, ef_cuda_image_unref);
+      return;
+    }
+  if (image != NULL && !layer->active)
+    {
+      ef_cuda_image_unref (image);
+      return;
+    }
+  if (layer->gl_cuda != NULL)
+    g_ptr_array_add (self->trash_cuda, g_steal_pointer (&layer->gl_cuda));
+  layer->share_failed = FALSE;
+  layer_drop_device_image (layer);
+  layer->device_image = image;
+  if (image != NULL)
+    {
+      guint w = 0, h = 0;
+
+      ef_cuda_image_get_size (image, &w, &h);
+      if (w != layer->grid.width || h != layer->grid.height)
+        {
+          g_critical ("A %u × %u device image cannot show a %u × %u layer", w, h, layer->grid.width,
+                      layer->grid.height);
+          layer_drop_device_image (layer);
+          return;
+        }
+      layer->want_mark = ef_cuda_image_get_n_marks (image);
+      if (self->share_device >= 0 && ef_cuda_image_get_device (image) != self->share_device)
+        g_message ("Display path for this image: host upload, because it forms on CUDA device %d and the view "
+                   "draws on device %d", ef_cuda_image_get_device (image), self->share_device);
+    }
+  gtk_gl_area_queue_render (GTK_GL_AREA (self));
+#else
+  /* No build without CUDA makes one. */
+  g_return_if_fail (image == NULL);
+  layer->device_image = NULL;
+#endif
+}
+
+EfCudaImage *
+ef_image_view_get_layer_device_image (EfImageView *self, EfLayerId id)
+{
+  g_return_val_if_fail (EF_IS_IMAGE_VIEW (self) && id < EF_N_LAYERS, NULL);
+  return self->layers[id].device_image;
+}
+
+int
+ef_image_view_get_shared_device (EfImageView *self)
+{
+  g_return_val_if_fail (EF_IS_IMAGE_VIEW (self), -1);
+  return self->share_device;
+}
+
+const char *
+ef_image_view_get_display_path (EfImageView *self)
+{
+  g_return_val_if_fail (EF_IS_IMAGE_VIEW (self), NULL);
+  return self->display_path;
 }
 
 static gboolean
@@ -634,6 +741,86 @@ upload_layer (EfImageView *self, Layer *layer, gint64 deadline, guint *pixels_le
   return TRUE;
 }
 
+/* Collects the damaged cells as rectangles, one per run of neighbouring cells in a row. */
+static GArray *
+dirty_runs (Layer *layer)
+{
+  GArray *rects = g_array_new (FALSE, FALSE, sizeof (EfRect));
+
+  for (guint cy = 0; cy < layer->cells_h; cy++)
+    for (guint cx = 0; cx < layer->cells_w;)
+      {
+        guint run = 0;
+        EfRect r;
+
+        while (cx + run < layer->cells_w && layer->dirty[(gsize) cy * layer->cells_w + cx + run])
+          run++;
+        if (run == 0)
+          {
+            cx++;
+            continue;
+          }
+        r.x = cx * EF_GL_IMAGE_CELL;
+        r.y = cy * EF_GL_IMAGE_CELL;
+        r.width = MIN ((cx + run) * EF_GL_IMAGE_CELL, layer->grid.width) - r.x;
+        r.height = MIN ((cy + 1) * EF_GL_IMAGE_CELL, layer->grid.height) - r.y;
+        g_array_append_val (rects, r);
+        cx += run;
+      }
+  return rects;
+}
+
+/* The device path: the damaged cells go from the device image into the textures on the device, all
+ * of them every frame (a short kernel; no budget needed), from the newest block the device has
+ * finished. Cells stay damaged until the state that the damage asked for has been shown, so that
+ * the last block of a job is never missed. Returns FALSE when the layer must be uploaded instead. */
+static gboolean
+share_layer (EfImageView *self, Layer *layer)
+{
+#if HAVE_CUDA
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) rects = NULL;
+  guint64 mark = 0;
+
+  if (layer->device_image == NULL || layer->gl == NULL || self->share_device < 0 || layer->share_failed
+      || ef_cuda_image_get_device (layer->device_image) != self->share_device)
+    return FALSE;
+  if (layer->gl_cuda == NULL)
+    {
+      layer->gl_cuda = ef_gl_cuda_new (layer->gl, self->share_device, &error);
+      if (layer->gl_cuda == NULL)
+        {
+          g_message ("Display path for this image: host upload, because %s", error->message);
+          layer->share_failed = TRUE;
+          return FALSE;
+        }
+    }
+  if (layer->n_dirty == 0)
+    return TRUE;
+  rects = dirty_runs (layer);
+  if (!ef_gl_cuda_update (layer->gl_cuda, layer->device_image, (const EfRect *) rects->data, rects->len, &mark,
+                          &error))
+    {
+      g_message ("Display path for this image: host upload from now on, because %s", error->message);
+      g_ptr_array_add (self->trash_cuda, g_steal_pointer (&layer->gl_cuda));
+      layer->share_failed = TRUE;
+      return FALSE;
+    }
+  if (mark == 0)
+    return TRUE;   /* no block has finished yet: nothing to show, the tick comes back */
+  layer->has_data = TRUE;
+  if (mark >= layer->want_mark)
+    {
+      memset (layer->dirty, 0, (gsize) layer->cells_w * layer->cells_h);
+      layer->n_dirty = 0;
+      layer->n_updates++;
+    }
+  return TRUE;
+#else
+  return FALSE;
+#endif
+}
+
 static void
 ensure_layer_textures (EfImageView *self)
 {
@@ -654,6 +841,7 @@ ensure_layer_textures (EfImageView *self)
       /* A new texture holds nothing: everything the source has must come again. A source that has
        * reported nothing yet holds only zeros, which would hide the layer below. */
       layer->has_data = FALSE;
+      layer->share_failed = FALSE;
       if (layer->damaged)
         layer_mark_all (layer);
     }
@@ -688,10 +876,17 @@ ef_image_view_render (GtkGLArea *area, GdkGLContext *context)
     return TRUE;
 
   ensure_layer_textures (self);
-  /* The ROI first: it is what the user is watching. */
+  /* The ROI first: it is what the user is watching. Layers on the device take no upload budget. */
   for (int id = EF_N_LAYERS - 1; id >= 0; id--)
-    if (self->layers[id].active && !upload_layer (self, &self->layers[id], deadline, &pixels_left))
-      break;
+    {
+      Layer *layer = &self->layers[id];
+
+      if (!layer->active || share_layer (self, layer))
+        continue;
+      if (!upload_layer (self, layer, deadline, &pixels_left))
+        break;
+    }
+  empty_trash (self);
 
   for (guint id = 0; id < EF_N_LAYERS; id++)
     {
@@ -704,6 +899,56 @@ ef_image_view_render (GtkGLArea *area, GdkGLContext *context)
       ef_gl_renderer_draw_image (self->renderer, layer->gl, m, &self->display, layer->gain_db);
     }
   return TRUE;
+}
+
+/* With the context current: which way images reach the textures, said once in the log. Device
+ * images of other devices, or textures that CUDA will not register, still fall back layer by layer. */
+static void
+choose_display_path (EfImageView *self)
+{
+  g_autofree char *why = NULL;
+
+  if (self->force_host_upload)
+    {
+      self->share_device = -1;
+      why = g_strdup ("the preferences ask for it");
+    }
+  else
+    self->share_device = ef_gl_cuda_choose_device (COMPUTE_DEVICE, &why);
+  g_free (self->display_path);
+  self->display_path = g_strdup_printf ("%s, because %s",
+                                        self->share_device >= 0 ? "CUDA–OpenGL sharing" : "host upload", why);
+  /* A message, not a warning: the fallback is a normal way to run. */
+  g_message ("Display path: %s", self->display_path);
+}
+
+void
+ef_image_view_set_force_host_upload (EfImageView *self, gboolean force)
+{
+  g_return_if_fail (EF_IS_IMAGE_VIEW (self));
+  force = !!force;
+  if (self->force_host_upload == force)
+    return;
+  self->force_host_upload = force;
+  if (!gtk_widget_get_realized (GTK_WIDGET (self)) || self->renderer == NULL)
+    return;
+  gtk_gl_area_make_current (GTK_GL_AREA (self));
+  if (gtk_gl_area_get_error (GTK_GL_AREA (self)) != NULL)
+    return;
+  for (guint id = 0; id < EF_N_LAYERS; id++)
+    {
+      Layer *layer = &self->layers[id];
+
+      if (layer->gl_cuda != NULL)
+        g_ptr_array_add (self->trash_cuda, g_steal_pointer (&layer->gl_cuda));
+      layer->share_failed = FALSE;
+      /* Whatever is on screen came one way; the other way starts from the whole image. */
+      if (layer->active && layer->damaged)
+        layer_mark_all (layer);
+    }
+  empty_trash (self);
+  choose_display_path (self);
+  queue_upload (self);
 }
 
 static void
@@ -734,6 +979,7 @@ ef_image_view_realize (GtkWidget *widget)
   g_free (self->gl_description);
   self->gl_description = g_strdup (ef_gl_renderer_describe (self->renderer));
   g_debug ("GL: %s", self->gl_description);
+  choose_display_path (self);
 
   /* Every texture is rebuilt for this context (in the next render); layers refill from their sources. */
   for (guint id = 0; id < EF_N_LAYERS; id++)
@@ -763,10 +1009,15 @@ ef_image_view_unrealize (GtkWidget *widget)
     }
   else
     {
-      /* No context to delete in: the objects went with it. */
+      /* No context to delete in: the objects went with it. Nothing was registered with CUDA
+       * either, since that needs the context. */
       for (guint id = 0; id < EF_N_LAYERS; id++)
-        self->layers[id].gl = NULL;
+        {
+          self->layers[id].gl = NULL;
+          self->layers[id].gl_cuda = NULL;
+        }
       g_ptr_array_set_size (self->trash, 0);
+      g_ptr_array_set_size (self->trash_cuda, 0);
       self->renderer = NULL;
     }
   for (guint id = 0; id < EF_N_LAYERS; id++)
@@ -1249,6 +1500,8 @@ ef_image_view_finalize (GObject *object)
 
   /* Unrealize emptied it; anything left had no context to be deleted in. */
   g_ptr_array_unref (self->trash);
+  g_ptr_array_unref (self->trash_cuda);
+  g_free (self->display_path);
   g_clear_error (&self->gl_error);
   g_free (self->staging);
   g_free (self->gl_description);
@@ -1301,6 +1554,8 @@ ef_image_view_init (EfImageView *self)
   GtkGesture *gesture;
 
   self->trash = g_ptr_array_new ();
+  self->trash_cuda = g_ptr_array_new ();
+  self->share_device = -1;
   self->scale = 1.0;
   self->fitted = TRUE;
   ef_display_params_init (&self->display);

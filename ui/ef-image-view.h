@@ -78,6 +78,22 @@ guint    ef_image_view_get_n_updates (EfImageView *self, EfLayerId layer);
 /* Limits a texture's edge, to exercise tiling on drivers with a large GL_MAX_TEXTURE_SIZE; 0 = the
  * driver's limit. Takes effect when layers are next created. */
 void     ef_image_view_set_max_texture_size (EfImageView *self, guint max_size);
+/* CUDA–OpenGL sharing. A layer whose source keeps its pixels on a CUDA device (a CUDA job's
+ * accumulator, ef_job_ref_device_image) is written into its textures on that device, with no copy
+ * through host memory, when the view is drawn by the same device; read() then serves only probes. The
+ * path is chosen at each realize (cudaGLGetDevices) and logged with the reason. Takes the reference;
+ * NULL detaches. The layer keeps it until set_layer replaces the layer. */
+typedef struct _EfCudaImage EfCudaImage;
+void         ef_image_view_take_layer_device_image (EfImageView *self, EfLayerId layer, EfCudaImage *image);
+EfCudaImage *ef_image_view_get_layer_device_image (EfImageView *self, EfLayerId layer);  /* borrowed */
+/* The CUDA device that draws this view and receives device images in place, or -1 when the view
+ * uploads from host memory. Known once realized. */
+int          ef_image_view_get_shared_device (EfImageView *self);
+/* Which display path is in use and why ("host upload, because …"), or NULL before realize. */
+const char  *ef_image_view_get_display_path (EfImageView *self);
+/* Always upload from host memory, even where the device could write the textures. */
+void         ef_image_view_set_force_host_upload (EfImageView *self, gboolean force);
+
 /* The renderer's description once realized ("llvmpipe …; 4.5 …"), or NULL; and the GL failure if any. */
 const char *ef_image_view_get_gl_description (EfImageView *self);
 const GError *ef_image_view_get_gl_error (EfImageView *self);

@@ -448,6 +448,13 @@ ef_job_runner_read (EfJobRunner *self, const EfRect *rect, EfCf32 *out, GError *
   return ef_job_read_image (self->job, rect, out, error);
 }
 
+EfCudaImage *
+ef_job_runner_ref_device_image (EfJobRunner *self)
+{
+  g_return_val_if_fail (EF_IS_JOB_RUNNER (self), NULL);
+  return self->job != NULL ? ef_job_ref_device_image (self->job) : NULL;
+}
+
 guint
 ef_job_runner_get_n_pending_frees (void)
 {

@@ -43,6 +43,10 @@ const GError           *ef_job_runner_get_error (EfJobRunner *self);
 /* Copies a rectangle of the accumulator; safe while the job runs and never waits for a block. */
 gboolean ef_job_runner_read (EfJobRunner *self, const EfRect *rect, EfCf32 *out, GError **error);
 
+/* The job's image on its CUDA device, with a new reference (see ef_job_ref_device_image), or NULL:
+ * before the backend exists, on other backends, without CUDA. Never waits. */
+EfCudaImage *ef_job_runner_ref_device_image (EfJobRunner *self);
+
 /* Jobs are freed on a helper thread after the last reference goes, because freeing waits for the
  * worker. This counts those still being freed, so that tests can wait for them. */
 guint ef_job_runner_get_n_pending_frees (void);

@@ -253,6 +253,15 @@ roi_progress (EfJobRunner *runner, const EfRect *dirty, guint n_dirty, EfMainWin
 {
   if (runner != self->roi_runner)
     return;
+  /* A CUDA job's image can go straight from its device into the view: attach it before the first
+   * damage, which the view then reads there. */
+  if (ef_image_view_get_layer_device_image (self->image_view, EF_LAYER_ROI) == NULL)
+    {
+      EfCudaImage *image = ef_job_runner_ref_device_image (runner);
+
+      if (image != NULL)
+        ef_image_view_take_layer_device_image (self->image_view, EF_LAYER_ROI, image);
+    }
   ef_image_view_set_layer_gain (self->image_view, EF_LAYER_ROI, layer_gain (runner));
   ef_image_view_damage (self->image_view, EF_LAYER_ROI, dirty, n_dirty);
   if (g_get_monotonic_time () - self->last_status_us > STATUS_INTERVAL_US)
@@ -336,6 +345,10 @@ ef_main_window_jobs_start_roi (EfMainWindow *self)
   self->roi_pending = FALSE;
 
   ef_processing_to_job_params (&self->proc, &grid, &params);
+  /* When the view is drawn by the device that forms the region, the image never leaves it. */
+  if (params.backend_kind != EF_BACKEND_CPU
+      && ef_image_view_get_shared_device (self->image_view) == MAX (params.backend.device, 0))
+    params.no_host_image = TRUE;
   runner = ef_job_runner_new (self->dataset, &params, &error);
   if (runner == NULL)
     {

@@ -541,6 +541,8 @@ settings_changed (GSettings *settings, const char *key, EfMainWindow *self)
           ef_main_window_actions_sync (self);
         }
     }
+  else if (g_str_equal (key, "force-host-upload"))
+    ef_image_view_set_force_host_upload (self->image_view, g_settings_get_boolean (settings, key));
   else if (g_str_equal (key, "colormap"))
     {
       g_autofree char *s = g_settings_get_string (settings, key);
@@ -696,6 +698,8 @@ ef_main_window_init (EfMainWindow *self)
   if (g_settings_get_boolean (self->settings, "window-maximized"))
     gtk_window_maximize (GTK_WINDOW (self));
   adw_flap_set_reveal_flap (self->flap, g_settings_get_boolean (self->settings, "show-sidebar"));
+  ef_image_view_set_force_host_upload (self->image_view,
+                                       g_settings_get_boolean (self->settings, "force-host-upload"));
 
   g_signal_connect (self->image_view, "roi-edited", G_CALLBACK (roi_edited), self);
   g_signal_connect (self->image_view, "point-picked", G_CALLBACK (point_picked), self);

@@ -137,6 +137,16 @@ ef_preferences_window_init (EfPreferencesWindow *self)
   adw_preferences_group_set_title (g, _("Image"));
   bind_combo (self, ef_panel_add_combo_row (g, _("Colour map"), maps), "colormap", map_words);
   bind_spin (self, ef_panel_add_spin_row (g, _("Gamma"), NULL, 0.1, 5, 0.1, 2), "gamma");
+  row = adw_action_row_new ();
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("Upload through host memory"));
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (row),
+                               _("Even when the graphics card that forms the image also draws it"));
+  sw = gtk_switch_new ();
+  gtk_widget_set_valign (sw, GTK_ALIGN_CENTER);
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), sw);
+  adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), sw);
+  adw_preferences_group_add (g, row);
+  g_settings_bind (self->settings, "force-host-upload", sw, "active", G_SETTINGS_BIND_DEFAULT);
   adw_preferences_page_add (page, g);
 
   g = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());

@@ -47,7 +47,7 @@ bench_row_clear (gpointer data)
 }
 
 typedef struct {
-  guint         pulses, samples, n_targets, threads, upsample, block, repeat;
+  guint         pulses, samples, n_targets, threads, upsample, block, repeat, n_devices;
   guint64       seed;
   gboolean      spaceborne;
   EfBackendKind backend_kind;
@@ -121,6 +121,7 @@ time_backend (EfDataset *ds, const EfGrid *grid, const BenchOptions *o, EfBacken
   bp.block_size = block;
   bp.n_threads = o->threads;
   bp.device = -1;
+  bp.n_devices = o->n_devices;
 
   backend = ef_backend_new (kind, &ds->info, &bp, note, error);
   if (backend == NULL)
@@ -742,7 +743,7 @@ ef_cli_bench (int argc, char **argv)
 {
   g_autofree char *sizes_s = NULL, *pulses_s = NULL, *samples_s = NULL, *precision_s = NULL, *backend_s = NULL;
   g_autofree char *geometry_s = NULL, *threads_s = NULL, *upsample_s = NULL, *block_s = NULL, *repeat_s = NULL;
-  g_autofree char *seed_s = NULL, *targets_s = NULL, *read_path = NULL;
+  g_autofree char *seed_s = NULL, *targets_s = NULL, *read_path = NULL, *devices_s = NULL;
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GArray) sizes = NULL;
   g_autoptr(GArray) rows = NULL;
@@ -767,6 +768,8 @@ ef_cli_bench (int argc, char **argv)
     { "repeat", 0, 0, G_OPTION_ARG_STRING, &repeat_s, "Time each kernel N times and keep the best (default 1)",
       "N" },
     { "targets", 0, 0, G_OPTION_ARG_STRING, &targets_s, "Random point targets in the scene (default 300)", "N" },
+    { "devices", 0, 0, G_OPTION_ARG_STRING, &devices_s, "CUDA devices that CUDA rows spread the pulses over: "
+      "N or all (default 1)", "N|all" },
     { "seed", 0, 0, G_OPTION_ARG_STRING, &seed_s, "Random seed (default 1)", "N" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON instead of a table", NULL },
     { "read", 0, 0, G_OPTION_ARG_FILENAME, &read_path, "Time reading FILE's samples as complex float instead "
@@ -800,7 +803,8 @@ ef_cli_bench (int argc, char **argv)
       guint block = 256, repeat = 3;
 
       if (sizes_s != NULL || pulses_s != NULL || samples_s != NULL || precision_s != NULL || backend_s != NULL
-          || geometry_s != NULL || threads_s != NULL || upsample_s != NULL || seed_s != NULL || targets_s != NULL)
+          || geometry_s != NULL || threads_s != NULL || upsample_s != NULL || seed_s != NULL || targets_s != NULL
+          || devices_s != NULL)
         return ef_cli_usage_error ("bench", "--read takes only --block, --repeat and --json");
       if ((block_s != NULL && !ef_cli_parse_uint ("--block", block_s, 1, 1u << 20, &block, &error))
           || (repeat_s != NULL && !ef_cli_parse_uint ("--repeat", repeat_s, 1, 1000, &repeat, &error)))
@@ -813,6 +817,7 @@ ef_cli_bench (int argc, char **argv)
   o.repeat = 1;
   o.seed = 1;
   o.backend_kind = EF_BACKEND_CPU;
+  o.n_devices = 1;
   o.tty = ef_cli_stderr_is_tty ();
 
   sizes = ef_cli_parse_uints ("--sizes", sizes_s != NULL ? sizes_s : "256,512", 8, 65536, &error);
@@ -824,7 +829,8 @@ ef_cli_bench (int argc, char **argv)
       || (block_s != NULL && !ef_cli_parse_uint ("--block", block_s, 1, 1u << 20, &o.block, &error))
       || (repeat_s != NULL && !ef_cli_parse_uint ("--repeat", repeat_s, 1, 1000, &o.repeat, &error))
       || (targets_s != NULL && !ef_cli_parse_uint ("--targets", targets_s, 1, 1u << 20, &o.n_targets, &error))
-      || (seed_s != NULL && !ef_cli_parse_uint64 ("--seed", seed_s, &o.seed, &error)))
+      || (seed_s != NULL && !ef_cli_parse_uint64 ("--seed", seed_s, &o.seed, &error))
+      || (devices_s != NULL && !ef_cli_parse_devices ("--devices", devices_s, &o.n_devices, &error)))
     return ef_cli_report ("bench", error);
   if (backend_s != NULL && !ef_backend_kind_from_string (backend_s, &o.backend_kind))
     return ef_cli_usage_error ("bench", "--backend: '%s' is not cpu, cuda or auto", backend_s);

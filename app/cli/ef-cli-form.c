@@ -114,7 +114,7 @@ ef_cli_form (int argc, char **argv)
   g_autofree char *output = NULL;
   g_autofree char *roi_s = NULL, *spacing_s = NULL, *algo_s = NULL, *precision_s = NULL, *backend_s = NULL;
   g_autofree char *window_s = NULL, *upsample_s = NULL, *block_s = NULL, *order_s = NULL, *channel_s = NULL;
-  g_autofree char *threads_s = NULL, *stride_s = NULL, *db_range_s = NULL;
+  g_autofree char *threads_s = NULL, *stride_s = NULL, *db_range_s = NULL, *devices_s = NULL;
   g_autofree char *description = NULL;
   g_autofree char *extra_json = NULL;
   g_autoptr(GOptionContext) context = NULL;
@@ -124,7 +124,7 @@ ef_cli_form (int argc, char **argv)
   g_autoptr(GError) error = NULL;
   g_auto(FormProgress) fp = { 0 };
   gboolean json = FALSE, ok;
-  guint channel = 0, n_threads = 0, upsample = 0, block = 0, stride = 0;
+  guint channel = 0, n_threads = 0, upsample = 0, block = 0, stride = 0, n_devices = 1;
   double roi[4], spacing = 0, db_range[2] = { 0, 0 };
   EfAlgo algo = EF_ALGO_BP;
   EfPrecision precision = EF_PRECISION_FP32;
@@ -159,6 +159,8 @@ ef_cli_form (int argc, char **argv)
     { "stride", 0, 0, G_OPTION_ARG_STRING, &stride_s, "Use every N-th pulse (a quick look)", "N" },
     { "channel", 0, 0, G_OPTION_ARG_STRING, &channel_s, "Channel to read (0: the first)", "N" },
     { "threads", 't', 0, G_OPTION_ARG_STRING, &threads_s, "CPU threads (0: all cores)", "N" },
+    { "devices", 0, 0, G_OPTION_ARG_STRING, &devices_s, "CUDA devices to spread the pulses over: N or all "
+      "(default 1)", "N|all" },
     { "db-range", 0, 0, G_OPTION_ARG_STRING, &db_range_s, "PNG: the dB range shown, as MIN,MAX (default: from "
       "the image's percentiles)", "MIN,MAX" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print a JSON summary on stdout", NULL },
@@ -208,6 +210,7 @@ ef_cli_form (int argc, char **argv)
       || (stride_s != NULL && !ef_cli_parse_uint ("--stride", stride_s, 1, 1u << 20, &stride, &error))
       || (channel_s != NULL && !ef_cli_parse_uint ("--channel", channel_s, 0, 65535, &channel, &error))
       || (threads_s != NULL && !ef_cli_parse_uint ("--threads", threads_s, 0, 4096, &n_threads, &error))
+      || (devices_s != NULL && !ef_cli_parse_devices ("--devices", devices_s, &n_devices, &error))
       || (db_range_s != NULL && !ef_cli_parse_doubles ("--db-range", db_range_s, 2, 2, db_range, NULL, &error)))
     return ef_cli_report ("form", error);
   if (db_range_s != NULL && !(db_range[0] < db_range[1]))
@@ -262,6 +265,9 @@ ef_cli_form (int argc, char **argv)
     jp.backend.n_threads = n_threads;
   if (stride_s != NULL)
     jp.pulse_stride = stride;
+  jp.backend.n_devices = n_devices;
+  /* Nothing shows the image while it forms: read it back once, at the end, and keep the device busy. */
+  jp.publish_interval_s = -1;
 
   job = ef_job_new (ds, &jp, &error);
   if (job == NULL)

@@ -21,6 +21,7 @@ int ef_cli_info (int argc, char **argv);
 int ef_cli_form (int argc, char **argv);
 int ef_cli_metrics (int argc, char **argv);
 int ef_cli_bench (int argc, char **argv);
+int ef_cli_tune (int argc, char **argv);
 
 /* Messages on stderr, prefixed "echoform-cli: ". */
 void ef_cli_error (const char *format, ...) G_GNUC_PRINTF (1, 2);
@@ -49,6 +50,8 @@ gboolean ef_cli_parse_double (const char *what, const char *s, double min, doubl
                               GError **error);
 gboolean ef_cli_parse_uint (const char *what, const char *s, guint min, guint max, guint *out, GError **error);
 gboolean ef_cli_parse_uint64 (const char *what, const char *s, guint64 *out, GError **error);
+/* "N" (1 to 1024) or "all" (EF_BACKEND_ALL_DEVICES): how many CUDA devices to spread the work over. */
+gboolean ef_cli_parse_devices (const char *what, const char *s, guint *out, GError **error);
 /* A comma-separated list of between min_count and max_count finite numbers. Returns the count. */
 gboolean ef_cli_parse_doubles (const char *what, const char *s, guint min_count, guint max_count,
                                double *out, guint *count, GError **error);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ef-backend.h"
 #include "ef-cli-private.h"
 
 static void
@@ -533,4 +534,17 @@ ef_cli_json_null (EfCliJson *json, const char *key)
 {
   json_prefix (json, key);
   g_string_append (json->str, "null");
+}
+
+gboolean
+ef_cli_parse_devices (const char *what, const char *s, guint *out, GError **error)
+{
+  g_autofree char *copy = g_strstrip (g_strdup (s != NULL ? s : ""));
+
+  if (g_ascii_strcasecmp (copy, "all") == 0)
+    {
+      *out = EF_BACKEND_ALL_DEVICES;
+      return TRUE;
+    }
+  return ef_cli_parse_uint (what, copy, 1, 1024, out, error);
 }

@@ -21,6 +21,7 @@ static const EfCliCommand commands[] = {
   { "form",     ef_cli_form,     "Form an image of a region by backprojection" },
   { "metrics",  ef_cli_metrics,  "Measure an image: impulse response, or a comparison with another" },
   { "bench",    ef_cli_bench,    "Time the backprojection kernels on simulated scenes" },
+  { "tune",     ef_cli_tune,     "Choose the fastest CUDA kernel shape for this GPU and cache it" },
 };
 
 static void

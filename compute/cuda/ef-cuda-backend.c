@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ef-cuda-private.h"
+#include "ef-cuda-image-private.h"
 #include "ef-cuda-tune-private.h"
 
 /*
@@ -75,7 +76,8 @@ typedef struct {
   void          *d_table;       /* max_block * stride entries */
   float         *d_coef;        /* K: window / K */
   void          *d_chirp;       /* RAW: nc, conj(FFT(chirp)) scaled */
-  void          *d_image;       /* float2, width * height */
+  EfCudaImage   *image;         /* owned reference: the accumulator, shared with displays */
+  void          *d_image;       /* float2, width * height; borrowed from image */
   float         *d_scale;       /* fp16: scale, 1 / scale, max bits, spare */
   unsigned long long *d_bad;
 
@@ -614,7 +616,8 @@ cuda_process_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *sample
         return FALSE;
     }
   priv->n_blocks++;
-  return TRUE;
+  /* A display reads the image as of the newest mark the device has passed. */
+  return ef_cuda_image_mark (priv->image, priv->s_comp, error);
 }
 
 static gboolean
@@ -641,6 +644,7 @@ cuda_read_image (EfBackend *self, const EfRect *rect, EfCf32 *out, GError **erro
     EF_CUDA_CHECK (cudaMemcpy2D (out, rect->width * sizeof (EfCf32), src, (gsize) w * sizeof (EfCf32),
                                  rect->width * sizeof (EfCf32), rect->height, cudaMemcpyDeviceToHost),
                    error);
+  ef_cuda_count_d2h_image_bytes ((guint64) rect->width * rect->height * sizeof (EfCf32));
   return read_bad (self, error);
 }
 
@@ -654,7 +658,7 @@ cuda_clear (EfBackend *self, GError **error)
                                   priv->s_comp),
                  error);
   priv->n_blocks = 0;
-  return TRUE;
+  return ef_cuda_image_mark (priv->image, priv->s_comp, error);
 }
 
 static void
@@ -682,7 +686,9 @@ cuda_free (EfBackend *self)
   free_block_buffers (priv);
   FREE_DEV (priv->d_coef);
   FREE_DEV (priv->d_chirp);
-  FREE_DEV (priv->d_image);
+  /* A display may still hold the image; the last reference frees it. */
+  priv->d_image = NULL;
+  g_clear_pointer (&priv->image, ef_cuda_image_unref);
   FREE_DEV (priv->d_scale);
   FREE_DEV (priv->d_bad);
   for (int s = 0; s < 2; s++)
@@ -742,7 +748,10 @@ create_device_state (EfBackend *self, GError **error)
     }
 
   /* The image first: if it does not fit, nothing smaller will help. */
-  EF_CUDA_CHECK (ef_cuda_malloc (&priv->d_image, n_px * sizeof (EfCf32)), error);
+  priv->image = ef_cuda_image_new (priv->device, self->params.grid.width, self->params.grid.height, error);
+  if (priv->image == NULL)
+    return FALSE;
+  priv->d_image = ef_cuda_image_get_data_mutable (priv->image);
   /* Poisoned, then cleared through the same path as clear(): a clear that missed a pixel would show. */
   if (!ef_cuda_fill_nan (priv->s_comp, priv->d_image, 2 * n_px, error) || !cuda_clear (self, error))
     return FALSE;
@@ -856,6 +865,26 @@ ef_backend_cuda_new_full (const EfDatasetInfo *info, const EfBackendParams *para
                    params->device, n_dev);
       return NULL;
     }
+  {
+    int first = params->device < 0 ? 0 : params->device;
+    guint want = params->n_devices == EF_BACKEND_ALL_DEVICES ? (guint) (n_dev - first) : MAX (params->n_devices, 1u);
+
+    if ((guint64) first + want > (guint64) n_dev)
+      {
+        g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_DEVICE,
+                     "%u CUDA devices were asked for from device %d on, but %d %s found", want, first, n_dev,
+                     n_dev == 1 ? "was" : "were");
+        return NULL;
+      }
+    if (want > 1)
+      {
+        g_autofree int *devices = g_new (int, want);
+
+        for (guint i = 0; i < want; i++)
+          devices[i] = first + (int) i;
+        return ef_cuda_multi_new (info, params, options, devices, want, error);
+      }
+  }
 
   self = g_new0 (EfBackend, 1);
   self->ops = &cuda_ops;
@@ -885,7 +914,48 @@ ef_backend_cuda_new (const EfDatasetInfo *info, const EfBackendParams *params, G
 gboolean
 ef_backend_is_cuda (const EfBackend *backend)
 {
-  return backend != NULL && backend->ops == &cuda_ops;
+  return backend != NULL && (backend->ops == &cuda_ops || ef_cuda_multi_is (backend));
+}
+
+EfCudaImage *
+ef_backend_cuda_ref_image (EfBackend *backend)
+{
+  g_return_val_if_fail (ef_backend_is_cuda (backend), NULL);
+  /* Over several devices the image is a sum that only a read makes: there is none to share. */
+  if (backend->ops != &cuda_ops)
+    return NULL;
+  return ef_cuda_image_ref (((CudaPriv *) backend->priv)->image);
+}
+
+/* The single-device backend behind the accessors: itself, or the first device's of several. */
+static EfBackend *
+first_part (EfBackend *backend)
+{
+  return ef_cuda_multi_is (backend) ? ef_cuda_multi_part (backend, 0) : backend;
+}
+
+void *
+ef_cuda_backend_image (EfBackend *backend, int *device)
+{
+  CudaPriv *priv;
+
+  g_return_val_if_fail (backend != NULL && backend->ops == &cuda_ops, NULL);
+  priv = backend->priv;
+  if (device)
+    *device = priv->device;
+  return priv->d_image;
+}
+
+gboolean
+ef_cuda_backend_sync (EfBackend *backend, GError **error)
+{
+  CudaPriv *priv;
+
+  g_return_val_if_fail (backend != NULL && backend->ops == &cuda_ops, FALSE);
+  priv = backend->priv;
+  EF_CUDA_CHECK (cudaSetDevice (priv->device), error);
+  EF_CUDA_CHECK (cudaStreamSynchronize (priv->s_comp), error);
+  return read_bad (backend, error);
 }
 
 guint
@@ -894,6 +964,13 @@ ef_backend_cuda_dirty (EfBackend *backend, EfRect *rects, guint max)
   CudaPriv *priv;
 
   g_return_val_if_fail (ef_backend_is_cuda (backend), 0);
+  if (ef_cuda_multi_is (backend))
+    {
+      if (ef_cuda_multi_n_blocks (backend) == 0 || max == 0 || rects == NULL)
+        return 0;
+      rects[0] = (EfRect) { 0, 0, backend->params.grid.width, backend->params.grid.height };
+      return 1;
+    }
   priv = backend->priv;
   if (priv->n_blocks == 0 || max == 0 || rects == NULL)
     return 0;
@@ -905,14 +982,14 @@ guint
 ef_backend_cuda_block_size (EfBackend *backend)
 {
   g_return_val_if_fail (ef_backend_is_cuda (backend), 0);
-  return ((CudaPriv *) backend->priv)->max_block;
+  return ((CudaPriv *) first_part (backend)->priv)->max_block;
 }
 
 guint
 ef_backend_cuda_variant (EfBackend *backend)
 {
   g_return_val_if_fail (ef_backend_is_cuda (backend), 0);
-  return ((CudaPriv *) backend->priv)->variant;
+  return ((CudaPriv *) first_part (backend)->priv)->variant;
 }
 
 gboolean
@@ -921,6 +998,29 @@ ef_backend_cuda_stats (EfBackend *backend, EfCudaStats *stats, GError **error)
   CudaPriv *priv;
 
   g_return_val_if_fail (ef_backend_is_cuda (backend) && stats != NULL, FALSE);
+  if (ef_cuda_multi_is (backend))
+    {
+      EfCudaStats sum = { 0 };
+
+      backend->n_bad_samples = 0;
+      for (guint i = 0; i < ef_cuda_multi_n_parts (backend); i++)
+        {
+          EfBackend *part = ef_cuda_multi_part (backend, i);
+          EfCudaStats one;
+
+          if (!ef_backend_cuda_stats (part, &one, error))
+            return FALSE;
+          sum.bp_ms += one.bp_ms;
+          sum.rc_ms += one.rc_ms;
+          sum.h2d_ms += one.h2d_ms;
+          sum.n_bp += one.n_bp;
+          sum.n_launches += one.n_launches;
+          sum.n_devices++;
+          backend->n_bad_samples += part->n_bad_samples;
+        }
+      *stats = sum;
+      return TRUE;
+    }
   priv = backend->priv;
   EF_CUDA_CHECK (cudaSetDevice (priv->device), error);
   EF_CUDA_CHECK (cudaStreamSynchronize (priv->s_comp), error);
@@ -928,6 +1028,7 @@ ef_backend_cuda_stats (EfBackend *backend, EfCudaStats *stats, GError **error)
     if (!collect_timing (priv, s, error))
       return FALSE;
   *stats = priv->stats;
+  stats->n_devices = 1;
   return read_bad (backend, error);
 }
 
@@ -937,6 +1038,7 @@ ef_backend_cuda_read_profiles (EfBackend *backend, guint count, guint *n_bins, E
   CudaPriv *priv;
 
   g_return_val_if_fail (ef_backend_is_cuda (backend), FALSE);
+  backend = first_part (backend);
   priv = backend->priv;
   if (n_bins)
     *n_bins = priv->n;

@@ -90,6 +90,23 @@ gboolean ef_cuda_bp_launch (cudaStream_t stream, EfPrecision precision, guint va
 /* Bytes per table entry for a precision. */
 guint ef_cuda_table_entry_size (EfPrecision precision);
 
+/* dst = a + b over n_floats floats (device pointers on the current device; dst may be a). */
+gboolean ef_cuda_image_add (cudaStream_t stream, void *dst, const void *a, const void *b, gsize n_floats,
+                            GError **error);
+
+/* Several devices (ef-cuda-multi.c): one single-device backend per entry of devices[n], n >= 2. */
+EfBackend *ef_cuda_multi_new (const EfDatasetInfo *info, const EfBackendParams *params,
+                              const EfCudaOptions *options, const int *devices, guint n, GError **error);
+gboolean   ef_cuda_multi_is (const EfBackend *backend);
+guint      ef_cuda_multi_n_parts (EfBackend *backend);
+EfBackend *ef_cuda_multi_part (EfBackend *backend, guint i);  /* borrowed, i < n_parts */
+guint      ef_cuda_multi_n_blocks (EfBackend *backend);
+
+/* What the multi-device backend needs of a single-device one (ef-cuda-backend.c). */
+void      *ef_cuda_backend_image (EfBackend *backend, int *device);  /* the device accumulator */
+/* Waits for the device's queued work and refreshes backend->n_bad_samples. */
+gboolean   ef_cuda_backend_sync (EfBackend *backend, GError **error);
+
 /* Host-side per-pulse record from profile metadata (shared with the kernel-level entry points). */
 void ef_cuda_pulse_from_meta (const EfProfileMeta *m, EfCudaPulse *out);
 

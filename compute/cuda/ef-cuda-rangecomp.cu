@@ -127,6 +127,17 @@ ef_cuda_fill_nan (cudaStream_t stream, void *image, gsize n_floats, GError **err
   return EF_LAUNCH_CHECK ("fill_nan_kernel", error);
 }
 
+extern "C" gboolean
+ef_cuda_image_add (cudaStream_t stream, void *dst, const void *a, const void *b, gsize n_floats, GError **error)
+{
+  unsigned blocks = (unsigned) MIN ((gsize) 8192, MAX ((gsize) 1, (n_floats / 4 + kThreads - 1) / kThreads));
+
+  if (n_floats == 0)
+    return TRUE;
+  add_kernel<<<blocks, kThreads, 0, stream>>> ((float *) dst, (const float *) a, (const float *) b, n_floats);
+  return EF_LAUNCH_CHECK ("add_kernel", error);
+}
+
 extern "C" guint
 ef_cuda_table_entry_size (EfPrecision precision)
 {

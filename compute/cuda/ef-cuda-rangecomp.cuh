@@ -235,4 +235,23 @@ fill_nan_kernel (float *x, size_t n)
     x[i] = __int_as_float (0x7fc00000);
 }
 
+/* dst = a + b; dst may alias a. float4 steps where all three are 16-byte aligned (cudaMalloc'd
+ * images at whole rows are), a scalar tail after. */
+__global__ void
+add_kernel (float *dst, const float *a, const float *b, size_t n)
+{
+  const size_t stride = (size_t) gridDim.x * blockDim.x;
+  size_t i0 = blockIdx.x * (size_t) blockDim.x + threadIdx.x;
+  size_t n4 = ((((uintptr_t) dst | (uintptr_t) a | (uintptr_t) b) & 15) == 0) ? n / 4 : 0;
+
+  for (size_t i = i0; i < n4; i += stride)
+    {
+      float4 x = ((const float4 *) a)[i], y = ((const float4 *) b)[i];
+
+      ((float4 *) dst)[i] = make_float4 (x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+    }
+  for (size_t i = 4 * n4 + i0; i < n; i += stride)
+    dst[i] = a[i] + b[i];
+}
+
 } /* namespace ef_cuda */

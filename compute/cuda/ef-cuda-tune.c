@@ -17,6 +17,12 @@ cache_path (void)
   return g_build_filename (g_get_user_cache_dir (), "echoform", "cuda-tune.ini", NULL);
 }
 
+char *
+ef_cuda_tune_cache_path (void)
+{
+  return cache_path ();
+}
+
 static guint
 log2_ceil (guint64 x)
 {

@@ -243,3 +243,13 @@ ef_cuda_device_name (int device)
     return NULL;
   return g_strdup_printf ("%s (sm_%d%d, %d SMs)", prop.name, prop.major, prop.minor, prop.multiProcessorCount);
 }
+
+guint
+ef_cuda_device_count (void)
+{
+  int count = 0;
+
+  if (!ef_cuda_available (NULL) || cudaGetDeviceCount (&count) != cudaSuccess)
+    return 0;
+  return (guint) MAX (count, 0);
+}

@@ -18,6 +18,9 @@ gboolean ef_cuda_available (char **why);
  * when there is none. */
 char *ef_cuda_device_name (int device);
 
+/* The number of CUDA devices this build can use; 0 when there is none. */
+guint ef_cuda_device_count (void);
+
 /* Backprojection kernel shapes. A thread owns `seg` pixels down one column; a warp spans 32 columns;
  * a block stacks `warps` warps, so its tile is 32 x (warps * seg) pixels. `chunk` pulses share one
  * staging of their geometry in shared memory. `blocks` is the number of blocks per multiprocessor the
@@ -43,6 +46,11 @@ typedef struct {
 
 /* Creates the CUDA backend for params->precision FP32 or FP16. On device out-of-memory it retries with
  * smaller pulse blocks before failing with EF_COMPUTE_ERROR_NO_MEMORY. Blocks while it allocates.
+ * With params->n_devices > 1 (or EF_BACKEND_ALL_DEVICES and more than one device) it drives several
+ * devices: every block is split into one contiguous share per device, each device accumulates its
+ * own partial image (a host thread per device fills its pinned buffers), and read_image adds the
+ * partial images on the first device (peer copies) before copying out. Asking for more devices than
+ * there are fails with EF_COMPUTE_ERROR_NO_DEVICE.
  * A backend owns its streams, buffers and cuFFT plans; call it from one thread at a time (the job's
  * worker). process_block returns once its work is queued (it waits only for the pinned buffer it
  * refills); read_image, the stats and free wait for the device. A kernel's failure shows as
@@ -70,10 +78,13 @@ typedef struct {
   double   h2d_ms;       /* host-to-device copies, device time */
   guint64  n_bp;         /* pixel-pulse pairs backprojected */
   guint    n_launches;   /* backprojection launches */
+  guint    n_devices;    /* devices summed into the figures above (the times are device times added
+                          * over devices, so bp_ms / n_devices approximates the elapsed kernel time) */
 } EfCudaStats;
 
 /* Waits for the device and copies the range profiles of the last sub-block (its first count pulses,
- * count * n_bins complex floats) to out. For checking range compression against the CPU. */
+ * count * n_bins complex floats) to out. For checking range compression against the CPU. With several
+ * devices, the first device's last sub-block (its share of the last block). */
 gboolean ef_backend_cuda_read_profiles (EfBackend *backend, guint count, guint *n_bins, EfCf32 *out,
                                         GError **error);
 
@@ -111,5 +122,55 @@ void ef_cuda_debug_fail_alloc_above (gsize bytes);
  * (may be NULL) an owned table of the timings. Blocks for a few seconds. */
 gboolean ef_cuda_tune (int device, guint edge, guint n_pulses, guint n_bins, EfPrecision precision,
                        guint *best, char **report, GError **error);
+/* Where ef_cuda_tune stores its choices (g_get_user_cache_dir()/echoform/cuda-tune.ini), owned. */
+char *ef_cuda_tune_cache_path (void);
+
+/* ---- the device image, for a display that reads it in place ---- */
+
+/* A CUDA backend's accumulator as a display sees it. The handle is reference-counted and owns the
+ * device buffer, so the image outlives the backend (and its job) for as long as a display holds it.
+ * The backend marks the end of every block (and of a clear) with an event in a small ring, so that
+ * another stream, on another thread, can read a finished state without ever making the compute
+ * stream wait, and without waiting for a block itself. The same type is forward-declared in
+ * ef-job.h and render/ef-gl-cuda.h. */
+typedef struct _EfCudaImage EfCudaImage;
+
+/* A new reference to a CUDA backend's image; NULL for a backend over several devices, whose image is a
+ * sum that only a read makes. Thread-safe; never blocks. */
+EfCudaImage *ef_backend_cuda_ref_image (EfBackend *backend);
+EfCudaImage *ef_cuda_image_ref (EfCudaImage *image);
+/* Drops a reference. The last one frees the buffer, which waits for work that still reads it. */
+void         ef_cuda_image_unref (EfCudaImage *image);
+int          ef_cuda_image_get_device (EfCudaImage *image);
+void         ef_cuda_image_get_size (EfCudaImage *image, guint *width, guint *height);
+/* The device buffer (float2, width * height, row-major), borrowed: valid while a reference is held. */
+const void  *ef_cuda_image_get_data (EfCudaImage *image);
+/* How many marks (ends of blocks and of clears) the backend has queued so far. Thread-safe. */
+guint64      ef_cuda_image_get_n_marks (EfCudaImage *image);
+/* Orders stream (a cudaStream_t on the image's device, passed as a pointer) after the newest mark that
+ * the device has already passed, and sets *mark to that mark's number (1-based; 0 when none has passed
+ * yet). Never waits for the device, and never makes the compute stream wait. Pixels that a later block
+ * is updating may be read before or after their update, each as a whole complex value. Thread-safe.
+ * FALSE with error when the device reports a failure. */
+gboolean     ef_cuda_image_order_after_finished (EfCudaImage *image, gpointer stream, guint64 *mark,
+                                                 GError **error);
+/* Copies rect of the image to out (host, rect->width * rect->height), counted in
+ * ef_cuda_debug_d2h_image_bytes. Waits for the copy only, not for queued blocks. Thread-safe. */
+gboolean     ef_cuda_image_read (EfCudaImage *image, const EfRect *rect, EfCf32 *out, GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (EfCudaImage, ef_cuda_image_unref)
+
+/* The display conversion: writes rects of image (device float2, image_width pixels a row) into a 2-D
+ * CUDA surface as complex float pairs (an RG32F texture), at (x - dst_x, y - dst_y). surface is a
+ * cudaSurfaceObject_t, stream a cudaStream_t. Queued on stream; returns at once. Rectangles must lie
+ * inside the image and, shifted, inside the surface. The CPU path that does the same job is
+ * ef_gl_image_upload (render/), and the GPU tests compare the two. */
+gboolean ef_cuda_display_convert (gpointer stream, guint64 surface, const void *image, guint image_width,
+                                  const EfRect *rects, guint n_rects, guint dst_x, guint dst_y, GError **error);
+
+/* Bytes of image data copied from the device to host memory by CUDA backends' read_image and by
+ * ef_cuda_image_read since the program started. A display that shares the device image keeps it
+ * unchanged over a whole job. Process-wide; thread-safe. */
+guint64 ef_cuda_debug_d2h_image_bytes (void);
 
 G_END_DECLS

@@ -33,6 +33,11 @@
  * apply_autofocus is off by default and, when set, applies them with the signs above, the pair that kept
  * focus best on two of the three patches.
  *
+ * Damaged files.  Everything here is checked before it is used, but matio 1.5.23 itself trusts the sizes
+ * a file declares while it reads a variable's description: a hostile file can make it allocate far more
+ * memory than the file holds (and HDF5 1.10 can spin on a damaged v7.3 file) before any check here runs.
+ * The size checks below keep the data reads in proportion to the file.
+ *
  * Timing.  The files carry no pulse times and no PRF.  Backprojection does not need them, so t is a nominal
  * 1 ms per pulse, counted over the pulses kept, only so that it increases monotonically.
  */

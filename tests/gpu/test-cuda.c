@@ -138,10 +138,11 @@ simulate (void (*init) (EfSimParams *), EfDomain domain, guint n_pulses, const E
   return ds;
 }
 
-/* Forms the image with the CUDA backend, block_size pulses per call; the output is poisoned first. */
+/* Forms the image with the CUDA backend over n_devices devices, block_size pulses per call; the output
+ * is poisoned first. */
 static EfCf32 *
-form_cuda (EfDataset *ds, const EfGrid *grid, const EfRangeParams *rp, EfPrecision precision,
-           const EfCudaOptions *opts, guint block, guint *block_used)
+form_cuda_on (EfDataset *ds, const EfGrid *grid, const EfRangeParams *rp, EfPrecision precision,
+              const EfCudaOptions *opts, guint block, guint n_devices, guint *block_used)
 {
   EfBackendParams bp = { 0 };
   g_autoptr (EfBackend) be = NULL;
@@ -157,6 +158,7 @@ form_cuda (EfDataset *ds, const EfGrid *grid, const EfRangeParams *rp, EfPrecisi
   bp.algo = EF_ALGO_BP;
   bp.block_size = block;
   bp.device = -1;
+  bp.n_devices = n_devices;
   be = ef_backend_cuda_new_full (&ds->info, &bp, opts, &error);
   g_assert_no_error (error);
   ef_cuda_test_poison (img, ef_grid_n_pixels (grid));
@@ -178,6 +180,13 @@ form_cuda (EfDataset *ds, const EfGrid *grid, const EfRangeParams *rp, EfPrecisi
   if (block_used)
     *block_used = ef_backend_cuda_block_size (be);
   return img;
+}
+
+static EfCf32 *
+form_cuda (EfDataset *ds, const EfGrid *grid, const EfRangeParams *rp, EfPrecision precision,
+           const EfCudaOptions *opts, guint block, guint *block_used)
+{
+  return form_cuda_on (ds, grid, rp, precision, opts, block, 1, block_used);
 }
 
 static EfImage *
@@ -637,6 +646,136 @@ test_errors (void)
   g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_DEVICE);
 }
 
+/* Two devices: each takes a share of every block and the shares' images are summed on read. The sum
+ * must be the single-device image (to rounding) and the float64 one, for blocks that split unevenly
+ * and blocks smaller than the number of devices, in both precisions; sub-rectangles, the bad-sample
+ * count and clear() must see the sum too. */
+static void
+test_multi_device (void)
+{
+  g_autofree EfSimTarget *tg = ef_test_random_targets (300, -12, -12, 12, 12);
+  g_autoptr (EfDataset) ds = NULL;
+  EfRangeParams rp = EF_RANGE_PARAMS_DEFAULT;
+  EfGrid grid;
+  g_autofree EfCf64 *ref = NULL;
+  g_autofree EfCf64 *one64 = NULL;
+  g_autofree EfCf32 *one = NULL;
+  guint n_dev = ef_cuda_device_count ();
+  gsize n;
+
+  /* Asking for more devices than there are is an error, never a quiet fallback to fewer. */
+  {
+    EfBackendParams bp = { 0 };
+    g_autoptr (GError) error = NULL;
+    g_autoptr (EfBackend) be = NULL;
+    g_autoptr (EfDataset) small = simulate (ef_sim_params_init_airborne, EF_DOMAIN_FX, 8, tg, 2);
+
+    g_assert_true (ef_grid_init_roi (&bp.grid, -5, -5, 5, 5, 0.2, NULL));
+    bp.range = rp;
+    bp.precision = EF_PRECISION_FP32;
+    bp.block_size = 8;
+    bp.device = -1;
+    bp.n_devices = n_dev + 1;
+    be = ef_backend_cuda_new (&small->info, &bp, &error);
+    g_assert_null (be);
+    g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_DEVICE);
+    g_test_message ("%u devices asked for: %s", n_dev + 1, error ? error->message : "(no error)");
+  }
+  if (n_dev < 2)
+    {
+      g_test_skip ("fewer than 2 CUDA devices");
+      return;
+    }
+
+  ds = simulate (ef_sim_params_init_airborne, EF_DOMAIN_FX, 301, tg, 300);
+  g_assert_true (ef_grid_init_roi (&grid, -13.1, -9.7, 7.3, 11.9, 0.157, NULL));
+  n = ef_grid_n_pixels (&grid);
+  ref = ef_test_form_fp64 (ds, &grid, &rp);
+  one = form_cuda_on (ds, &grid, &rp, EF_PRECISION_FP32, NULL, 64, 1, NULL);
+  one64 = g_new (EfCf64, n);
+  for (gsize i = 0; i < n; i++)
+    one64[i] = one[i];
+
+  /* Calls of 64 (32 each), 37 (18 + 19) and 1 pulse (the second device idle), and all devices. */
+  {
+    static const guint blocks[] = { 64, 37, 1 };
+
+    for (guint i = 0; i < G_N_ELEMENTS (blocks); i++)
+      for (guint k = 0; k < 2; k++)
+        {
+          guint devs = k == 0 ? 2 : EF_BACKEND_ALL_DEVICES;
+          g_autofree EfCf32 *img = form_cuda_on (ds, &grid, &rp, EF_PRECISION_FP32, NULL, blocks[i], devs, NULL);
+          double ser = ef_cuda_test_ser_db (img, ref, n), ser1 = ef_cuda_test_ser_db (img, one64, n);
+
+          g_test_message ("%s devices, calls of %u pulses: fp32 SER %.1f dB against float64, %.1f dB against one "
+                          "device", k == 0 ? "2" : "all", blocks[i], ser, ser1);
+          g_assert_cmpfloat (ser, >=, 100.0);
+          g_assert_cmpfloat (ser1, >=, 100.0);
+        }
+  }
+  {
+    g_autofree EfCf32 *img = form_cuda_on (ds, &grid, &rp, EF_PRECISION_FP16, NULL, 64, 2, NULL);
+    double psnr = ef_cuda_test_psnr_db (img, ref, n);
+
+    g_test_message ("2 devices, fp16: PSNR %.1f dB against float64", psnr);
+    g_assert_cmpfloat (psnr, >=, 45.0);
+  }
+
+  /* Backend level: stats, bad samples, a sub-rectangle across the band edge, clear(). */
+  {
+    EfBackendParams bp = { 0 };
+    g_autoptr (EfBackend) be = NULL;
+    g_autoptr (GError) error = NULL;
+    guint np = (guint) ds->info.n_pulses;
+    g_autofree EfCf32 *s = g_new (EfCf32, (gsize) np * ds->info.n_samples);
+    g_autofree EfCf32 *all_px = g_new (EfCf32, n);
+    EfRect all = { 0, 0, grid.width, grid.height }, r = { 17, 40, 33, 29 }, dirty[2];
+    g_autofree EfCf32 *sub = g_new (EfCf32, (gsize) r.width * r.height);
+    EfCudaStats st;
+
+    bp.grid = grid;
+    bp.range = rp;
+    bp.precision = EF_PRECISION_FP32;
+    bp.block_size = 128;
+    bp.device = -1;
+    bp.n_devices = 2;
+    be = ef_backend_cuda_new (&ds->info, &bp, &error);
+    g_assert_no_error (error);
+    if (be == NULL)
+      return;
+    g_assert_true (ef_backend_is_cuda (be));
+    g_assert_cmpstr (ef_backend_name (be), ==, "cuda");
+    g_assert_cmpuint (ef_backend_cuda_dirty (be, dirty, 2), ==, 0);
+    g_assert_true (ef_dataset_read_block (ds, 0, np, s, NULL));
+    /* One bad sample in each device's share. */
+    s[3] = NAN;
+    s[(gsize) (np - 1) * ds->info.n_samples + 5] = CMPLXF (INFINITY, 0.0f);
+    for (guint p0 = 0; p0 < np; p0 += 128)
+      g_assert_true (ef_backend_process_block (be, ds->pulses + p0, s + (gsize) p0 * ds->info.n_samples,
+                                               MIN (128u, np - p0), &error));
+    g_assert_no_error (error);
+    g_assert_cmpuint (ef_backend_cuda_dirty (be, dirty, 2), ==, 1);
+    ef_cuda_test_poison (all_px, n);
+    g_assert_true (ef_backend_read_image (be, &all, all_px, &error));
+    g_assert_no_error (error);
+    g_assert_cmpuint (be->n_bad_samples, ==, 2);
+    g_assert_cmpuint (ef_cuda_test_count_nonfinite (all_px, n), ==, 0);
+    g_assert_true (ef_backend_read_image (be, &r, sub, &error));
+    for (guint y = 0; y < r.height; y++)
+      for (guint x = 0; x < r.width; x++)
+        g_assert_true (sub[y * r.width + x] == all_px[(gsize) (r.y + y) * grid.width + r.x + x]);
+    g_assert_true (ef_backend_cuda_stats (be, &st, &error));
+    g_test_message ("2 devices: %" G_GUINT64_FORMAT " pixel-pulses in %u launches, %.2f ms of kernels over %u "
+                    "devices", st.n_bp, st.n_launches, st.bp_ms, st.n_devices);
+    g_assert_cmpuint (st.n_devices, ==, 2);
+    g_assert_cmpuint (st.n_bp, ==, (guint64) np * n);
+    g_assert_true (be->ops->clear (be, &error));
+    g_assert_true (ef_backend_read_image (be, &all, all_px, &error));
+    for (gsize i = 0; i < n; i++)
+      g_assert_true (all_px[i] == 0);
+  }
+}
+
 /* Small enough for compute-sanitizer (memcheck, racecheck): every kernel on odd sizes. */
 static void
 test_tiny (void)
@@ -719,6 +858,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/cuda/backend/bad-samples", test_bad_samples);
   g_test_add_func ("/compute/cuda/backend/read-rect", test_read_rect);
   g_test_add_func ("/compute/cuda/backend/errors", test_errors);
+  g_test_add_func ("/compute/cuda/backend/multi-device", test_multi_device);
   g_test_add_func ("/compute/cuda/tiny", test_tiny);
   return g_test_run ();
 }

@@ -1,0 +1,179 @@
+/* ef-cli-tune.c: `echoform-cli tune`: times the CUDA kernel shapes and keeps the fastest per device. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "ef-cli"
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ef-cli-private.h"
+#if HAVE_CUDA
+#include "cuda/ef-cuda.h"
+#endif
+
+/* The class that the benchmarks and RESULTS.md use: a 4096-pixel image, 1024 pulses of 8192 bins. */
+#define DEFAULT_EDGE 4096
+#define DEFAULT_PULSES 1024
+#define DEFAULT_BINS 8192
+
+#if HAVE_CUDA
+typedef struct {
+  int         device;
+  EfPrecision precision;
+  guint       variant;
+} TuneRow;
+
+/* Tunes every (device, precision) pair; prints each timing table unless json. */
+static int
+tune_devices (GArray *devices, GArray *precisions, guint edge, guint pulses, guint bins, gboolean json)
+{
+  g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (TuneRow));
+  g_autofree char *path = ef_cuda_tune_cache_path ();
+
+  for (guint d = 0; d < devices->len; d++)
+    for (guint p = 0; p < precisions->len; p++)
+      {
+        TuneRow row = { g_array_index (devices, int, d), g_array_index (precisions, EfPrecision, p), 0 };
+        g_autoptr (GError) error = NULL;
+        g_autofree char *report = NULL;
+
+        if (!json && ef_cli_stderr_is_tty ())
+          fprintf (stderr, "Timing %u kernel shapes in %s on CUDA device %d…\n", ef_cuda_n_shapes (),
+                   ef_precision_to_string (row.precision), row.device);
+        if (!ef_cuda_tune (row.device, edge, pulses, bins, row.precision, &row.variant, &report, &error))
+          {
+            g_prefix_error (&error, "CUDA device %d, %s: ", row.device, ef_precision_to_string (row.precision));
+            return ef_cli_report ("tune", error);
+          }
+        if (!json)
+          printf ("%s%s", d + p > 0 ? "\n" : "", report);
+        g_array_append_val (rows, row);
+      }
+
+  if (json)
+    {
+      g_autofree char *text = NULL;
+      EfCliJson j;
+
+      ef_cli_json_init (&j);
+      ef_cli_json_begin_object (&j, NULL);
+      ef_cli_json_int (&j, "edge", edge);
+      ef_cli_json_int (&j, "pulses", pulses);
+      ef_cli_json_int (&j, "bins", bins);
+      ef_cli_json_string (&j, "cache", path);
+      ef_cli_json_begin_array (&j, "results");
+      for (guint i = 0; i < rows->len; i++)
+        {
+          const TuneRow *r = &g_array_index (rows, TuneRow, i);
+          g_autofree char *name = ef_cuda_device_name (r->device);
+
+          ef_cli_json_begin_object (&j, NULL);
+          ef_cli_json_int (&j, "device", r->device);
+          ef_cli_json_string (&j, "name", name);
+          ef_cli_json_string (&j, "precision", ef_precision_to_string (r->precision));
+          ef_cli_json_int (&j, "variant", r->variant);
+          ef_cli_json_end_object (&j);
+        }
+      ef_cli_json_end_array (&j);
+      ef_cli_json_end_object (&j);
+      text = ef_cli_json_finish (&j);
+      fputs (text, stdout);
+    }
+  else
+    printf ("\nStored in %s; CUDA backends on the same device model and problem class use it.\n", path);
+  return EF_CLI_EXIT_OK;
+}
+#endif
+
+int
+ef_cli_tune (int argc, char **argv)
+{
+  g_autofree char *edge_s = NULL, *pulses_s = NULL, *bins_s = NULL, *precision_s = NULL, *device_s = NULL;
+  g_autoptr (GOptionContext) context = NULL;
+  g_autoptr (GArray) precisions = g_array_new (FALSE, FALSE, sizeof (EfPrecision));
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) prec_names = NULL;
+  guint edge = DEFAULT_EDGE, pulses = DEFAULT_PULSES, bins = DEFAULT_BINS, device = 0;
+  gboolean json = FALSE, all_devices = FALSE;
+  const GOptionEntry entries[] = {
+    { "edge", 0, 0, G_OPTION_ARG_STRING, &edge_s, "Image edge in pixels (default 4096)", "N" },
+    { "pulses", 0, 0, G_OPTION_ARG_STRING, &pulses_s, "Pulses per timed launch (default 1024)", "N" },
+    { "bins", 0, 0, G_OPTION_ARG_STRING, &bins_s, "Range bins per pulse, after upsampling (default 8192)", "N" },
+    { "precision", 'p', 0, G_OPTION_ARG_STRING, &precision_s, "fp32, fp16 or both (the default: fp32,fp16)",
+      "P,P" },
+    { "device", 'd', 0, G_OPTION_ARG_STRING, &device_s, "CUDA device to tune, or all (default 0)", "N|all" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the choices as JSON instead of the timing tables", NULL },
+    { NULL }
+  };
+
+  context = ef_cli_option_context_new ("tune", NULL, "Choose the fastest CUDA backprojection kernel shape.",
+                                       "Times every kernel shape on a synthetic problem of the given class (the "
+                                       "edge and the bins are rounded up to powers of two) and stores the fastest "
+                                       "under the device's name in the user cache folder "
+                                       "(echoform/cuda-tune.ini), where every later CUDA backend on the same "
+                                       "device model looks it up. Takes a few seconds per device and precision. "
+                                       "Needs a build with CUDA and a CUDA device.", entries);
+  if (!ef_cli_option_parse (context, "tune", &argc, &argv))
+    return EF_CLI_EXIT_USAGE;
+  if (argc > 1)
+    return ef_cli_usage_error ("tune", "unexpected argument '%s'", argv[1]);
+
+  /* Every argument is checked before anything asks for a device. */
+  if ((edge_s != NULL && !ef_cli_parse_uint ("--edge", edge_s, 32, 65536, &edge, &error))
+      || (pulses_s != NULL && !ef_cli_parse_uint ("--pulses", pulses_s, 1, 65536, &pulses, &error))
+      || (bins_s != NULL && !ef_cli_parse_uint ("--bins", bins_s, 16, 1u << 22, &bins, &error)))
+    return ef_cli_report ("tune", error);
+  if (device_s != NULL)
+    {
+      if (g_ascii_strcasecmp (g_strstrip (device_s), "all") == 0)
+        all_devices = TRUE;
+      else if (!ef_cli_parse_uint ("--device", device_s, 0, 1023, &device, &error))
+        return ef_cli_report ("tune", error);
+    }
+  prec_names = g_strsplit (precision_s != NULL ? precision_s : "fp32,fp16", ",", -1);
+  for (guint i = 0; prec_names[i] != NULL; i++)
+    {
+      EfPrecision p;
+
+      if (!ef_precision_from_string (g_strstrip (prec_names[i]), &p))
+        return ef_cli_usage_error ("tune", "--precision: '%s' is not fp32 or fp16", prec_names[i]);
+      if (p != EF_PRECISION_FP32 && p != EF_PRECISION_FP16)
+        return ef_cli_usage_error ("tune", "--precision: the CUDA kernels run in fp32 or fp16, not %s",
+                                   prec_names[i]);
+      g_array_append_val (precisions, p);
+    }
+  if (precisions->len == 0)
+    return ef_cli_usage_error ("tune", "--precision: no precision given");
+
+#if HAVE_CUDA
+  {
+    g_autofree char *why = NULL;
+    g_autoptr (GArray) devices = g_array_new (FALSE, FALSE, sizeof (int));
+    guint n_dev;
+
+    if (!ef_cuda_available (&why))
+      {
+        ef_cli_error ("tune: %s; there are no CUDA kernels to tune here", why);
+        return EF_CLI_EXIT_FAILURE;
+      }
+    n_dev = ef_cuda_device_count ();
+    if (!all_devices && device >= n_dev)
+      {
+        ef_cli_error ("tune: there is no CUDA device %u (%u found)", device, n_dev);
+        return EF_CLI_EXIT_FAILURE;
+      }
+    for (guint d = all_devices ? 0 : device; d < (all_devices ? n_dev : device + 1); d++)
+      {
+        int v = (int) d;
+
+        g_array_append_val (devices, v);
+      }
+    return tune_devices (devices, precisions, edge, pulses, bins, json);
+  }
+#else
+  (void) json;
+  (void) all_devices;
+  ef_cli_error ("tune: this build has no CUDA support (built without nvcc); the CPU kernels need no tuning");
+  return EF_CLI_EXIT_FAILURE;
+#endif
+}

@@ -1,0 +1,41 @@
+/* ef-gl-cuda.h: CUDA–OpenGL sharing: an image's textures written in place from the device accumulator. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/* Plain C, and no CUDA header: every build has these functions. Without CUDA they report that there
+ * is no device, and the host-upload path (ef_gl_image_upload) does the job. */
+#include <glib.h>
+#include "ef-gl-image.h"
+
+G_BEGIN_DECLS
+
+/* compute/cuda/ef-cuda.h and ef-job.h declare the same type. */
+typedef struct _EfCudaImage EfCudaImage;
+typedef struct _EfGlCuda EfGlCuda;
+
+/* Whether the current GL context is drawn by CUDA device compute_device, the one that forms the
+ * images, according to cudaGLGetDevices. Returns compute_device if so, else -1: Mesa's llvmpipe, the
+ * integrated GPU of a hybrid laptop, another NVIDIA device, no NVIDIA driver (cudaGLGetDevices then
+ * fails with cudaErrorInsufficientDriver), or a build without CUDA. *why (may be NULL) receives an
+ * owned sentence that says which, for the log. The context must be current. Does not block. */
+int       ef_gl_cuda_choose_device (int compute_device, char **why);
+
+/* Registers every tile texture of image (RG32F) with CUDA on device for surface writes, and makes the
+ * display stream. The GL context must be current here and in every call below, and image must outlive
+ * the result; register again whenever the textures are made again. Returns NULL with error when the
+ * driver refuses: the caller then uploads from host memory. */
+EfGlCuda *ef_gl_cuda_new (EfGlImage *image, int device, GError **error);
+/* Unregisters the textures; the context must be current. Waits for the display stream's last
+ * conversion (a short kernel), never for a block. */
+void      ef_gl_cuda_free (EfGlCuda *self);
+
+/* Writes rects (image pixels) of source into the textures, as host uploads would: maps the textures
+ * that rects touch, converts those rectangles on the display stream after the newest block the device
+ * has finished, and unmaps, so that GL draws after the conversion. Never waits for a block and never
+ * makes the compute stream wait. *mark receives the mark of the state written (see
+ * ef_cuda_image_order_after_finished); 0 means that none has finished yet and nothing was written.
+ * Cells written are marked arrived. source must have the image's size and live on self's device. */
+gboolean  ef_gl_cuda_update (EfGlCuda *self, EfCudaImage *source, const EfRect *rects, guint n_rects,
+                             guint64 *mark, GError **error);
+
+G_END_DECLS
