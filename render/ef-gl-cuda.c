@@ -55,7 +55,7 @@ ef_gl_cuda_choose_device (int compute_device, char **why)
   if (e != cudaSuccess)
     {
       if (why != NULL)
-        *why = g_strdup_printf ("no CUDA device draws the OpenGL renderer “%s” (cudaGLGetDevices: %s, error %d)",
+        *why = g_strdup_printf ("no CUDA device draws the OpenGL renderer \"%s\" (cudaGLGetDevices: %s, error %d)",
                                 renderer, cudaGetErrorName (e), (int) e);
       (void) cudaGetLastError ();
       return -1;
@@ -66,7 +66,7 @@ ef_gl_cuda_choose_device (int compute_device, char **why)
         if (why != NULL)
           {
             g_autofree char *name = ef_cuda_device_name (compute_device);
-            *why = g_strdup_printf ("CUDA device %d (%s) draws the OpenGL renderer “%s” and forms the images",
+            *why = g_strdup_printf ("CUDA device %d (%s) draws the OpenGL renderer \"%s\" and forms the images",
                                     compute_device, name ? name : "?", renderer);
           }
         return compute_device;
@@ -74,9 +74,9 @@ ef_gl_cuda_choose_device (int compute_device, char **why)
   if (why != NULL)
     {
       if (n == 0)
-        *why = g_strdup_printf ("no CUDA device draws the OpenGL renderer “%s”", renderer);
+        *why = g_strdup_printf ("no CUDA device draws the OpenGL renderer \"%s\"", renderer);
       else
-        *why = g_strdup_printf ("the OpenGL renderer “%s” is on CUDA device %d, but images form on device %d",
+        *why = g_strdup_printf ("the OpenGL renderer \"%s\" is on CUDA device %d, but images form on device %d",
                                 renderer, devices[0], compute_device);
     }
   return -1;
@@ -129,6 +129,14 @@ ef_gl_cuda_new (EfGlImage *image, int device, GError **error)
   int least = 0, greatest = 0;
 
   g_return_val_if_fail (image != NULL && device >= 0, NULL);
+
+  /* The conversion writes complex pairs; a VALUE image's R32F textures are for host uploads. */
+  if (ef_gl_image_get_format (image) != EF_GL_IMAGE_COMPLEX)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "CUDA writes complex (RG32F) textures only");
+      return NULL;
+    }
 
   self = g_new0 (EfGlCuda, 1);
   self->image = image;

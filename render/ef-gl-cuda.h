@@ -20,7 +20,7 @@ typedef struct _EfGlCuda EfGlCuda;
  * owned sentence that says which, for the log. The context must be current. Does not block. */
 int       ef_gl_cuda_choose_device (int compute_device, char **why);
 
-/* Registers every tile texture of image (RG32F) with CUDA on device for surface writes, and makes the
+/* Registers every tile texture of image (EF_GL_IMAGE_COMPLEX: RG32F) with CUDA on device for surface writes, and makes the
  * display stream. The GL context must be current here and in every call below, and image must outlive
  * the result; register again whenever the textures are made again. Returns NULL with error when the
  * driver refuses: the caller then uploads from host memory. */

@@ -4,6 +4,8 @@
 #include "config.h"
 
 #include <epoxy/gl.h>
+#include <complex.h>
+#include <math.h>
 #include <string.h>
 
 #include "ef-error.h"
@@ -11,6 +13,10 @@
 
 struct _EfGlImage {
   guint     width, height;
+  EfGlImageFormat format;
+  EfViewMode mode;        /* what a VALUE image holds */
+  float    *values;       /* owned: conversion buffer of a VALUE upload */
+  gsize     values_len;
   GArray   *tiles;        /* owned, EfGlTile */
   guint     cells_w, cells_h;
   guint8   *mask;         /* owned, cells_w * cells_h */
@@ -33,6 +39,14 @@ set_texture_params (void)
 EfGlImage *
 ef_gl_image_new (guint width, guint height, guint max_tile, GError **error)
 {
+  return ef_gl_image_new_with_format (width, height, max_tile, EF_GL_IMAGE_COMPLEX, EF_VIEW_MAGNITUDE, error);
+}
+
+EfGlImage *
+ef_gl_image_new_with_format (guint width, guint height, guint max_tile, EfGlImageFormat format, EfViewMode mode,
+                             GError **error)
+{
+  gboolean value = format == EF_GL_IMAGE_VALUE;
   g_autoptr (GArray) tiles = NULL;
   EfGlImage *self;
   GLint gl_max = 0;
@@ -58,14 +72,16 @@ ef_gl_image_new (guint width, guint height, guint max_tile, GError **error)
         glBindTexture (GL_TEXTURE_2D, t.texture);
         set_texture_params ();
         /* Storage only; cells are drawn once uploaded, so the contents need no clearing. */
-        glTexImage2D (GL_TEXTURE_2D, 0, GL_RG32F, (GLsizei) t.width, (GLsizei) t.height, 0, GL_RG, GL_FLOAT,
-                      NULL);
+        glTexImage2D (GL_TEXTURE_2D, 0, value ? GL_R32F : GL_RG32F, (GLsizei) t.width, (GLsizei) t.height, 0,
+                      value ? GL_RED : GL_RG, GL_FLOAT, NULL);
         g_array_append_val (tiles, t);
       }
 
   self = g_new0 (EfGlImage, 1);
   self->width = width;
   self->height = height;
+  self->format = value ? EF_GL_IMAGE_VALUE : EF_GL_IMAGE_COMPLEX;
+  self->mode = mode;
   self->tiles = g_steal_pointer (&tiles);
   self->cells_w = (width + EF_GL_IMAGE_CELL - 1) / EF_GL_IMAGE_CELL;
   self->cells_h = (height + EF_GL_IMAGE_CELL - 1) / EF_GL_IMAGE_CELL;
@@ -109,6 +125,7 @@ ef_gl_image_free (EfGlImage *self)
     glDeleteTextures (1, &self->mask_texture);
   g_array_unref (self->tiles);
   g_free (self->mask);
+  g_free (self->values);
   g_free (self);
 }
 
@@ -124,6 +141,43 @@ ef_gl_image_get_height (const EfGlImage *self)
 {
   g_return_val_if_fail (self != NULL, 0);
   return self->height;
+}
+
+EfGlImageFormat
+ef_gl_image_get_format (const EfGlImage *self)
+{
+  g_return_val_if_fail (self != NULL, EF_GL_IMAGE_COMPLEX);
+  return self->format;
+}
+
+EfViewMode
+ef_gl_image_get_view_mode (const EfGlImage *self)
+{
+  g_return_val_if_fail (self != NULL, EF_VIEW_MAGNITUDE);
+  return self->mode;
+}
+
+void
+ef_gl_image_set_view_mode (EfGlImage *self, EfViewMode mode)
+{
+  g_return_if_fail (self != NULL);
+  if (self->format != EF_GL_IMAGE_VALUE || self->mode == mode)
+    return;
+  self->mode = mode;
+  /* What the textures hold is the other quantity: drawing it with the new mapping would flash
+   * nonsense until it comes again. */
+  ef_gl_image_reset_mask (self);
+}
+
+const guint8 *
+ef_gl_image_get_mask (const EfGlImage *self, guint *cells_w, guint *cells_h)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  if (cells_w != NULL)
+    *cells_w = self->cells_w;
+  if (cells_h != NULL)
+    *cells_h = self->cells_h;
+  return self->mask;
 }
 
 guint
@@ -164,13 +218,59 @@ ef_gl_image_get_mask_scale (const EfGlImage *self, float scale[2])
   scale[1] = 1.0f / (float) (self->cells_h * EF_GL_IMAGE_CELL);
 }
 
+/* The quantity a VALUE image shows, per pixel; ef_display_value () maps it the same way. */
+static void
+convert_values (EfViewMode mode, const EfCf32 *restrict in, float *restrict out, gsize n)
+{
+  switch (mode)
+    {
+    case EF_VIEW_PHASE:
+      for (gsize i = 0; i < n; i++)
+        out[i] = atan2f (cimagf (in[i]), crealf (in[i])) * (float) (0.5 / G_PI) + 0.5f;
+      break;
+    case EF_VIEW_REAL:
+      for (gsize i = 0; i < n; i++)
+        out[i] = crealf (in[i]);
+      break;
+    case EF_VIEW_IMAGINARY:
+      for (gsize i = 0; i < n; i++)
+        out[i] = cimagf (in[i]);
+      break;
+    case EF_VIEW_MAGNITUDE:
+    case EF_VIEW_N:
+    default:
+      /* log2f rather than log10f: the same accuracy, and glibc's is the faster of the two. */
+      for (gsize i = 0; i < n; i++)
+        {
+          float re = crealf (in[i]), im = cimagf (in[i]);
+          float p = re * re + im * im;
+          out[i] = (float) (10.0 * G_LN2 / G_LN10) * log2f (MAX (p, 1e-30f));
+        }
+      break;
+    }
+}
+
 void
 ef_gl_image_upload (EfGlImage *self, const EfRect *rect, const EfCf32 *pixels)
 {
+  gsize n = (gsize) rect->width * rect->height;
+  gboolean value;
   guint x1, y1;
 
   g_return_if_fail (self != NULL && rect != NULL && pixels != NULL);
   g_return_if_fail (rect->x + rect->width <= self->width && rect->y + rect->height <= self->height);
+
+  value = self->format == EF_GL_IMAGE_VALUE;
+  if (value)
+    {
+      if (n > self->values_len)
+        {
+          g_free (self->values);
+          self->values = g_new (float, n);
+          self->values_len = n;
+        }
+      convert_values (self->mode, pixels, self->values, n);
+    }
 
   x1 = rect->x + rect->width;
   y1 = rect->y + rect->height;
@@ -180,14 +280,18 @@ ef_gl_image_upload (EfGlImage *self, const EfRect *rect, const EfCf32 *pixels)
       const EfGlTile *t = &g_array_index (self->tiles, EfGlTile, i);
       guint ix0 = MAX (rect->x, t->x), iy0 = MAX (rect->y, t->y);
       guint ix1 = MIN (x1, t->x + t->width), iy1 = MIN (y1, t->y + t->height);
-      const EfCf32 *src;
+      gsize offset;
 
       if (ix0 >= ix1 || iy0 >= iy1)
         continue;
-      src = pixels + (gsize) (iy0 - rect->y) * rect->width + (ix0 - rect->x);
+      offset = (gsize) (iy0 - rect->y) * rect->width + (ix0 - rect->x);
       glBindTexture (GL_TEXTURE_2D, t->texture);
-      glTexSubImage2D (GL_TEXTURE_2D, 0, (GLint) (ix0 - t->x), (GLint) (iy0 - t->y), (GLsizei) (ix1 - ix0),
-                       (GLsizei) (iy1 - iy0), GL_RG, GL_FLOAT, src);
+      if (value)
+        glTexSubImage2D (GL_TEXTURE_2D, 0, (GLint) (ix0 - t->x), (GLint) (iy0 - t->y), (GLsizei) (ix1 - ix0),
+                         (GLsizei) (iy1 - iy0), GL_RED, GL_FLOAT, self->values + offset);
+      else
+        glTexSubImage2D (GL_TEXTURE_2D, 0, (GLint) (ix0 - t->x), (GLint) (iy0 - t->y), (GLsizei) (ix1 - ix0),
+                         (GLsizei) (iy1 - iy0), GL_RG, GL_FLOAT, pixels + offset);
     }
   glPixelStorei (GL_UNPACK_ROW_LENGTH, 0);
   glBindTexture (GL_TEXTURE_2D, 0);

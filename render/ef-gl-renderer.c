@@ -5,39 +5,72 @@
 
 #include <epoxy/gl.h>
 #include <gio/gio.h>
+#include <math.h>
+#include <string.h>
 
 #include "ef-error.h"
 #include "ef-gl-renderer.h"
 
 #define SHADER_PATH "/io/github/echoform/Echoform/shaders/"
+/* Entries of the table that VALUE images are drawn through: enough that the gamma curve, steepest
+ * at its dark end, stays within a few grey levels of pow () there after linear filtering. GL 3.2
+ * guarantees textures of 1024 texels. */
+#define DISPLAY_LUT_SIZE 1024
+
+/* The programs that draw VALUE images: a precomputed value mapped through the display table. */
+typedef struct {
+  GLuint program;
+  GLint  pix_to_ndc, tile_origin, tile_size, quad_origin, quad_size, data, lut, lut_map, scale, offset, tap;
+} ValueProgram;
+
+enum {
+  VALUE_PLAIN,
+  VALUE_AVERAGE_DB,   /* magnitude zoomed out: averages power over the pixel's footprint */
+  N_VALUE_PROGRAMS
+};
 
 struct _EfGlRenderer {
   GLuint program;
   GLuint vao, vbo;
   GLuint lut[EF_COLORMAP_N];
   struct {
-    GLint pix_to_ndc, tile_origin, tile_size, data, mask, lut, mask_scale, mode, db_min, db_max,
-          inv_gamma, gain_db;
+    GLint pix_to_ndc, tile_origin, tile_size, quad_origin, quad_size, data, mask, lut, mask_scale, mode, db_min,
+          db_max, inv_gamma, gain_db;
   } u;
+  ValueProgram value[N_VALUE_PROGRAMS];  /* program 0 when made from sources without image-value.frag */
+  GLuint       display_lut;        /* owned: colour map with the gamma applied, DISPLAY_LUT_SIZE x 1 */
+  gboolean     display_lut_valid;
+  EfColormap   display_lut_map;    /* what display_lut holds */
+  double       display_lut_gamma;
   char *description;
 };
 
+/* defines (may be NULL) go right after the #version line, which must stay first. */
 static GLuint
-compile_shader (GLenum type, const char *resource, GError **error)
+compile_shader (GLenum type, const char *name, GBytes *bytes, const char *defines, GError **error)
 {
-  g_autoptr (GBytes) bytes = NULL;
-  const char *src;
-  GLint len, ok = 0;
+  const char *src, *body;
+  const char *parts[3];
+  GLint lens[3], n = 0, ok = 0;
+  gsize size;
   GLuint shader;
 
-  bytes = g_resources_lookup_data (resource, G_RESOURCE_LOOKUP_FLAGS_NONE, error);
-  if (bytes == NULL)
-    return 0;
-  src = g_bytes_get_data (bytes, NULL);
-  len = (GLint) g_bytes_get_size (bytes);
+  src = g_bytes_get_data (bytes, &size);
+  body = src;
+  if (defines != NULL && size > 8 && strncmp (src, "#version", 8) == 0)
+    {
+      const char *nl = memchr (src, '\n', size);
+      body = nl != NULL ? nl + 1 : src + size;
+      parts[n] = src;
+      lens[n++] = (GLint) (body - src);
+      parts[n] = defines;
+      lens[n++] = (GLint) strlen (defines);
+    }
+  parts[n] = body;
+  lens[n++] = (GLint) (size - (gsize) (body - src));
 
   shader = glCreateShader (type);
-  glShaderSource (shader, 1, &src, &len);
+  glShaderSource (shader, n, parts, lens);
   glCompileShader (shader);
   glGetShaderiv (shader, GL_COMPILE_STATUS, &ok);
   if (!ok)
@@ -48,7 +81,7 @@ compile_shader (GLenum type, const char *resource, GError **error)
       glGetShaderiv (shader, GL_INFO_LOG_LENGTH, &log_len);
       log = g_malloc0 (MAX (log_len, 1) + 1);
       glGetShaderInfoLog (shader, log_len, NULL, log);
-      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_DEVICE, "Shader %s does not compile: %s", resource,
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_DEVICE, "Shader %s does not compile: %s", name,
                    log);
       glDeleteShader (shader);
       return 0;
@@ -57,15 +90,15 @@ compile_shader (GLenum type, const char *resource, GError **error)
 }
 
 static GLuint
-link_program (const char *vert, const char *frag, GError **error)
+link_program (GBytes *vert, GBytes *frag, const char *frag_name, const char *frag_defines, GError **error)
 {
   GLuint vs, fs, program;
   GLint ok = 0;
 
-  vs = compile_shader (GL_VERTEX_SHADER, vert, error);
+  vs = compile_shader (GL_VERTEX_SHADER, "image.vert", vert, NULL, error);
   if (vs == 0)
     return 0;
-  fs = compile_shader (GL_FRAGMENT_SHADER, frag, error);
+  fs = compile_shader (GL_FRAGMENT_SHADER, frag_name, frag, frag_defines, error);
   if (fs == 0)
     {
       glDeleteShader (vs);
@@ -100,14 +133,64 @@ link_program (const char *vert, const char *frag, GError **error)
 EfGlRenderer *
 ef_gl_renderer_new (GError **error)
 {
+  g_autoptr (GBytes) vert = NULL;
+  g_autoptr (GBytes) frag = NULL;
+  g_autoptr (GBytes) value_frag = NULL;
+  EfGlRenderer *self;
+
+  vert = g_resources_lookup_data (SHADER_PATH "image.vert", G_RESOURCE_LOOKUP_FLAGS_NONE, error);
+  if (vert == NULL)
+    return NULL;
+  frag = g_resources_lookup_data (SHADER_PATH "image.frag", G_RESOURCE_LOOKUP_FLAGS_NONE, error);
+  if (frag == NULL)
+    return NULL;
+  value_frag = g_resources_lookup_data (SHADER_PATH "image-value.frag", G_RESOURCE_LOOKUP_FLAGS_NONE, error);
+  if (value_frag == NULL)
+    return NULL;
+  self = ef_gl_renderer_new_from_sources (vert, frag, error);
+  if (self == NULL)
+    return NULL;
+  for (guint i = 0; i < N_VALUE_PROGRAMS; i++)
+    {
+      ValueProgram *v = &self->value[i];
+
+      v->program = link_program (vert, value_frag, "image-value.frag",
+                                 i == VALUE_AVERAGE_DB ? "#define EF_AVERAGE_DB 1\n" : "", error);
+      if (v->program == 0)
+        {
+          ef_gl_renderer_free (self);
+          return NULL;
+        }
+#define U(name) v->name = glGetUniformLocation (v->program, "u_" #name)
+      U (pix_to_ndc);
+      U (tile_origin);
+      U (tile_size);
+      U (quad_origin);
+      U (quad_size);
+      U (data);
+      U (lut);
+      U (lut_map);
+      U (scale);
+      U (offset);
+      U (tap);
+#undef U
+    }
+  return self;
+}
+
+EfGlRenderer *
+ef_gl_renderer_new_from_sources (GBytes *vert, GBytes *frag, GError **error)
+{
   static const float corners[] = { 0, 0, 1, 0, 0, 1, 1, 1 };
   EfGlRenderer *self;
   GLuint program;
   GLenum err;
 
+  g_return_val_if_fail (vert != NULL && frag != NULL, NULL);
+
   while (glGetError () != GL_NO_ERROR)
     ;
-  program = link_program (SHADER_PATH "image.vert", SHADER_PATH "image.frag", error);
+  program = link_program (vert, frag, "image.frag", NULL, error);
   if (program == 0)
     return NULL;
 
@@ -117,6 +200,8 @@ ef_gl_renderer_new (GError **error)
   U (pix_to_ndc);
   U (tile_origin);
   U (tile_size);
+  U (quad_origin);
+  U (quad_size);
   U (data);
   U (mask);
   U (lut);
@@ -152,6 +237,13 @@ ef_gl_renderer_new (GError **error)
       glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
       glTexImage2D (GL_TEXTURE_2D, 0, GL_RGBA8, EF_COLORMAP_LUT_SIZE, 1, 0, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
     }
+  glGenTextures (1, &self->display_lut);
+  glBindTexture (GL_TEXTURE_2D, self->display_lut);
+  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  glTexImage2D (GL_TEXTURE_2D, 0, GL_RGBA8, DISPLAY_LUT_SIZE, 1, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
   glBindTexture (GL_TEXTURE_2D, 0);
 
   self->description = g_strdup_printf ("%s; %s", (const char *) glGetString (GL_RENDERER),
@@ -174,6 +266,11 @@ ef_gl_renderer_free (EfGlRenderer *self)
     return;
   if (self->program)
     glDeleteProgram (self->program);
+  for (guint i = 0; i < N_VALUE_PROGRAMS; i++)
+    if (self->value[i].program)
+      glDeleteProgram (self->value[i].program);
+  if (self->display_lut)
+    glDeleteTextures (1, &self->display_lut);
   if (self->vbo)
     glDeleteBuffers (1, &self->vbo);
   if (self->vao)
@@ -190,9 +287,10 @@ ef_gl_renderer_describe (EfGlRenderer *self)
   return self->description;
 }
 
-void
-ef_gl_renderer_draw_image (EfGlRenderer *self, EfGlImage *image, const double m[6],
-                           const EfDisplayParams *params, double gain_db)
+/* A COMPLEX image: the shader takes magnitude, phase or a part of every pixel, every frame. */
+static void
+draw_complex (EfGlRenderer *self, EfGlImage *image, const double m[6], const EfDisplayParams *params,
+              double gain_db)
 {
   /* Column-major 3x3 for GLSL. */
   const float mat[9] = {
@@ -203,8 +301,6 @@ ef_gl_renderer_draw_image (EfGlRenderer *self, EfGlImage *image, const double m[
   float mask_scale[2];
   guint map = (guint) params->colormap < EF_COLORMAP_N ? (guint) params->colormap : 0;
   guint mask_tex;
-
-  g_return_if_fail (self != NULL && image != NULL && params != NULL);
 
   mask_tex = ef_gl_image_get_mask_texture (image);
   ef_gl_image_get_mask_scale (image, mask_scale);
@@ -235,6 +331,8 @@ ef_gl_renderer_draw_image (EfGlRenderer *self, EfGlImage *image, const double m[
       glBindTexture (GL_TEXTURE_2D, t->texture);
       glUniform2f (self->u.tile_origin, (float) t->x, (float) t->y);
       glUniform2f (self->u.tile_size, (float) t->width, (float) t->height);
+      glUniform2f (self->u.quad_origin, (float) t->x, (float) t->y);
+      glUniform2f (self->u.quad_size, (float) t->width, (float) t->height);
       glDrawArrays (GL_TRIANGLE_STRIP, 0, 4);
     }
 
@@ -246,4 +344,163 @@ ef_gl_renderer_draw_image (EfGlRenderer *self, EfGlImage *image, const double m[
   glActiveTexture (GL_TEXTURE0);
   glBindVertexArray (0);
   glUseProgram (0);
+}
+
+/* Rebuilds the display table when the colour map or the gamma has changed: the colour that the
+ * complex shader shows for t, at DISPLAY_LUT_SIZE points (a few microseconds, so such changes stay
+ * instant). */
+static void
+update_display_lut (EfGlRenderer *self, EfColormap map, double gamma)
+{
+  guint8 rgba[DISPLAY_LUT_SIZE * 4];
+  double inv_gamma = 1.0 / MAX (gamma, 1e-3);
+
+  if (self->display_lut_valid && self->display_lut_map == map && self->display_lut_gamma == gamma)
+    return;
+  for (guint i = 0; i < DISPLAY_LUT_SIZE; i++)
+    {
+      double t = (double) i / (DISPLAY_LUT_SIZE - 1);
+
+      ef_colormap_lookup (map, gamma == 1.0 ? t : pow (t, inv_gamma), &rgba[4 * i]);
+      rgba[4 * i + 3] = 255;
+    }
+  glBindTexture (GL_TEXTURE_2D, self->display_lut);
+  glPixelStorei (GL_UNPACK_ALIGNMENT, 4);
+  glTexSubImage2D (GL_TEXTURE_2D, 0, 0, 0, DISPLAY_LUT_SIZE, 1, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+  glBindTexture (GL_TEXTURE_2D, 0);
+  self->display_lut_valid = TRUE;
+  self->display_lut_map = map;
+  self->display_lut_gamma = gamma;
+}
+
+/* A VALUE image: one fetch, a multiply-add and a table lookup a pixel, and only over the cells that
+ * have arrived (runs of cells along a row, clipped to each tile), so no mask is read or discarded. */
+static void
+draw_value (EfGlRenderer *self, EfGlImage *image, const double m[6], const EfDisplayParams *params,
+            double gain_db)
+{
+  const float mat[9] = {
+    (float) m[0], (float) m[3], 0.0f,
+    (float) m[1], (float) m[4], 0.0f,
+    (float) m[2], (float) m[5], 1.0f,
+  };
+  EfColormap map = (guint) params->colormap < EF_COLORMAP_N ? params->colormap : EF_COLORMAP_GREY;
+  EfViewMode mode = params->mode;
+  const guint8 *mask;
+  guint cells_w, cells_h, width, height;
+  GLint vp[4] = { 0, 0, 1, 1 };
+  double j00, j01, j10, j11, det, fw_col, fw_row, scale, offset;
+  const ValueProgram *v;
+
+  /* The textures hold another quantity until they have been uploaded again. */
+  if (ef_gl_image_get_view_mode (image) != mode || ef_gl_image_get_n_valid_cells (image) == 0)
+    return;
+  if (self->value[VALUE_PLAIN].program == 0)
+    {
+      g_critical ("This renderer was made without the value shader and cannot draw a value image");
+      return;
+    }
+
+  /* The texels under one device pixel, as fwidth () would find them: the map from image pixels to
+   * the framebuffer is affine, so this is one number for the whole image. */
+  glGetIntegerv (GL_VIEWPORT, vp);
+  j00 = m[0] * 0.5 * vp[2];
+  j01 = m[1] * 0.5 * vp[2];
+  j10 = m[3] * 0.5 * vp[3];
+  j11 = m[4] * 0.5 * vp[3];
+  det = j00 * j11 - j01 * j10;
+  if (!(fabs (det) > 1e-30))
+    return;
+  fw_col = (fabs (j11) + fabs (j01)) / fabs (det);
+  fw_row = (fabs (j10) + fabs (j00)) / fabs (det);
+
+  switch (mode)
+    {
+    case EF_VIEW_PHASE:
+      scale = 1.0;
+      offset = 0.0;
+      break;
+    case EF_VIEW_REAL:
+    case EF_VIEW_IMAGINARY:
+      scale = 0.5 * pow (10.0, (gain_db - params->db_max) / 20.0);
+      offset = 0.5;
+      break;
+    case EF_VIEW_MAGNITUDE:
+    case EF_VIEW_N:
+    default:
+      {
+        double span = MAX (params->db_max - params->db_min, 1e-6);
+        scale = 1.0 / span;
+        offset = (gain_db - params->db_min) / span;
+      }
+      break;
+    }
+  update_display_lut (self, map, mode == EF_VIEW_MAGNITUDE ? params->gamma : 1.0);
+
+  v = &self->value[mode == EF_VIEW_MAGNITUDE && MAX (fw_col, fw_row) > 1.5 ? VALUE_AVERAGE_DB : VALUE_PLAIN];
+  glUseProgram (v->program);
+  glBindVertexArray (self->vao);
+  glUniformMatrix3fv (v->pix_to_ndc, 1, GL_FALSE, mat);
+  glUniform1i (v->data, 0);
+  glUniform1i (v->lut, 2);
+  glUniform2f (v->lut_map, (float) (DISPLAY_LUT_SIZE - 1) / DISPLAY_LUT_SIZE, 0.5f / DISPLAY_LUT_SIZE);
+  glUniform1f (v->scale, (float) scale);
+  glUniform1f (v->offset, (float) offset);
+  glActiveTexture (GL_TEXTURE2);
+  glBindTexture (GL_TEXTURE_2D, self->display_lut);
+  glActiveTexture (GL_TEXTURE0);
+
+  mask = ef_gl_image_get_mask (image, &cells_w, &cells_h);
+  width = ef_gl_image_get_width (image);
+  height = ef_gl_image_get_height (image);
+  for (guint i = 0; i < ef_gl_image_get_n_tiles (image); i++)
+    {
+      const EfGlTile *t = ef_gl_image_get_tile (image, i);
+      guint tx1 = t->x + t->width, ty1 = t->y + t->height;
+
+      glBindTexture (GL_TEXTURE_2D, t->texture);
+      glUniform2f (v->tile_origin, (float) t->x, (float) t->y);
+      glUniform2f (v->tile_size, (float) t->width, (float) t->height);
+      glUniform2f (v->tap, (float) (0.25 * fw_col / t->width), (float) (0.25 * fw_row / t->height));
+      for (guint cy = t->y / EF_GL_IMAGE_CELL; cy < cells_h && cy * EF_GL_IMAGE_CELL < ty1; cy++)
+        for (guint cx = t->x / EF_GL_IMAGE_CELL; cx < cells_w && cx * EF_GL_IMAGE_CELL < tx1;)
+          {
+            guint run = 0, x0, y0, x1, y1;
+
+            while (cx + run < cells_w && (cx + run) * EF_GL_IMAGE_CELL < tx1 && mask[(gsize) cy * cells_w + cx + run])
+              run++;
+            if (run == 0)
+              {
+                cx++;
+                continue;
+              }
+            x0 = MAX (cx * EF_GL_IMAGE_CELL, t->x);
+            y0 = MAX (cy * EF_GL_IMAGE_CELL, t->y);
+            x1 = MIN (MIN ((cx + run) * EF_GL_IMAGE_CELL, width), tx1);
+            y1 = MIN (MIN ((cy + 1) * EF_GL_IMAGE_CELL, height), ty1);
+            glUniform2f (v->quad_origin, (float) x0, (float) y0);
+            glUniform2f (v->quad_size, (float) (x1 - x0), (float) (y1 - y0));
+            glDrawArrays (GL_TRIANGLE_STRIP, 0, 4);
+            cx += run;
+          }
+    }
+
+  glBindTexture (GL_TEXTURE_2D, 0);
+  glActiveTexture (GL_TEXTURE2);
+  glBindTexture (GL_TEXTURE_2D, 0);
+  glActiveTexture (GL_TEXTURE0);
+  glBindVertexArray (0);
+  glUseProgram (0);
+}
+
+void
+ef_gl_renderer_draw_image (EfGlRenderer *self, EfGlImage *image, const double m[6],
+                           const EfDisplayParams *params, double gain_db)
+{
+  g_return_if_fail (self != NULL && image != NULL && params != NULL);
+
+  if (ef_gl_image_get_format (image) == EF_GL_IMAGE_VALUE)
+    draw_value (self, image, m, params, gain_db);
+  else
+    draw_complex (self, image, m, params, gain_db);
 }

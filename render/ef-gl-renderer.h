@@ -14,6 +14,9 @@ typedef struct _EfGlRenderer EfGlRenderer;
  * The GL context must be current and stay current for every call below; the renderer belongs to it.
  * Returns NULL with error if the shaders do not compile or link. */
 EfGlRenderer *ef_gl_renderer_new (GError **error);
+/* The same from GLSL sources (image.vert, image.frag) given directly, for programs that do not carry
+ * the application's resources, such as the GPU tests. */
+EfGlRenderer *ef_gl_renderer_new_from_sources (GBytes *vert, GBytes *frag, GError **error);
 /* Deletes the GL objects; the context must be current. */
 void          ef_gl_renderer_free (EfGlRenderer *renderer);
 

@@ -533,8 +533,27 @@ ef_image_view_set_scene_box (EfImageView *self, const double box[4])
 void
 ef_image_view_set_display (EfImageView *self, const EfDisplayParams *params)
 {
+  gboolean mode_changed;
+
   g_return_if_fail (EF_IS_IMAGE_VIEW (self) && params != NULL);
+  mode_changed = params->mode != self->display.mode;
   self->display = *params;
+  /* The dB window, gamma and colour map are uniforms and a table: instant. The view mode is what
+   * the value textures hold, so they fill again from their sources. */
+  if (mode_changed)
+    for (guint id = 0; id < EF_N_LAYERS; id++)
+      {
+        Layer *layer = &self->layers[id];
+
+        if (layer->gl == NULL || ef_gl_image_get_format (layer->gl) != EF_GL_IMAGE_VALUE)
+          continue;
+        ef_gl_image_set_view_mode (layer->gl, params->mode);
+        if (layer->damaged)
+          {
+            layer_mark_all (layer);
+            queue_upload (self);
+          }
+      }
   gtk_gl_area_queue_render (GTK_GL_AREA (self));
 }
 
@@ -741,6 +760,7 @@ upload_layer (EfImageView *self, Layer *layer, gint64 deadline, guint *pixels_le
   return TRUE;
 }
 
+#if HAVE_CUDA
 /* Collects the damaged cells as rectangles, one per run of neighbouring cells in a row. */
 static GArray *
 dirty_runs (Layer *layer)
@@ -769,6 +789,7 @@ dirty_runs (Layer *layer)
       }
   return rects;
 }
+#endif
 
 /* The device path: the damaged cells go from the device image into the textures on the device, all
  * of them every frame (a short kernel; no budget needed), from the newest block the device has
@@ -828,10 +849,20 @@ ensure_layer_textures (EfImageView *self)
     {
       Layer *layer = &self->layers[id];
       g_autoptr (GError) error = NULL;
+      /* Values computed at upload make a frame cheap; the textures that CUDA writes hold the
+       * complex pixels, and the shader takes their magnitude or phase every frame. */
+      EfGlImageFormat format = layer->device_image != NULL && self->share_device >= 0 ? EF_GL_IMAGE_COMPLEX
+                                                                                      : EF_GL_IMAGE_VALUE;
 
-      if (!layer->active || layer->gl != NULL)
+      if (!layer->active)
         continue;
-      layer->gl = ef_gl_image_new (layer->grid.width, layer->grid.height, self->max_texture, &error);
+      /* A device image that came after the textures were made asks for the other kind. */
+      if (layer->gl != NULL && ef_gl_image_get_format (layer->gl) != format)
+        layer_release_gl (self, layer);
+      if (layer->gl != NULL)
+        continue;
+      layer->gl = ef_gl_image_new_with_format (layer->grid.width, layer->grid.height, self->max_texture, format,
+                                               self->display.mode, &error);
       if (layer->gl == NULL)
         {
           g_warning ("%s", error->message);
@@ -917,7 +948,7 @@ choose_display_path (EfImageView *self)
     self->share_device = ef_gl_cuda_choose_device (COMPUTE_DEVICE, &why);
   g_free (self->display_path);
   self->display_path = g_strdup_printf ("%s, because %s",
-                                        self->share_device >= 0 ? "CUDA–OpenGL sharing" : "host upload", why);
+                                        self->share_device >= 0 ? "CUDA-OpenGL sharing" : "host upload", why);
   /* A message, not a warning: the fallback is a normal way to run. */
   g_message ("Display path: %s", self->display_path);
 }

@@ -652,13 +652,16 @@ static gboolean
 cuda_clear (EfBackend *self, GError **error)
 {
   CudaPriv *priv = self->priv;
+  gboolean had_blocks = priv->n_blocks > 0;
 
   EF_CUDA_CHECK (cudaSetDevice (priv->device), error);
   EF_CUDA_CHECK (cudaMemsetAsync (priv->d_image, 0, ef_grid_n_pixels (&self->params.grid) * sizeof (EfCf32),
                                   priv->s_comp),
                  error);
   priv->n_blocks = 0;
-  return ef_cuda_image_mark (priv->image, priv->s_comp, error);
+  /* A display may be showing blocks: the cleared image is news. Before any block (at creation) it is
+   * not, and a display shows nothing until the first block is done. */
+  return had_blocks ? ef_cuda_image_mark (priv->image, priv->s_comp, error) : TRUE;
 }
 
 static void

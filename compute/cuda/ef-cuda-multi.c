@@ -89,8 +89,8 @@ multi_process_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *sampl
       Part *part = &m->parts[i];
       guint lo = (guint) ((guint64) count * i / m->n), hi = (guint) ((guint64) count * (i + 1) / m->n);
 
-      part->pulses = pulses + lo;
-      part->samples = samples + (gsize) lo * ns;
+      part->pulses = count > 0 ? pulses + lo : NULL;
+      part->samples = count > 0 ? samples + (gsize) lo * ns : NULL;
       part->count = hi - lo;
       g_clear_error (&part->error);
     }

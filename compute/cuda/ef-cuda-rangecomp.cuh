@@ -242,7 +242,7 @@ add_kernel (float *dst, const float *a, const float *b, size_t n)
 {
   const size_t stride = (size_t) gridDim.x * blockDim.x;
   size_t i0 = blockIdx.x * (size_t) blockDim.x + threadIdx.x;
-  size_t n4 = ((((uintptr_t) dst | (uintptr_t) a | (uintptr_t) b) & 15) == 0) ? n / 4 : 0;
+  size_t n4 = ((((size_t) dst | (size_t) a | (size_t) b) & 15) == 0) ? n / 4 : 0;
 
   for (size_t i = i0; i < n4; i += stride)
     {

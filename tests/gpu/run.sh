@@ -2,18 +2,30 @@
 # tests/gpu/run.sh: build, test and benchmark the CUDA backend on a GPU machine, from the repository root.
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-#   tests/gpu/run.sh [all|test|bench|tune|ncu|none]...   (default: all = test bench tune ncu)
+#   tests/gpu/run.sh [all|test|bench|multi|e2e|tune|ncu|none]...
+#                    (default: all = test bench multi e2e tune ncu)
 #
 # Builds the engine and the CLI with -Dgui=disabled -Dcuda=enabled into $EF_BUILD (default
-# /tmp/ef-build-gpu), runs the CUDA tests, compute-sanitizer (memcheck, racecheck) on the tiny case,
-# the benchmarks with SER against float64 on sampled sub-rectangles, and optionally Nsight Compute on
-# the backprojection kernels. Logs go to $OUT (default /tmp/ef-gpu-out); a short table is printed last.
+# /tmp/ef-build-gpu), then:
+#   test   the CUDA tests (one process per test; the multi-device test skips on one GPU) and
+#          compute-sanitizer (memcheck, racecheck) on the tiny case;
+#   bench  the single-GPU benchmarks with SER against float64 on sampled sub-rectangles, and every
+#          kernel shape on the large case;
+#   multi  with two or more GPUs: the large case on one and on two devices, and the speed-up;
+#   e2e    a job (reader thread, pinned transfers, cuFFT, backprojection) over a synthetic dataset of
+#          4x the device memory, against the kernel-only rate (EF_E2E_ARGS adds bench-job options);
+#   tune   `echoform-cli tune` on every device;
+#   ncu    Nsight Compute (--clock-control none) on the fp32 and fp16 kernels at a small size;
+#   gl     (not in all) CUDA–OpenGL sharing on a headless EGL context: test-gl-cuda and its
+#          frame-time benchmark (EF_GL_BENCH_ARGS adds options); needs .gl/*.deb and .gl/dev/*.deb.
+# Logs go to $OUT (default /tmp/ef-gpu-out); a short table is printed last.
 #
 # A machine without GLib's development files gets them from Debian packages in .gpu-debs/, unpacked
 # into a private prefix (never into /): see the `deps` function.
 #
 # Environment: EF_GPU_ARCHS (default: the device's own, e.g. 90; "all" builds every release target),
-# EF_BENCH_BIG=0 skips the 4096^2 x 8192 case.
+# EF_BENCH_BIG=0 skips the 4096^2 x 8192 case, EF_E2E_TIMEOUT (seconds, default 420) stops the
+# streaming job early (it prints its rate every 10 s, so a stopped run still reports).
 
 set -u -o pipefail
 
@@ -87,7 +99,8 @@ build () {
     meson setup "$BUILD" "$ROOT" -Dgui=disabled -Dcuda=enabled -Ddemo=false -Dgpu_archs="$archs" \
       -Dbuildtype=debugoptimized > "$OUT/meson-setup.log" 2>&1 || { tail -40 "$OUT/meson-setup.log"; return 1; }
   fi
-  ninja -C "$BUILD" tests/gpu/test-cuda tests/gpu/test-cuda-model tests/gpu/bench-cuda app/cli/echoform-cli \
+  ninja -C "$BUILD" tests/gpu/test-cuda tests/gpu/test-cuda-model tests/gpu/bench-cuda tests/gpu/bench-job \
+    app/cli/echoform-cli \
     > "$OUT/build.log" 2>&1 || { grep -E "error|FAILED" "$OUT/build.log" | head -40; tail -20 "$OUT/build.log"; return 1; }
   echo "built in $BUILD"
 }
@@ -101,7 +114,7 @@ run_tests () {
   paths=$(cd "$BUILD" && ./tests/gpu/test-cuda -l 2> /dev/null | grep '^/')
   : > "$OUT/test-cuda.log"
   for p in $paths; do
-    (cd "$BUILD" && G_DEBUG=fatal-warnings timeout 300 ./tests/gpu/test-cuda --tap -p "$p") >> "$OUT/test-cuda.log" 2>&1
+    (cd "$BUILD" && G_DEBUG=fatal-warnings timeout "${EF_TEST_TIMEOUT:-300}" ./tests/gpu/test-cuda --tap -p "$p") >> "$OUT/test-cuda.log" 2>&1
     local prc=$?
     if [ $prc -ne 0 ]; then
       rc=$prc
@@ -116,7 +129,7 @@ run_tests () {
 
   if command -v compute-sanitizer > /dev/null; then
     for tool in memcheck racecheck; do
-      (cd "$BUILD" && compute-sanitizer --tool $tool --error-exitcode 9 \
+      (cd "$BUILD" && timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 \
          ./tests/gpu/test-cuda --tap -p /compute/cuda/tiny) > "$OUT/sanitizer-$tool.log" 2>&1
       local src=$?
       note "compute-sanitizer $tool on /compute/cuda/tiny: exit $src; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer-$tool.log" | tail -1)"
@@ -155,14 +168,53 @@ run_bench () {
   done
 }
 
-run_tune () {
-  # The tuner times every shape on a 4096^2 x 1024 problem and stores the fastest in the user cache.
+n_gpus () {
+  nvidia-smi --query-gpu=name --format=csv,noheader 2> /dev/null | grep -c .
+}
+
+run_multi () {
+  local n
+  n=$(n_gpus)
+  if [ "$n" -lt 2 ]; then
+    note "multi: $n GPU(s), skipped"
+    return 0
+  fi
+  local t0=$SECONDS
   for p in fp32 fp16; do
-    "$BUILD/tests/gpu/bench-cuda" --tune --edge 4096 --pulses 1024 --samples 4096 --precision $p \
-      > "$OUT/tune-$p.txt" 2>&1
-    note "tune $p: exit $?; $(grep fastest "$OUT/tune-$p.txt")"
+    for d in 1 2; do
+      bench_one "multi-4k-$p-${d}gpu" --edge 4096 --pulses 8192 --samples 4096 --precision $p --standoff 10e3 \
+        --block 2048 --devices $d
+    done
   done
-  cat "$OUT"/tune-*.txt
+  note "multi-GPU benchmarks took $((SECONDS - t0)) s"
+  # Speed-up of two devices over one: process_block until done (column 13), and with the whole image
+  # read back to the host (column 20).
+  for p in fp32 fp16; do
+    awk -F'\t' -v p="$p" '$1 == "RESULT" && $2 == "multi-4k-" p "-1gpu" { a = $13; ar = $20 }
+      $1 == "RESULT" && $2 == "multi-4k-" p "-2gpu" { b = $13; br = $20 }
+      END { if (a > 0 && b > 0) printf "multi %s: 2 GPUs / 1 GPU = %.3f (image formed on the devices), %.3f (incl. reading it back)\n", p, b / a, br / ar }' \
+      "$OUT/bench.tsv" >> "$SUMMARY"
+  done
+  grep "^multi fp" "$SUMMARY"
+}
+
+run_e2e () {
+  local t0=$SECONDS
+  # shellcheck disable=SC2086
+  timeout "${EF_E2E_TIMEOUT:-420}" "$BUILD/tests/gpu/bench-job" --label "e2e-3k-fp32" ${EF_E2E_ARGS:-} \
+    > "$OUT/e2e.tsv" 2> "$OUT/e2e.log"
+  local rc=$?
+  note "e2e: exit $rc in $((SECONDS - t0)) s"
+  grep -E "^(job|backend alone|NVIDIA|bench-job)" "$OUT/e2e.log" | tail -6
+  grep -E "^job: .* s for " "$OUT/e2e.log" >> "$SUMMARY"
+}
+
+run_tune () {
+  # echoform-cli tune times every shape on a 4096^2 x 1024 x 8192 problem, on every device, and stores
+  # the fastest in the user cache.
+  "$BUILD/app/cli/echoform-cli" tune --device all > "$OUT/tune.txt" 2>&1
+  note "echoform-cli tune --device all: exit $?; $(grep -c fastest "$OUT/tune.txt") tables; $(grep fastest "$OUT/tune.txt" | tr '\n' ' ')"
+  cat "$OUT/tune.txt"
 }
 
 run_ncu () {
@@ -170,21 +222,87 @@ run_ncu () {
     note "ncu: not found"
     return 0
   fi
+  # A small case: 2048^2 px x 1024 pulses x 4096 bins; the first launch (the warm-up block) is measured.
+  local args=(--edge 2048 --pulses 1024 --samples 2048 --block 1024 --reps 1 --no-ser)
   for p in fp32 fp16; do
-    ncu --clock-control none -k regex:bp_fp --launch-count 1 --section SpeedOfLight --section Occupancy \
-      --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section LaunchStats \
-      --section WarpStateStats --section SchedulerStats \
-      --metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio \
-      "$BUILD/tests/gpu/bench-cuda" --edge 4096 --pulses 1024 --samples 4096 --precision $p --block 1024 \
-      --reps 1 --no-ser > "$OUT/ncu-$p.log" 2>&1
-    note "ncu $p: exit $? (see ncu-$p.log)"
+    timeout 240 ncu --clock-control none -k regex:bp_fp --launch-count 1 --section SpeedOfLight \
+      --section Occupancy --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section LaunchStats \
+      --section WarpStateStats --section SchedulerStats --section InstructionStats \
+      --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,regex:sm__inst_executed_pipe_.*\.avg\.pct_of_peak_sustained_active,regex:sm__pipe_.*_cycles_active\.avg\.pct_of_peak_sustained_active' \
+      "$BUILD/tests/gpu/bench-cuda" "${args[@]}" --precision $p > "$OUT/ncu-$p.log" 2>&1
+    local rc=$?
+    if [ $rc -ne 0 ]; then
+      # Without the pipe metrics, in case this ncu names them differently.
+      timeout 240 ncu --clock-control none -k regex:bp_fp --launch-count 1 --section SpeedOfLight \
+        --section Occupancy --section ComputeWorkloadAnalysis --section LaunchStats --section WarpStateStats \
+        --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
+        "$BUILD/tests/gpu/bench-cuda" "${args[@]}" --precision $p >> "$OUT/ncu-$p.log" 2>&1
+      rc="$rc, retried: $?"
+    fi
+    note "ncu $p: exit $rc (see ncu-$p.log)"
+    grep -E "Registers Per Thread|Achieved Occupancy|Theoretical Occupancy|Block Limit Registers|Issue Slots Busy|Executed Ipc Active|^ *SM Busy|L1/TEX Hit|Memory Throughput|DRAM Throughput|Compute \(SM\) Throughput|pipe_(xu|fma|alu|lsu|fp16|fmaheavy)|issue_stalled_(long_scoreboard|wait|dispatch|mio_throttle|short_scoreboard|math_pipe|barrier|not_selected)" \
+      "$OUT/ncu-$p.log" | sed "s/^/ncu $p: /" | head -40
   done
+}
+
+# ---- gl: CUDA–OpenGL sharing on a headless EGL context (tests/gpu/test-gl-cuda.c) ----
+# The EGL and GL loaders from .gl/*.deb go into / (the device's driver supplies the NVIDIA vendor
+# library); libepoxy and the GL and EGL headers from .gl/dev/*.deb into a private prefix. gl_deps runs
+# before the build when the gl step is asked for, so that the build finds libepoxy and makes render/.
+GL_PREFIX=${EF_GL_PREFIX:-/tmp/efprefix-gl}
+
+gl_deps () {
+  if ! ls .gl/*.deb .gl/dev/*.deb > /dev/null 2>&1; then
+    echo "run.sh: gl needs .gl/*.deb and .gl/dev/*.deb" >&2
+    return 1
+  fi
+  for f in .gl/*.deb; do dpkg -x "$f" /; done
+  ldconfig
+  rm -rf "$GL_PREFIX"
+  mkdir -p "$GL_PREFIX"
+  for f in .gl/dev/*.deb; do dpkg -x "$f" "$GL_PREFIX"; done
+  local lib="$GL_PREFIX/usr/lib/x86_64-linux-gnu"
+  # Requires.private names x11, egl and gl, whose .pc files (and theirs) are not needed to link.
+  sed -i -e "s|^prefix=/usr\$|prefix=$GL_PREFIX/usr|" -e '/^Requires.private/d' "$lib"/pkgconfig/*.pc
+  export PKG_CONFIG_PATH="$lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+  export LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  # cuda_gl_interop.h includes GL/gl.h, which a CUDA image may not have.
+  export CPATH="${CPATH:+$CPATH:}$GL_PREFIX/usr/include"
+  local vendor=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+  if [ -z "${__EGL_VENDOR_LIBRARY_FILENAMES:-}" ] && [ -f "$vendor" ]; then
+    export __EGL_VENDOR_LIBRARY_FILENAMES=$vendor
+  fi
+  echo "libepoxy $(pkg-config --modversion epoxy); EGL vendor files: ${__EGL_VENDOR_LIBRARY_FILENAMES:-default}"
+}
+
+run_gl () {
+  local t0=$SECONDS dir=$BUILD rc
+  if ! ninja -C "$dir" -t targets all 2> /dev/null | grep -q '^tests/gpu/test-gl-cuda:'; then
+    # A build configured before libepoxy was there: one of its own.
+    dir="$BUILD-gl"
+    if [ ! -f "$dir/build.ninja" ]; then
+      meson setup "$dir" "$ROOT" -Dgui=disabled -Dcuda=enabled -Ddemo=false \
+        -Dgpu_archs="${EF_GPU_ARCHS:-$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2> /dev/null | head -1 | tr -d '. ')}" \
+        -Dbuildtype=debugoptimized > "$OUT/meson-setup-gl.log" 2>&1 || { tail -30 "$OUT/meson-setup-gl.log"; note "gl: setup failed"; return 0; }
+    fi
+  fi
+  ninja -C "$dir" tests/gpu/test-gl-cuda > "$OUT/build-gl.log" 2>&1 \
+    || { grep -E "error|FAILED" "$OUT/build-gl.log" | head -30; note "gl: build failed"; return 0; }
+  (cd "$dir" && G_DEBUG=fatal-warnings timeout 300 ./tests/gpu/test-gl-cuda --tap) > "$OUT/test-gl-cuda.log" 2>&1
+  rc=$?
+  note "test-gl-cuda: exit $rc ($(grep -c '^ok' "$OUT/test-gl-cuda.log") ok, $(grep -c '^not ok' "$OUT/test-gl-cuda.log") not ok)"
+  grep -E "^# |^not ok|ERROR|skip" "$OUT/test-gl-cuda.log" | head -30
+  # shellcheck disable=SC2086
+  (cd "$dir" && timeout 400 ./tests/gpu/test-gl-cuda --bench ${EF_GL_BENCH_ARGS:-}) > "$OUT/bench-gl.txt" 2>&1
+  rc=$?
+  note "bench gl: exit $rc in $((SECONDS - t0)) s; $(grep -E '^(PASS|FAIL)' "$OUT/bench-gl.txt")"
+  cat "$OUT/bench-gl.txt"
 }
 
 table () {
   echo
-  echo "label              device                     prec shape  kernel ms    BP/s (kernel)  BP/s (end to end)  SER dB  PSNR dB"
-  awk -F'\t' '$1 == "RESULT" { split($3, d, " \\("); printf "%-18s %-26s %-4s %5s %10s %14s %18s %7s %8s\n", $2, d[1], $8, $9, $11, $12, $13, $16, $17 }' \
+  echo "label              device                     prec shape gpus  kernel ms    BP/s (kernel)  BP/s (end to end)  read ms  SER dB  PSNR dB"
+  awk -F'\t' '$1 == "RESULT" { split($3, d, " \\("); printf "%-18s %-26s %-4s %5s %4s %10s %14s %18s %8s %7s %8s\n", $2, d[1], $8, $9, ($18 == "" ? 1 : $18), $11, $12, $13, ($19 == "" ? "-" : $19), $16, $17 }' \
     "$OUT/bench.tsv" 2> /dev/null
 }
 
@@ -193,22 +311,32 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,
 cat "$OUT/gpu.txt"
 
 deps || exit 1
+case " $STEPS " in *" gl "*) gl_deps || exit 1 ;; esac
 build || exit 1
 for s in $STEPS; do
   case $s in
-    all) run_tests; run_bench; run_tune; run_ncu ;;
+    all) run_tests; run_bench; run_multi; run_e2e; run_tune; run_ncu ;;
     tune) run_tune ;;
     test) run_tests ;;
     bench) run_bench ;;
+    multi) run_multi ;;
+    e2e) run_e2e ;;
     ncu) run_ncu ;;
+    gl) run_gl ;;
     none) ;;
     *) echo "run.sh: unknown step $s" >&2 ;;
   esac
 done
 # Only a few files come back from a remote run: keep the logs in one archive.
 (cd "$OUT" && tar czf logs.tar.gz --exclude=logs.tar.gz ./*.log ./*.txt ./*.tsv 2> /dev/null \
-  && rm -f ./*.log gpu.txt)
+  && rm -f ./*.log gpu.txt tune*.txt)
 echo
 cat "$SUMMARY"
 [ -s "$OUT/bench.tsv" ] && table
+if [ -s "$OUT/e2e.tsv" ]; then
+  echo
+  echo "end to end     device            edge   pulses samples prec gpus dataset GB  dev GB  wall s   job BP/s  steady BP/s  kernel BP/s  % of kernel"
+  awk -F'\t' '$1 == "E2E" { split($3, d, " \\("); printf "%-14s %-17s %5s %8s %7s %4s %4s %10s %7s %7s %10s %12s %12s %12s\n", $2, substr(d[1], 1, 17), $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $16 }' \
+    "$OUT/e2e.tsv"
+fi
 exit 0

@@ -721,7 +721,7 @@ test_multi_device (void)
     g_assert_cmpfloat (psnr, >=, 45.0);
   }
 
-  /* Backend level: stats, bad samples, a sub-rectangle across the band edge, clear(). */
+  /* Backend level: stats, bad samples in both shares, a sub-rectangle, clear(). */
   {
     EfBackendParams bp = { 0 };
     g_autoptr (EfBackend) be = NULL;

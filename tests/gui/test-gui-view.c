@@ -5,6 +5,7 @@
 
 #include <adwaita.h>
 #include <math.h>
+#include <string.h>
 
 #include "ef-colormap.h"
 #include "ef-gui-test-util.h"
@@ -297,6 +298,48 @@ test_colormap (void)
   g_assert_cmpint (abs ((int) rgb[0] - 128), <=, 1);
 }
 
+static gboolean
+view_realized (gpointer data)
+{
+  return gtk_widget_get_realized (data) && ef_image_view_get_display_path (data) != NULL;
+}
+
+/* Under Xvfb the GL renderer is Mesa's: the view must choose host uploads and say why, at every
+ * realize, and the preference that forces host uploads must say so instead. */
+static void
+test_display_path (void)
+{
+  GtkWidget *window = gtk_window_new ();
+  EfImageView *view = EF_IMAGE_VIEW (ef_image_view_new ());
+
+  g_object_ref_sink (view);
+  g_assert_null (ef_image_view_get_display_path (view));
+  gtk_window_set_default_size (GTK_WINDOW (window), 320, 240);
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
+  gtk_window_present (GTK_WINDOW (window));
+  wait_for (view_realized, view, 10000);
+  g_test_message ("%s", ef_image_view_get_display_path (view));
+  g_assert_cmpint (ef_image_view_get_shared_device (view), ==, -1);
+  g_assert_true (g_str_has_prefix (ef_image_view_get_display_path (view), "host upload, because "));
+  g_assert_null (strstr (ef_image_view_get_display_path (view), "preferences"));
+
+  ef_image_view_set_force_host_upload (view, TRUE);
+  g_assert_cmpstr (ef_image_view_get_display_path (view), ==, "host upload, because the preferences ask for it");
+  /* Chosen again at the next realize, with the preference still in force. */
+  gtk_window_set_child (GTK_WINDOW (window), NULL);
+  spin (20);
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
+  wait_for (view_realized, view, 10000);
+  g_assert_cmpstr (ef_image_view_get_display_path (view), ==, "host upload, because the preferences ask for it");
+  ef_image_view_set_force_host_upload (view, FALSE);
+  g_assert_null (strstr (ef_image_view_get_display_path (view), "preferences"));
+  g_assert_cmpint (ef_image_view_get_shared_device (view), ==, -1);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  spin (50);
+  g_assert_finalize_object (view);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -308,5 +351,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/gui/image-view/transform", test_view_transform);
   g_test_add_func ("/gui/image-view/realize-unrealize-tiled", test_realize_unrealize);
   g_test_add_func ("/gui/image-view/upload-budget", test_uploads_budget);
+  g_test_add_func ("/gui/image-view/display-path", test_display_path);
   return g_test_run ();
 }
