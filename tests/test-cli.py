@@ -118,6 +118,8 @@ def t_bad_arguments():
     expect_usage("form", "whatever.cphd", "--roi", "nan,0,1,1", "-o", path("x.npy"), mention="--roi")
     expect_usage("form", "whatever.cphd", "--roi", "0,0,0,1", "-o", path("x.npy"), mention="--roi")
     expect_usage("form", "whatever.cphd", "--precision", "fp8", "-o", path("x.npy"), mention="fp8")
+    expect_usage("form", "whatever.cphd", "--devices", "0", "-o", path("x.npy"), mention="--devices")
+    expect_usage("bench", "--devices", "two", mention="--devices")
     expect_usage("form", "whatever.cphd", "-o", path("x.bmp"), mention="x.bmp")
     expect_usage("form", "whatever.cphd", mention="-o")
     expect_usage("metrics", mention="image")
