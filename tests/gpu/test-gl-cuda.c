@@ -153,12 +153,12 @@ static EfDataset *
 simulate (guint n_pulses, guint n_samples, double half_extent, guint64 seed)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree EfSimTarget *targets = g_new0 (EfSimTarget, 24);
+  g_autofree EfSimTarget *targets = g_new0 (EfSimTarget, 12);
   GRand *rand = g_rand_new_with_seed ((guint32) seed);
   EfSimParams sp;
   EfDataset *ds;
 
-  for (guint i = 0; i < 24; i++)
+  for (guint i = 0; i < 12; i++)
     {
       targets[i].pos[0] = g_rand_double_range (rand, -half_extent, half_extent);
       targets[i].pos[1] = g_rand_double_range (rand, -half_extent, half_extent);
@@ -169,7 +169,7 @@ simulate (guint n_pulses, guint n_samples, double half_extent, guint64 seed)
   sp.n_pulses = n_pulses;
   sp.n_samples = n_samples;
   sp.targets = targets;
-  sp.n_targets = 24;
+  sp.n_targets = 12;
   sp.seed = seed;
   ds = ef_sim_run (&sp, &error);
   if (ds == NULL)
@@ -276,8 +276,9 @@ watch_cb (EfJob *job, const EfJobProgress *p, gpointer user_data)
     }
 }
 
+/* n_pulses 0: all of them. */
 static EfJob *
-new_job (EfDataset *ds, const EfGrid *grid, guint block, gboolean no_host_image)
+new_job (EfDataset *ds, const EfGrid *grid, guint block, gboolean no_host_image, guint64 n_pulses)
 {
   g_autoptr (GError) error = NULL;
   EfJobParams params;
@@ -288,6 +289,7 @@ new_job (EfDataset *ds, const EfGrid *grid, guint block, gboolean no_host_image)
   params.backend.block_size = block;
   params.order = EF_ORDER_INTERLEAVED;
   params.no_host_image = no_host_image;
+  params.n_pulses = n_pulses;
   job = ef_job_new (ds, &params, &error);
   g_assert_no_error (error);
   return job;
@@ -385,7 +387,7 @@ test_job (void)
   /* The shared path over a whole job: the display converts whatever the device has finished,
    * every few milliseconds, until it has shown the last block. */
   d2h_before = ef_cuda_debug_d2h_image_bytes ();
-  job = new_job (ds, &grid, 32, TRUE);
+  job = new_job (ds, &grid, 32, TRUE, 0);
   ef_job_start (job, watch_cb, &watch);
   device_image = wait_device_image (job, &watch);
   g_assert_nonnull (device_image);
@@ -456,7 +458,7 @@ test_job (void)
   /* A job that copies its image to host memory after every block forms the same image, and the
    * counter sees those copies. */
   d2h_before = ef_cuda_debug_d2h_image_bytes ();
-  job_host = new_job (ds, &grid, 32, FALSE);
+  job_host = new_job (ds, &grid, 32, FALSE, 0);
   g_assert_true (ef_job_run (job_host, watch_cb, &watch_host, &error));
   g_assert_no_error (error);
   d2h_after = ef_cuda_debug_d2h_image_bytes ();
@@ -572,7 +574,7 @@ frame (Display *d, DisplayMode mode, EfJob *job, EfCudaImage *image)
 }
 
 static void
-run_mode (Display *d, EfDataset *ds, const EfGrid *grid, guint block, DisplayMode mode, Run *out)
+run_mode (Display *d, EfDataset *ds, const EfGrid *grid, guint block, DisplayMode mode, guint64 n_pulses, Run *out)
 {
   g_autoptr (EfJob) job = NULL;
   g_autoptr (EfCudaImage) image = NULL;
@@ -584,7 +586,7 @@ run_mode (Display *d, EfDataset *ds, const EfGrid *grid, guint block, DisplayMod
   gint64 next;
 
   memset (out, 0, sizeof *out);
-  job = new_job (ds, grid, block, mode != DISPLAY_HOST);
+  job = new_job (ds, grid, block, mode != DISPLAY_HOST, n_pulses);
   ef_job_start (job, watch_cb, &watch);
   if (mode == DISPLAY_SHARED || mode == DISPLAY_SHARED_MAX)
     {
@@ -688,12 +690,12 @@ bench (int edge, int pulses, int samples, int block, int reps, double hz, int fb
           grid.height, ef_gl_image_get_n_tiles (d.tex), pulses, block, fb_w, fb_h);
 
   /* A warm-up job: plans, the tuning cache and the driver's first-use costs stay out of the figures. */
-  run_mode (&d, ds, &grid, (guint) block, DISPLAY_SHARED, &one);
+  run_mode (&d, ds, &grid, (guint) block, DISPLAY_SHARED, 8 * (guint64) block, &one);
   /* Off and on alternate, so that clocks and heat treat them alike. */
   for (int r = 0; r < reps; r++)
     for (int m = DISPLAY_OFF; m <= DISPLAY_SHARED; m++)
       {
-        run_mode (&d, ds, &grid, (guint) block, (DisplayMode) m, &one);
+        run_mode (&d, ds, &grid, (guint) block, (DisplayMode) m, 0, &one);
         printf ("# rep %d %-18s %.4g BP/s, %u frames, %.2f ms mean\n", r, mode_names[m], one.bp_per_s, one.frames,
                 one.ms_mean);
         sum[m].bp_per_s += one.bp_per_s;
@@ -708,7 +710,7 @@ bench (int edge, int pulses, int samples, int block, int reps, double hz, int fb
       }
   for (int m = DISPLAY_SHARED_MAX; m <= DISPLAY_HOST; m++)
     {
-      run_mode (&d, ds, &grid, (guint) block, (DisplayMode) m, &sum[m]);
+      run_mode (&d, ds, &grid, (guint) block, (DisplayMode) m, 0, &sum[m]);
       n[m] = 1;
     }
   for (int m = 0; m < 4; m++)
@@ -752,7 +754,7 @@ main (int argc, char **argv)
 {
   g_autofree char *why = NULL;
   gboolean do_bench = FALSE;
-  gint edge = 4096, pulses = 65536, samples = 512, block = 1024, reps = 2, fb_w = 1920, fb_h = 1080;
+  gint edge = 4096, pulses = 131072, samples = 512, block = 1024, reps = 2, fb_w = 1920, fb_h = 1080;
   double hz = 60;
   GOptionEntry entries[] = {
     { "bench", 0, 0, G_OPTION_ARG_NONE, &do_bench, "measure frame times and the job's rate instead of testing",
@@ -767,6 +769,8 @@ main (int argc, char **argv)
   };
   int status;
 
+  /* Line by line, so that a run stopped by a time limit still shows how far it got. */
+  setvbuf (stdout, NULL, _IOLBF, 0);
   /* g_test_init takes its own options first; the rest are ours. */
   g_test_init (&argc, &argv, NULL);
   {
