@@ -321,12 +321,57 @@ bp_fp32_kernel (const EfCudaBpArgs A)
 }
 
 /* fp16: the pair table holds half2 (M, D) scaled by a power of two chosen per launch so that a chunk's
- * sum cannot overflow; interpolation and accumulation run in half2, and each chunk's sums move to
- * float registers before the next one starts. Range and phase stay in fp32 as above. */
+ * sum cannot overflow; interpolation and accumulation run in half2, and each chunk's sums are added into
+ * the float image before the next chunk starts (each pixel has one owning thread, so no other thread
+ * touches it during the launch). Keeping no float accumulators in registers leaves the 64-register
+ * budget to the half2 sums and the loads in flight, with nothing in local memory. Range and phase stay
+ * in fp32 as above; per pixel the loop spends two MUFU (sin, cos) and about 17 instructions, so the
+ * remaining savings are in instruction count: w is packed to half for two pixels at once, and the bin
+ * position is evaluated symmetrically about the segment centre (kk and -kk share fc + b2 kk^2). */
+__device__ __forceinline__ void
+fp16_pixel (const EfSeg &sg, const uint2 *pp, float r, float *w, uint2 *v)
+{
+  float t = __fadd_rn (r, sg.mf);
+  float fl = __fsub_rn (t, sg.mf);
+
+  *w = __fsub_rn (r, fl);
+  *v = __ldg (pp + __float_as_int (t));
+}
+
+__device__ __forceinline__ void
+fp16_accumulate (const EfSeg &sg, uint2 v, __half2 wh, float w, __half2 *accp, __half2 *accq)
+{
+  float sn, cs;
+  __half2 m = *reinterpret_cast<__half2 *> (&v.x);
+  __half2 d = *reinterpret_cast<__half2 *> (&v.y);
+  __half2 s = __hfma2 (wh, d, m);
+
+  __sincosf (w * sg.kdr, &sn, &cs);
+  const __half2 e = __floats2half2_rn (cs, sn);
+  *accp = __hfma2 (__low2half2 (s), e, *accp);
+  *accq = __hfma2 (__high2half2 (s), e, *accq);
+}
+
+/* Two pixels of one segment and pulse, at bin positions r0 and r1 (pairs from the base pair). */
+__device__ __forceinline__ void
+fp16_pair (const EfSeg &sg, const uint2 *pp, float r0, float r1, __half2 *accp0, __half2 *accq0, __half2 *accp1,
+           __half2 *accq1)
+{
+  float w0, w1;
+  uint2 v0, v1;
+
+  fp16_pixel (sg, pp, r0, &w0, &v0);
+  fp16_pixel (sg, pp, r1, &w1, &v1);
+  const __half2 wp = __floats2half2_rn (w0, w1);
+  fp16_accumulate (sg, v0, __low2half2 (wp), w0, accp0, accq0);
+  fp16_accumulate (sg, v1, __high2half2 (wp), w1, accp1, accq1);
+}
+
 template <int SEG, int WARPS, int CHUNK, int MINB>
 __global__ void __launch_bounds__ (WARPS * 32, MINB)
 bp_fp16_kernel (const EfCudaBpArgs A)
 {
+  static_assert (SEG % 2 == 0, "pixels go in pairs");
   __shared__ EfTaylor taylor[CHUNK];
   __shared__ EfStage stage[CHUNK * WARPS];
   constexpr int BH = SEG * WARPS;
@@ -336,11 +381,9 @@ bp_fp16_kernel (const EfCudaBpArgs A)
   const float a2 = a * a;
   const uint2 *table = (const uint2 *) A.table;
   const float inv_scale = A.scale[1];
-  float2 acc[SEG];
-
-#pragma unroll
-  for (int k = 0; k < SEG; k++)
-    acc[k] = make_float2 (0.f, 0.f);
+  const int col = blockIdx.x * 32 + lane;
+  const int row0 = blockIdx.y * BH + warp * SEG;
+  const bool col_in = col < (int) A.width;
 
   for (int p0 = 0; p0 < (int) A.n_pulses; p0 += CHUNK)
     {
@@ -363,52 +406,38 @@ bp_fp16_kernel (const EfCudaBpArgs A)
           /* Materialise the row pointer so that each pixel's address is one IMAD.WIDE from it, not a
            * 64-bit add and a scale from the table's base. */
           asm ("" : "+l"(pp));
+          /* Pixels go in pairs (kk, -kk) for kk = k - SEG / 2: their bin positions fc + b1 kk + b2 kk^2
+           * share fc + b2 kk^2, and one conversion packs both w to half. The float steps differ from
+           * split_bin's (kk^2 term first) by an ulp of r (1e-7 bins) at most. The pair (0, -SEG / 2)
+           * has no partner term. */
+          {
+            const float kk = (float) (-SEG / 2);
+            fp16_pair (sg, pp, sg.fc, fmaf (sg.b1, kk, fmaf (sg.b2, kk * kk, sg.fc)), &accp[SEG / 2],
+                       &accq[SEG / 2], &accp[0], &accq[0]);
+          }
+#pragma unroll
+          for (int j = 1; j < SEG / 2; j++)
+            {
+              const float c = fmaf (sg.b2, (float) (j * j), sg.fc);
+              fp16_pair (sg, pp, fmaf (sg.b1, (float) -j, c), fmaf (sg.b1, (float) j, c), &accp[SEG / 2 - j],
+                         &accq[SEG / 2 - j], &accp[SEG / 2 + j], &accq[SEG / 2 + j]);
+            }
+        }
+      if (col_in)
+        {
 #pragma unroll
           for (int k = 0; k < SEG; k++)
-            {
-              const float kk = (float) (k - SEG / 2);
-              float w, sn, cs;
-              int off = split_bin (sg, kk, &w);
-              uint2 v = __ldg (pp + off);
-              __half2 m = *reinterpret_cast<__half2 *> (&v.x);
-              __half2 d = *reinterpret_cast<__half2 *> (&v.y);
-              __half2 s = __hfma2 (__float2half2_rn (w), d, m);
-
-              __sincosf (w * sg.kdr, &sn, &cs);
-              const __half2 e = __floats2half2_rn (cs, sn);
-              accp[k] = __hfma2 (__low2half2 (s), e, accp[k]);
-              accq[k] = __hfma2 (__high2half2 (s), e, accq[k]);
-            }
-        }
-#pragma unroll
-      for (int k = 0; k < SEG; k++)
-        {
-          float2 fp = __half22float2 (accp[k]), fq = __half22float2 (accq[k]);
-          acc[k].x = fmaf (fp.x - fq.y, inv_scale, acc[k].x);
-          acc[k].y = fmaf (fp.y + fq.x, inv_scale, acc[k].y);
+            if (row0 + k < (int) A.height)
+              {
+                float2 fp = __half22float2 (accp[k]), fq = __half22float2 (accq[k]);
+                float2 *px = (float2 *) A.image + (size_t) (row0 + k) * A.width + col;
+                float2 o = *px;
+                o.x = fmaf (fp.x - fq.y, inv_scale, o.x);
+                o.y = fmaf (fp.y + fq.x, inv_scale, o.y);
+                *px = o;
+              }
         }
     }
-
-  {
-    const int col = blockIdx.x * 32 + lane;
-    float2 *img = (float2 *) A.image;
-
-    if (col < (int) A.width)
-#pragma unroll
-      for (int k = 0; k < SEG; k++)
-        {
-          const int row = blockIdx.y * BH + warp * SEG + k;
-
-          if (row < (int) A.height)
-            {
-              float2 *px = img + (size_t) row * A.width + col;
-              float2 o = *px;
-              o.x += acc[k].x;
-              o.y += acc[k].y;
-              *px = o;
-            }
-        }
-  }
 }
 
 #endif /* __CUDACC__ */

@@ -277,6 +277,11 @@ gl_deps () {
 
 run_gl () {
   local t0=$SECONDS dir=$BUILD rc
+  # The run path reaches only a program's direct dependencies; libepoxy and GIO pull in GObject, so the
+  # carried GLib must be on the loader's path for these programs.
+  if [ -d "$PREFIX/usr/lib/x86_64-linux-gnu" ]; then
+    export LD_LIBRARY_PATH="$PREFIX/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  fi
   if ! ninja -C "$dir" -t targets all 2> /dev/null | grep -q '^tests/gpu/test-gl-cuda:'; then
     # A build configured before libepoxy was there: one of its own.
     dir="$BUILD-gl"
