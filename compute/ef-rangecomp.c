@@ -43,7 +43,7 @@ struct _EfRangeCompressor {
   /* RAW matched filter */
   guint         nc;       /* forward FFT length */
   guint         k_first;  /* first kept bin, in FFT order, of the chirp band */
-  fftw_complex *chirp_conj; /* nc: conj(FFT(chirp)) scaled */
+  fftw_complex *chirp_conj; /* nc: conj(FFT(chirp)) scaled, g_malloc'd (EfMatchedFilter) */
   fftw_plan     raw_fwd;
   /* IFFT plans */
   fftwf_plan    inv32;
@@ -198,7 +198,7 @@ ef_range_compressor_free (EfRangeCompressor *rc)
   for (guint i = 0; i < rc->n_scratch; i++)
     scratch_free (&rc->scratch[i]);
   g_free (rc->scratch);
-  if (rc->chirp_conj) fftw_free (rc->chirp_conj);
+  g_free (rc->chirp_conj);
   g_free (rc->window);
   ef_dataset_info_clear (&rc->info);
   g_free (rc);
@@ -210,35 +210,45 @@ ef_range_compressor_n_bins (const EfRangeCompressor *rc)
   return rc->n;
 }
 
-static gboolean
-raw_setup (EfRangeCompressor *rc, GError **error)
+gboolean
+ef_matched_filter_init (const EfDatasetInfo *info, EfMatchedFilter *mf, GError **error)
 {
-  const EfDatasetInfo *info = &rc->info;
   double fs = info->sample_rate, kchirp = info->chirp_rate, t = info->chirp_duration;
-  double fmax = 0.5 * fabs (kchirp) * t, fmin = -fmax, df;
+  double fmax = 0.5 * fabs (kchirp) * t, fmin = -fmax, df, scale;
   guint64 l = (guint64) llround (t * fs);
-  g_autofree fftw_complex *h = NULL;
+  fftw_complex *h, *out;
   fftw_plan plan;
-  double energy = 0;
   gint64 i_lo, i_hi;
 
-  if (l == 0 || l > rc->n_in || fmax - fmin > fs * 1.0000001)
+  g_return_val_if_fail (info != NULL && mf != NULL, FALSE);
+  memset (mf, 0, sizeof *mf);
+  if (!(fs > 0) || l == 0 || l > info->n_samples || fmax - fmin > fs * 1.0000001)
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
-                   "The chirp (%.3g s at %.3g Hz/s) does not fit %u samples at %.4g Hz", t, kchirp,
-                   rc->n_in, fs);
+                   "The chirp (%.3g s at %.3g Hz/s) does not fit %" G_GUINT64_FORMAT " samples at %.4g Hz", t,
+                   kchirp, info->n_samples, fs);
       return FALSE;
     }
-  rc->nc = next_pow2 (rc->n_in + l);
-  df = fs / rc->nc;
+  mf->nc = next_pow2 (info->n_samples + l);
+  df = fs / mf->nc;
   i_lo = (gint64) ceil (fmin / df - 1e-9);
   i_hi = (gint64) floor (fmax / df + 1e-9);
-  rc->k = (guint) (i_hi - i_lo + 1);
-  rc->k_first = (guint) (((i_lo % (gint64) rc->nc) + rc->nc) % rc->nc);
+  mf->k = (guint) (i_hi - i_lo + 1);
+  mf->k_first = (guint) (((i_lo % (gint64) mf->nc) + mf->nc) % mf->nc);
 
-  rc->chirp_conj = fftw_malloc (sizeof (fftw_complex) * rc->nc);
-  h = fftw_malloc (sizeof (fftw_complex) * rc->nc);
-  memset (h, 0, sizeof (fftw_complex) * rc->nc);
+  h = fftw_malloc (sizeof (fftw_complex) * mf->nc);
+  out = fftw_malloc (sizeof (fftw_complex) * mf->nc);
+  mf->chirp_conj = g_try_new (EfCf64, mf->nc);
+  if (h == NULL || out == NULL || mf->chirp_conj == NULL)
+    {
+      fftw_free (h);
+      fftw_free (out);
+      ef_matched_filter_clear (mf);
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "No memory for the matched filter");
+      return FALSE;
+    }
+  memset (h, 0, sizeof (fftw_complex) * mf->nc);
+  /* The chirp is centred on its carrier: exp(j pi K (t - T/2)^2) sweeps -B/2 .. +B/2. */
   for (guint64 m = 0; m < l; m++)
     {
       double tm = (double) m / fs - 0.5 * t;
@@ -246,20 +256,41 @@ raw_setup (EfRangeCompressor *rc, GError **error)
 
       h[m][0] = cos (ph);
       h[m][1] = sin (ph);
-      energy += 1.0;
     }
   ef_fftw_planner_lock ();
-  plan = fftw_plan_dft_1d ((int) rc->nc, h, rc->chirp_conj, FFTW_FORWARD, FFTW_ESTIMATE);
+  plan = fftw_plan_dft_1d ((int) mf->nc, h, out, FFTW_FORWARD, FFTW_ESTIMATE);
+  ef_fftw_planner_unlock ();
   fftw_execute (plan);
+  ef_fftw_planner_lock ();
   fftw_destroy_plan (plan);
   ef_fftw_planner_unlock ();
-  /* Scale so that a unit target gives unit bins: |H|^2 averages nc * l / k over the band. */
-  for (guint i = 0; i < rc->nc; i++)
-    {
-      double s = (double) rc->k / ((double) rc->nc * energy);
-      rc->chirp_conj[i][0] *= s;
-      rc->chirp_conj[i][1] *= -s;
-    }
+  /* |H|^2 averages nc * l / k over the band. */
+  scale = (double) mf->k / ((double) mf->nc * (double) l);
+  for (guint i = 0; i < mf->nc; i++)
+    mf->chirp_conj[i] = scale * (out[i][0] - out[i][1] * I);
+  fftw_free (h);
+  fftw_free (out);
+  return TRUE;
+}
+
+void
+ef_matched_filter_clear (EfMatchedFilter *mf)
+{
+  g_clear_pointer (&mf->chirp_conj, g_free);
+  mf->nc = mf->k = mf->k_first = 0;
+}
+
+static gboolean
+raw_setup (EfRangeCompressor *rc, GError **error)
+{
+  EfMatchedFilter mf;
+
+  if (!ef_matched_filter_init (&rc->info, &mf, error))
+    return FALSE;
+  rc->nc = mf.nc;
+  rc->k = mf.k;
+  rc->k_first = mf.k_first;
+  rc->chirp_conj = (fftw_complex *) g_steal_pointer (&mf.chirp_conj);
   return TRUE;
 }
 

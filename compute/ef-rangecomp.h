@@ -47,6 +47,20 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (EfProfiles, ef_profiles_free)
 /* Fills w[n] with the window, normalised so that sum(w) == n. */
 void ef_window_fill (EfWindow window, guint nbar, double sll_db, double *w, guint n);
 
+/* The RAW matched filter, the same for every backend: the forward FFT length nc, the kept chirp band
+ * (k bins starting at bin k_first, in FFT order) and conj(FFT(chirp)) over nc bins, scaled so that a
+ * unit target gives unit bins. */
+typedef struct {
+  guint   nc;
+  guint   k;
+  guint   k_first;
+  EfCf64 *chirp_conj;  /* owned, nc values */
+} EfMatchedFilter;
+
+/* Builds the matched filter for info's chirp (RAW domain). Fails when the chirp does not fit the pulse. */
+gboolean ef_matched_filter_init (const EfDatasetInfo *info, EfMatchedFilter *mf, GError **error);
+void     ef_matched_filter_clear (EfMatchedFilter *mf);
+
 /* A compressor for one dataset shape. FFTW plans are made once here and reused; fp64 selects double
  * precision FFTs (the reference path). Not thread-safe: one per worker. */
 EfRangeCompressor *ef_range_compressor_new (const EfDatasetInfo *info, const EfRangeParams *params,

@@ -143,79 +143,34 @@ pulse_meta (const CudaPriv *priv, const EfDatasetInfo *info, const EfPulse *pu, 
     }
 }
 
-/* ---- the RAW matched filter: as ef-rangecomp.c's raw_setup (keep the two in step), with the FFT done by
- * cuFFT in double ---- */
+/* ---- the RAW matched filter: the CPU path's (ef_matched_filter_init), in float for the device ---- */
 
 static gboolean
 raw_setup (CudaPriv *priv, const EfDatasetInfo *info, float **chirp_out, GError **error)
 {
-  double fs = info->sample_rate, kchirp = info->chirp_rate, t = info->chirp_duration;
-  /* The chirp is centred on its carrier: it sweeps -B/2 .. +B/2 over -T/2 .. +T/2. */
-  double fmax = 0.5 * fabs (kchirp) * t, fmin = -fmax, df, s;
-  guint64 l = (guint64) llround (t * fs);
-  gint64 i_lo, i_hi;
-  g_autofree double *h = NULL;
-  g_autofree float *out = NULL;
-  void *d_h = NULL;
-  cufftHandle plan = 0;
-  gboolean have_plan = FALSE, ok = FALSE;
+  EfMatchedFilter mf;
+  float *out;
 
-  if (l == 0 || l > priv->n_in || fmax - fmin > fs * 1.0000001)
+  if (!ef_matched_filter_init (info, &mf, error))
+    return FALSE;
+  out = g_try_new (float, 2 * (gsize) mf.nc);
+  if (out == NULL)
     {
-      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
-                   "The chirp (%.3g s at %.3g Hz/s) does not fit %u samples at %.4g Hz", t, kchirp, priv->n_in,
-                   fs);
-      return FALSE;
-    }
-  priv->nc = next_pow2 (priv->n_in + l);
-  df = fs / priv->nc;
-  i_lo = (gint64) ceil (fmin / df - 1e-9);
-  i_hi = (gint64) floor (fmax / df + 1e-9);
-  priv->k = (guint) (i_hi - i_lo + 1);
-  priv->k_first = (guint) (((i_lo % (gint64) priv->nc) + priv->nc) % priv->nc);
-
-  h = g_try_new0 (double, 2 * (gsize) priv->nc);
-  out = g_try_new (float, 2 * (gsize) priv->nc);
-  if (h == NULL || out == NULL)
-    {
+      ef_matched_filter_clear (&mf);
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "No memory for the matched filter");
       return FALSE;
     }
-  for (guint64 m = 0; m < l; m++)
+  for (guint i = 0; i < mf.nc; i++)
     {
-      double tm = (double) m / fs - 0.5 * t, ph = G_PI * kchirp * tm * tm;
-
-      h[2 * m] = cos (ph);
-      h[2 * m + 1] = sin (ph);
+      out[2 * i] = (float) creal (mf.chirp_conj[i]);
+      out[2 * i + 1] = (float) cimag (mf.chirp_conj[i]);
     }
-
-#define TRY(expr) G_STMT_START { if (!ef_cuda_check_ ((int) (expr), #expr, __FILE__, __LINE__, error)) goto out; } G_STMT_END
-#define TRYFFT(expr) G_STMT_START { if (!ef_cufft_check_ ((int) (expr), #expr, __FILE__, __LINE__, error)) goto out; } G_STMT_END
-  TRY (ef_cuda_malloc (&d_h, priv->nc * 2 * sizeof (double)));
-  TRY (cudaMemcpy (d_h, h, priv->nc * 2 * sizeof (double), cudaMemcpyHostToDevice));
-  TRYFFT (ef_cufft_plan_many (&plan, (int) priv->nc, CUFFT_Z2Z, 1));
-  have_plan = TRUE;
-  TRYFFT (cufftExecZ2Z (plan, d_h, d_h, CUFFT_FORWARD));
-  TRY (cudaMemcpy (h, d_h, priv->nc * 2 * sizeof (double), cudaMemcpyDeviceToHost));
-#undef TRY
-#undef TRYFFT
-
-  /* Scaled so that a unit target gives unit bins, and conjugated. */
-  s = (double) priv->k / ((double) priv->nc * (double) l);
-  for (guint i = 0; i < priv->nc; i++)
-    {
-      out[2 * i] = (float) (h[2 * i] * s);
-      out[2 * i + 1] = (float) (-h[2 * i + 1] * s);
-    }
-  *chirp_out = g_steal_pointer (&out);
-  ok = TRUE;
-
-out:
-  if (have_plan)
-    cufftDestroy (plan);
-  if (d_h)
-    EF_CUDA_WARN (cudaFree (d_h));
-  return ok;
+  priv->nc = mf.nc;
+  priv->k = mf.k;
+  priv->k_first = mf.k_first;
+  ef_matched_filter_clear (&mf);
+  *chirp_out = out;
+  return TRUE;
 }
 
 /* ---- plans ---- */
