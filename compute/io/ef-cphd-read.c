@@ -13,6 +13,11 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+/* glibc defines CMPLXF only for GCC. */
+#ifndef CMPLXF
+#define CMPLXF(x, y) __builtin_complex ((float) (x), (float) (y))
+#endif
+
 #include "ef-cphd.h"
 #include "ef-error.h"
 

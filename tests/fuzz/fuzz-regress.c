@@ -13,7 +13,8 @@
  * Every file of tests/fuzz/corpus-<target>/ (the seeds) and tests/fuzz/regress-<target>/ (a minimized
  * sample of what fuzzing reached, and inputs that once crashed, under libFuzzer's names crash-<sha1>)
  * goes through the same entry point as the fuzzer's, in an ordinary build and in the sanitizer build of
- * CI.
+ * CI. Inputs that only make matio allocate gigabytes (it trusts declared sizes before Echoform can check
+ * them; see ef-gotcha.c) are left out of regress-gotcha/, so that the test stays small and fast.
  *
  *   fuzz-regress [--tap]                       replay all corpora
  *   fuzz-regress --target NAME FILE|DIR ...    replay some inputs, e.g. a new crash-* file
