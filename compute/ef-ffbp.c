@@ -12,22 +12,9 @@
 #include "ef-bp.h"
 #include "ef-error.h"
 #include "ef-ffbp.h"
+#include "ef-simd.h"
 
-/* Row loops built for AVX-512, AVX2 and plain x86-64, chosen at load time (not under sanitizers, whose
- * run-time does not follow ifuncs). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define EF_CLONES __attribute__((target_clones ("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define EF_CLONES
-#endif
 #define EF_INLINE static inline __attribute__((always_inline))
-/* Loops over points ask for vectorisation outright: at -O2 GCC's cost model refuses any loop whose trip
- * count is not known at compile time. */
-#if HAVE_OPENMP
-#define EF_SIMD _Pragma ("omp simd")
-#else
-#define EF_SIMD
-#endif
 
 #define KQ 256        /* kernel table phases per sample; weights are interpolated linearly between them */
 #define RS 8          /* range taps the gather reads (shorter kernels are padded with zero weights) */

@@ -14,19 +14,8 @@
 #include "ef-error.h"
 #include "ef-fftw.h"
 #include "ef-pfa.h"
+#include "ef-simd.h"
 
-/* The per-row loops are built for AVX-512, AVX2 and plain x86-64 and chosen at load time (not under
- * sanitizers), and their short inner loops are vectorised outright. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define EF_CLONES __attribute__((target_clones ("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define EF_CLONES
-#endif
-#if HAVE_OPENMP
-#define EF_SIMD _Pragma ("omp simd")
-#else
-#define EF_SIMD
-#endif
 
 #define KBQ 512        /* Kaiser-Bessel table entries per grid cell */
 #define KNQ 256        /* Knab table phases per pixel */

@@ -6,14 +6,10 @@
 #include <math.h>
 
 #include "ef-bp-cpu.h"
+#include "ef-simd.h"
 
-/* The loop is written once in scalar form with no branches so that the compiler vectorises it; the
- * target_clones attribute builds it for each level and picks one at load time from the CPU's features. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define EF_CLONES __attribute__((target_clones ("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define EF_CLONES
-#endif
+/* The loop is written once in scalar form with no branches so that the compiler vectorises it, and
+ * built for each instruction set (EF_CLONES). */
 
 /* sin and cos of 2 pi c for c in [-0.5, 0.5]: octant reduction and short Taylor polynomials,
  * accurate to about 3e-7 absolute. */
