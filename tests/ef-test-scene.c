@@ -77,3 +77,16 @@ ef_test_sinc_islr_db (double extent_irw)
     }
   return 10 * log10 (side_e / main_e);
 }
+
+double
+ef_test_ser_db64 (const EfCf64 *t, const EfCf64 *r, gsize n)
+{
+  double num = 0, den = 0;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      num += pow (cabs (r[i]), 2);
+      den += pow (cabs (t[i] - r[i]), 2);
+    }
+  return den > 0 ? 10 * log10 (num / den) : INFINITY;
+}

@@ -16,6 +16,8 @@ EfCf64 *ef_test_form_fp64 (EfDataset *ds, const EfGrid *grid, const EfRangeParam
 EfCf32 *ef_test_form_fp32 (EfDataset *ds, const EfGrid *grid, const EfRangeParams *rp);
 /* n random point targets in [x0,x1]x[y0,y1] with random complex amplitudes. Owned. */
 EfSimTarget *ef_test_random_targets (guint n, double x0, double y0, double x1, double y1);
+/* Signal-to-error ratio of t against the reference r, both float64, dB. */
+double ef_test_ser_db64 (const EfCf64 *t, const EfCf64 *r, gsize n);
 /* Theoretical ISLR (dB) of a rectangular-window sinc cut integrated out to +-extent -3 dB widths, with
  * the main lobe between the first nulls. */
 double ef_test_sinc_islr_db (double extent_irw);

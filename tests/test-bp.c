@@ -114,19 +114,6 @@ test_point_targets (gconstpointer data)
     }
 }
 
-static double
-ser_db (const EfCf32 *t, const EfCf64 *r, gsize n)
-{
-  double num = 0, den = 0;
-
-  for (gsize i = 0; i < n; i++)
-    {
-      num += pow (cabs (r[i]), 2);
-      den += pow (cabs ((EfCf64) t[i] - r[i]), 2);
-    }
-  return 10 * log10 (num / den);
-}
-
 static void
 test_fp32_vs_fp64 (gconstpointer data)
 {
@@ -151,7 +138,7 @@ test_fp32_vs_fp64 (gconstpointer data)
   g_assert_true (ef_grid_init_roi (&grid, -13.1, -9.7, 7.3, 11.9, 0.157, NULL));
   ref = ef_test_form_fp64 (ds, &grid, &rp);
   img = ef_test_form_fp32 (ds, &grid, &rp);
-  ser = ser_db (img, ref, ef_grid_n_pixels (&grid));
+  ser = ef_ser_db_f32_f64 (img, ref, ef_grid_n_pixels (&grid));
   g_test_message ("%s: %ux%u px x %u pulses, fp32 SER %.1f dB (SIMD %s)", c->name, grid.width, grid.height,
                   sp.n_pulses, ser, ef_bp_cpu_simd_name ());
   g_assert_cmpfloat (ser, >=, 80.0);
@@ -186,7 +173,7 @@ test_bistatic (void)
   g_assert_true (ef_grid_init_roi (&grid, -8, -8, 8, 8, 0.2, NULL));
   ref = ef_test_form_fp64 (ds, &grid, &rp);
   img = ef_test_form_fp32 (ds, &grid, &rp);
-  ser = ser_db (img, ref, ef_grid_n_pixels (&grid));
+  ser = ef_ser_db_f32_f64 (img, ref, ef_grid_n_pixels (&grid));
   g_test_message ("bistatic: fp32 SER %.1f dB", ser);
   g_assert_cmpfloat (ser, >=, 80.0);
 }

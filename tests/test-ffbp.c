@@ -52,19 +52,6 @@ cpu_since (Stamp a)
   return stamp ().cpu_s - a.cpu_s;
 }
 
-static double
-ser64 (const EfCf64 *t, const EfCf64 *r, gsize n)
-{
-  double num = 0, den = 0;
-
-  for (gsize i = 0; i < n; i++)
-    {
-      num += pow (cabs (r[i]), 2);
-      den += pow (cabs (t[i] - r[i]), 2);
-    }
-  return 10 * log10 (num / den);
-}
-
 /* Forms the whole collection with FFBP (or FBP) in blocks of `block` pulses into a fresh fp64 image. */
 static EfCf64 *
 form_fast64 (const EfProfiles *all, const EfGrid *grid, double bandwidth, const EfFfbpParams *fp, guint block,
@@ -165,7 +152,7 @@ test_point_targets (gconstpointer data)
       g_test_message ("%s target %u at (%.1f, %.1f): FFBP (L %u, %u stages) SER %.1f dB, position error %.5f m "
                       "= res/%.0f; IRW range %.4f/%.4f m, cross %.4f/%.4f m; PSLR range %.2f/%.2f dB, cross "
                       "%.2f/%.2f dB (FFBP/BP)", geo->name, i, tg[i].pos[0], tg[i].pos[1], st.leaf_pulses,
-                      st.n_stages, ser64 (fast, ref, ef_grid_n_pixels (&grid)), err, res / err, pf.range.irw_m,
+                      st.n_stages, ef_test_ser_db64 (fast, ref, ef_grid_n_pixels (&grid)), err, res / err, pf.range.irw_m,
                       pb.range.irw_m, pf.cross.irw_m, pb.cross.irw_m, pf.range.pslr_db, pb.range.pslr_db,
                       pf.cross.pslr_db, pb.cross.pslr_db);
       g_assert_cmpfloat (err, <, res / 20);
@@ -240,7 +227,7 @@ test_random_scene (gconstpointer data)
       t0 = stamp ();
       img = form_fast64 (p64, &grid, sp.bandwidth, &fp, p64->n_pulses, &st);
       t_fast = cpu_since (t0);
-      ser = ser64 (img, ref, n);
+      ser = ef_test_ser_db64 (img, ref, n);
       g_test_message ("%s: %ux%u px x %u pulses: SER %.1f dB against the float64 reference; leaves of %u pulses, "
                       "%u stages, %u fused; one thread: %.3f s against %.3f s for the reference (x%.1f)", c->name,
                       grid.width, grid.height, p64->n_pulses, ser, st.leaf_pulses, st.n_stages, st.n_final, t_fast,
@@ -301,7 +288,7 @@ test_blocks (void)
   for (guint k = 0; k < G_N_ELEMENTS (blocks); k++)
     {
       g_autofree EfCf64 *img = form_fast64 (p64, &grid, sp.bandwidth, &fp, blocks[k], &st);
-      double ser = ser64 (img, ref, ef_grid_n_pixels (&grid));
+      double ser = ef_test_ser_db64 (img, ref, ef_grid_n_pixels (&grid));
 
       g_test_message ("blocks of %u pulses: SER %.1f dB (last block: leaves of %u, %u stages)", blocks[k], ser,
                       st.leaf_pulses, st.n_stages);
@@ -343,7 +330,7 @@ test_quality_controls (void)
       fp.oversample_range = fp.oversample_angle = settings[k].os;
       fp.taps_range = fp.taps_angle = settings[k].taps;
       img = form_fast64 (p64, &grid, sp.bandwidth, &fp, p64->n_pulses, &st);
-      ser[k] = ser64 (img, ref, ef_grid_n_pixels (&grid));
+      ser[k] = ef_test_ser_db64 (img, ref, ef_grid_n_pixels (&grid));
       g_test_message ("oversampling %.1f, %u taps: SER %.1f dB, %" G_GUINT64_FORMAT " polar samples",
                       settings[k].os, settings[k].taps, ser[k], st.polar_samples);
     }
@@ -391,7 +378,7 @@ test_bistatic (void)
   ef_ffbp_params_init (&fp);
   fp.bp_fallback = FALSE;
   img = form_fast64 (p64, &grid, sp.bandwidth, &fp, p64->n_pulses, &st);
-  ser = ser64 (img, ref, ef_grid_n_pixels (&grid));
+  ser = ef_test_ser_db64 (img, ref, ef_grid_n_pixels (&grid));
   g_test_message ("bistatic: SER %.1f dB against the float64 reference (leaves of %u, %u stages)", ser,
                   st.leaf_pulses, st.n_stages);
   g_assert_cmpfloat (ser, >=, 40.0);

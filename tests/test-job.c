@@ -7,6 +7,7 @@
 
 #include "ef-error.h"
 #include "ef-job.h"
+#include "ef-metrics.h"
 #include "ef-test-scene.h"
 
 typedef struct {
@@ -113,19 +114,6 @@ direct_image (EfDataset *ds, const EfGrid *grid, guint64 first, guint64 count, g
   return img;
 }
 
-static double
-ser32 (const EfCf32 *t, const EfCf32 *r, gsize n)
-{
-  double num = 0, den = 0;
-
-  for (gsize i = 0; i < n; i++)
-    {
-      num += pow (cabsf (r[i]), 2);
-      den += pow (cabsf (t[i] - r[i]), 2);
-    }
-  return den > 0 ? 10 * log10 (num / den) : INFINITY;
-}
-
 static void
 run_and_compare (EfOrder order, guint stride, guint64 first, guint64 count)
 {
@@ -162,7 +150,7 @@ run_and_compare (EfOrder order, guint stride, guint64 first, guint64 count)
   g_assert_cmpstr (ef_job_get_backend_name (job), ==, "cpu");
   a = job_image (job);
   b = direct_image (ds, &grid, first, used, stride);
-  ser = ser32 (a, b, ef_grid_n_pixels (&grid));
+  ser = ef_ser_db_f32 (a, b, ef_grid_n_pixels (&grid));
   g_test_message ("job vs one pass: SER %.1f dB over %u blocks", ser, expect_blocks);
   g_assert_cmpfloat (ser, >, 100);
   watch_clear (&w);
@@ -238,7 +226,7 @@ test_publish_interval (void)
           g_assert_cmpuint (w.running, ==, 11);
           /* Never, or only the first block (the interval is an hour). */
           g_assert_cmpuint (w.running_dirty, ==, k == 0 ? 0 : 1);
-          ser = ser32 (img, direct, n);
+          ser = ef_ser_db_f32 (img, direct, n);
           g_test_message ("interval %g s: %u of %u reports with tiles; SER %.1f dB", intervals[k], w.running_dirty,
                           w.running, ser);
           g_assert_cmpfloat (ser, >, 100);
@@ -251,7 +239,7 @@ test_publish_interval (void)
           g_assert_false (ok);
           g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_CANCELLED);
           g_assert_cmpint (w.final, ==, EF_JOB_CANCELLED);
-          ser = ser32 (img, part, n);
+          ser = ef_ser_db_f32 (img, part, n);
           g_test_message ("cancelled at block %u with the image copied only at the end: SER %.1f dB against "
                           "those blocks", w.cancel_at, ser);
           g_assert_cmpfloat (ser, >, 100);
@@ -386,7 +374,7 @@ test_restart (void)
   g_assert_true (ef_job_run (job, NULL, NULL, NULL));
   a = job_image (job);
   b = direct_image (ds, &g2, 0, 64, 1);
-  g_assert_cmpfloat (ser32 (a, b, ef_grid_n_pixels (&g2)), >, 100);
+  g_assert_cmpfloat (ef_ser_db_f32 (a, b, ef_grid_n_pixels (&g2)), >, 100);
   ef_job_free (job);
 }
 

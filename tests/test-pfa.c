@@ -13,19 +13,6 @@
 
 #define DEG (G_PI / 180.0)
 
-static double
-ser64 (const EfCf64 *t, const EfCf64 *r, gsize n)
-{
-  double num = 0, den = 0;
-
-  for (gsize i = 0; i < n; i++)
-    {
-      num += pow (cabs (r[i]), 2);
-      den += pow (cabs (t[i] - r[i]), 2);
-    }
-  return 10 * log10 (num / den);
-}
-
 /* PFA of a whole collection in blocks of `block` pulses, formed once at the end. */
 static EfCf64 *
 form_pfa64 (const EfProfiles *all, const EfGrid *grid, double bandwidth, const EfPfaParams *pp, guint block,
@@ -107,7 +94,7 @@ measure_target (const EfProfiles *prof, double bandwidth, const EfSimTarget *t, 
   mb->err_m = hypot (mb->pr.position[0] - t->pos[0], mb->pr.position[1] - t->pos[1]);
   mp->err_m = hypot (mp->pr.position[0] - t->pos[0], mp->pr.position[1] - t->pos[1]);
   mp->peak_db = mp->pr.peak_db - mb->pr.peak_db;
-  mp->ser_db = ser64 (img, ref, ef_grid_n_pixels (&grid));
+  mp->ser_db = ef_test_ser_db64 (img, ref, ef_grid_n_pixels (&grid));
 }
 
 static void
@@ -294,7 +281,7 @@ test_random_scene (void)
   ef_bp_reference (&grid, p64, ref);
   ef_pfa_params_init (&pp);
   img = form_pfa64 (p64, &grid, sp.bandwidth, &pp, 64, &rep);
-  ser = ser64 (img, ref, n);
+  ser = ef_test_ser_db64 (img, ref, n);
   pfa32 = ef_pfa_new (&grid, sp.bandwidth, FALSE, &pp, NULL);
   g_assert_true (ef_pfa_add (pfa32, p32, NULL));
   img32 = g_new (EfCf32, n);
@@ -354,10 +341,10 @@ test_progressive (void)
       g_assert_true (ef_pfa_form (pfa, img, NULL, &rep, NULL));
       g_assert_cmpuint (rep.n_pulses, ==, (k + 1) * q);
     }
-  g_test_message ("blocks in the order 3, 0, 2, 1 against one block: SER %.1f dB", ser64 (img, whole, n));
+  g_test_message ("blocks in the order 3, 0, 2, 1 against one block: SER %.1f dB", ef_test_ser_db64 (img, whole, n));
   /* The distortion correction follows the aperture seen so far, and so may differ before the end; at the
    * end the two images must agree to rounding. */
-  g_assert_cmpfloat (ser64 (img, whole, n), >, 100);
+  g_assert_cmpfloat (ef_test_ser_db64 (img, whole, n), >, 100);
   ef_pfa_clear (pfa);
   g_assert_true (ef_pfa_form (pfa, img, NULL, &rep, NULL));
   g_assert_cmpuint (rep.n_pulses, ==, 0);
