@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <epoxy/gl.h>
+#include <string.h>
 
 #include "ef-error.h"
 #include "ef-gl-cuda.h"
@@ -25,6 +26,9 @@ struct _EfGlCuda {
   cudaStream_t            stream;    /* owned: the display stream */
   cudaEvent_t             done;      /* owned: after the last conversion */
   gboolean                pending;   /* surfaces wait for `done` before they are destroyed */
+  guint64                 written;   /* the mark last written, 0 for none */
+  GArray                 *written_rects;  /* EfRect: the rectangles written at that mark */
+  guint64                 n_writes;  /* calls that mapped and converted */
 };
 
 static gboolean
@@ -118,6 +122,8 @@ ef_gl_cuda_free (EfGlCuda *self)
     }
   g_free (self->res);
   g_free (self->surf);
+  if (self->written_rects != NULL)
+    g_array_unref (self->written_rects);
   g_free (self);
 }
 
@@ -212,6 +218,11 @@ ef_gl_cuda_update (EfGlCuda *self, EfCudaImage *source, const EfRect *rects, gui
     return FALSE;
   if (*mark == 0 || n_rects == 0)
     return TRUE;
+  /* The textures already hold this state of these rectangles: a frame drawn between two blocks maps
+   * nothing, so the GPU leaves the job only for the draw. */
+  if (*mark == self->written && self->written_rects != NULL && self->written_rects->len == n_rects
+      && memcmp (self->written_rects->data, rects, n_rects * sizeof (EfRect)) == 0)
+    return TRUE;
 
   /* Only the textures that a rectangle touches are mapped. */
   maps = g_new (cudaGraphicsResource_t, self->n_tiles);
@@ -268,10 +279,26 @@ ef_gl_cuda_update (EfGlCuda *self, EfCudaImage *source, const EfRect *rects, gui
   else
     (void) cudaGetLastError ();
   if (!ok)
-    return FALSE;
+    {
+      self->written = 0;
+      return FALSE;
+    }
+  if (self->written_rects == NULL)
+    self->written_rects = g_array_new (FALSE, FALSE, sizeof (EfRect));
+  g_array_set_size (self->written_rects, 0);
+  g_array_append_vals (self->written_rects, rects, n_rects);
+  self->written = *mark;
+  self->n_writes++;
   for (guint k = 0; k < n_rects; k++)
     ef_gl_image_mark_arrived (self->image, &rects[k]);
   return TRUE;
+}
+
+guint64
+ef_gl_cuda_get_n_writes (EfGlCuda *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->n_writes;
 }
 
 #else /* !HAVE_CUDA */
@@ -303,6 +330,12 @@ ef_gl_cuda_update (EfGlCuda *self, EfCudaImage *source, const EfRect *rects, gui
 {
   g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_DEVICE, "This build has no CUDA support");
   return FALSE;
+}
+
+guint64
+ef_gl_cuda_get_n_writes (EfGlCuda *self)
+{
+  return 0;
 }
 
 #endif /* HAVE_CUDA */

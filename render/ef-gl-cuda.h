@@ -37,5 +37,8 @@ void      ef_gl_cuda_free (EfGlCuda *self);
  * Cells written are marked arrived. source must have the image's size and live on self's device. */
 gboolean  ef_gl_cuda_update (EfGlCuda *self, EfCudaImage *source, const EfRect *rects, guint n_rects,
                              guint64 *mark, GError **error);
+/* How many updates mapped the textures and converted (an update that finds the same mark and the same
+ * rectangles as the last one written maps nothing). */
+guint64   ef_gl_cuda_get_n_writes (EfGlCuda *self);
 
 G_END_DECLS
