@@ -50,10 +50,6 @@ ef_cuda_bp_launch (cudaStream_t stream, EfPrecision precision, guint variant, co
     case 7: return launch_shape<16, 4, 32, 5> (stream, precision, args, error);
     case 8: return launch_shape<16, 8, 32, 3> (stream, precision, args, error);
     case 9: return launch_shape<16, 4, 64, 6> (stream, precision, args, error);
-    case 10: return launch_shape<8, 4, 32, 12> (stream, precision, args, error);
-    case 11: return launch_shape<16, 4, 32, 10> (stream, precision, args, error);
-    case 12: return launch_shape<16, 4, 32, 12> (stream, precision, args, error);
-    case 13: return launch_shape<32, 4, 32, 8> (stream, precision, args, error);
     default:
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "No kernel shape %u", variant);
       return FALSE;

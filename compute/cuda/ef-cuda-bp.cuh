@@ -338,9 +338,6 @@ fp16_pixel (const EfSeg &sg, const uint2 *pp, float r, float *w, uint2 *v)
   *v = __ldg (pp + __float_as_int (t));
 }
 
-/* COMPACT: one half2 sum a pixel, (re, im) itself, at the price of a second pack, (-sin, cos); otherwise
- * the two sums accp, accq described below. */
-template <bool COMPACT>
 __device__ __forceinline__ void
 fp16_accumulate (const EfSeg &sg, uint2 v, __half2 wh, float w, __half2 *accp, __half2 *accq)
 {
@@ -351,21 +348,11 @@ fp16_accumulate (const EfSeg &sg, uint2 v, __half2 wh, float w, __half2 *accp, _
 
   __sincosf (w * sg.kdr, &sn, &cs);
   const __half2 e = __floats2half2_rn (cs, sn);
-  if (COMPACT)
-    {
-      const __half2 f = __floats2half2_rn (-sn, cs);
-      *accp = __hfma2 (__low2half2 (s), e, *accp);
-      *accp = __hfma2 (__high2half2 (s), f, *accp);
-    }
-  else
-    {
-      *accp = __hfma2 (__low2half2 (s), e, *accp);
-      *accq = __hfma2 (__high2half2 (s), e, *accq);
-    }
+  *accp = __hfma2 (__low2half2 (s), e, *accp);
+  *accq = __hfma2 (__high2half2 (s), e, *accq);
 }
 
 /* Two pixels of one segment and pulse, at bin positions r0 and r1 (pairs from the base pair). */
-template <bool COMPACT>
 __device__ __forceinline__ void
 fp16_pair (const EfSeg &sg, const uint2 *pp, float r0, float r1, __half2 *accp0, __half2 *accq0, __half2 *accp1,
            __half2 *accq1)
@@ -376,16 +363,8 @@ fp16_pair (const EfSeg &sg, const uint2 *pp, float r0, float r1, __half2 *accp0,
   fp16_pixel (sg, pp, r0, &w0, &v0);
   fp16_pixel (sg, pp, r1, &w1, &v1);
   const __half2 wp = __floats2half2_rn (w0, w1);
-  fp16_accumulate<COMPACT> (sg, v0, __low2half2 (wp), w0, accp0, accq0);
-  fp16_accumulate<COMPACT> (sg, v1, __high2half2 (wp), w1, accp1, accq1);
-}
-
-/* Whether a shape's fp16 kernel keeps one sum a pixel: when two would take more than half of the
- * registers that MINB resident blocks leave a thread. */
-__host__ __device__ constexpr bool
-fp16_compact (int seg, int warps, int minb)
-{
-  return 4 * seg > 65536 / (minb * warps * 32);
+  fp16_accumulate (sg, v0, __low2half2 (wp), w0, accp0, accq0);
+  fp16_accumulate (sg, v1, __high2half2 (wp), w1, accp1, accq1);
 }
 
 template <int SEG, int WARPS, int CHUNK, int MINB>
@@ -405,22 +384,17 @@ bp_fp16_kernel (const EfCudaBpArgs A)
   const int col = blockIdx.x * 32 + lane;
   const int row0 = blockIdx.y * BH + warp * SEG;
   const bool col_in = col < (int) A.width;
-  constexpr bool COMPACT = fp16_compact (SEG, WARPS, MINB);
 
   for (int p0 = 0; p0 < (int) A.n_pulses; p0 += CHUNK)
     {
       const int np = min (CHUNK, (int) A.n_pulses - p0);
       /* s e = (sr c - si sn, sr sn + si c): with P = (c, sn), accp sums sr P and accq sums si P, and
-       * the chunk's result is (accp.x - accq.y, accp.y + accq.x). One pack and two HFMA2 per pixel.
-       * COMPACT: accp sums s e itself and accq is unused. */
-      __half2 accp[SEG], accq[COMPACT ? 1 : SEG];
+       * the chunk's result is (accp.x - accq.y, accp.y + accq.x). One pack and two HFMA2 per pixel. */
+      __half2 accp[SEG], accq[SEG];
 
 #pragma unroll
       for (int k = 0; k < SEG; k++)
-        accp[k] = __float2half2_rn (0.f);
-#pragma unroll
-      for (int k = 0; k < (COMPACT ? 1 : SEG); k++)
-        accq[k] = __float2half2_rn (0.f);
+        accp[k] = accq[k] = __float2half2_rn (0.f);
       __syncthreads ();
       stage_chunk<SEG, WARPS> (A, p0, np, taylor, stage, (int) A.stride);
       for (int p = 0; p < np; p++)
@@ -438,16 +412,15 @@ bp_fp16_kernel (const EfCudaBpArgs A)
            * has no partner term. */
           {
             const float kk = (float) (-SEG / 2);
-            fp16_pair<COMPACT> (sg, pp, sg.fc, fmaf (sg.b1, kk, fmaf (sg.b2, kk * kk, sg.fc)), &accp[SEG / 2],
-                                &accq[COMPACT ? 0 : SEG / 2], &accp[0], &accq[0]);
+            fp16_pair (sg, pp, sg.fc, fmaf (sg.b1, kk, fmaf (sg.b2, kk * kk, sg.fc)), &accp[SEG / 2],
+                       &accq[SEG / 2], &accp[0], &accq[0]);
           }
 #pragma unroll
           for (int j = 1; j < SEG / 2; j++)
             {
               const float c = fmaf (sg.b2, (float) (j * j), sg.fc);
-              fp16_pair<COMPACT> (sg, pp, fmaf (sg.b1, (float) -j, c), fmaf (sg.b1, (float) j, c),
-                                  &accp[SEG / 2 - j], &accq[COMPACT ? 0 : SEG / 2 - j], &accp[SEG / 2 + j],
-                                  &accq[COMPACT ? 0 : SEG / 2 + j]);
+              fp16_pair (sg, pp, fmaf (sg.b1, (float) -j, c), fmaf (sg.b1, (float) j, c), &accp[SEG / 2 - j],
+                         &accq[SEG / 2 - j], &accp[SEG / 2 + j], &accq[SEG / 2 + j]);
             }
         }
       if (col_in)
@@ -456,20 +429,11 @@ bp_fp16_kernel (const EfCudaBpArgs A)
           for (int k = 0; k < SEG; k++)
             if (row0 + k < (int) A.height)
               {
-                float2 fp = __half22float2 (accp[k]);
+                float2 fp = __half22float2 (accp[k]), fq = __half22float2 (accq[k]);
                 float2 *px = (float2 *) A.image + (size_t) (row0 + k) * A.width + col;
                 float2 o = *px;
-                if (COMPACT)
-                  {
-                    o.x = fmaf (fp.x, inv_scale, o.x);
-                    o.y = fmaf (fp.y, inv_scale, o.y);
-                  }
-                else
-                  {
-                    float2 fq = __half22float2 (accq[k]);
-                    o.x = fmaf (fp.x - fq.y, inv_scale, o.x);
-                    o.y = fmaf (fp.y + fq.x, inv_scale, o.y);
-                  }
+                o.x = fmaf (fp.x - fq.y, inv_scale, o.x);
+                o.y = fmaf (fp.y + fq.x, inv_scale, o.y);
                 *px = o;
               }
         }

@@ -62,7 +62,7 @@ cufftResult ef_cufft_plan_many (cufftHandle *plan, int n, cufftType type, int ba
 gboolean    ef_cuda_debug_should_fail (void);
 
 /* Shapes */
-#define EF_CUDA_N_SHAPES 13
+#define EF_CUDA_N_SHAPES 9
 extern const EfCudaShape ef_cuda_shapes[EF_CUDA_N_SHAPES];
 /* Extra entries at each end of a table row that a segment may read past its base pair. */
 int ef_cuda_guard_ext (const EfCudaShape *shape, double spacing, double max_inv_dr);

@@ -25,12 +25,6 @@ const EfCudaShape ef_cuda_shapes[EF_CUDA_N_SHAPES] = {
   { 16, 4, 32, 5 },
   { 16, 8, 32, 3 },
   { 16, 4, 64, 6 },
-  /* More resident warps, fewer registers each; fp16 keeps one sum a pixel in 10 to 13 (see
-   * fp16_compact in ef-cuda-bp.cuh), fp32 spills there. */
-  { 8, 4, 32, 12 },
-  { 16, 4, 32, 10 },
-  { 16, 4, 32, 12 },
-  { 32, 4, 32, 8 },
 };
 
 guint

@@ -485,13 +485,14 @@ typedef enum {
   DISPLAY_OFF,
   DISPLAY_SHARED,      /* paced at hz */
   DISPLAY_DRAW,        /* paced at hz, drawing what the first frame wrote: the cost of the draw alone */
+  DISPLAY_BLOCK,       /* ticks at hz, and writes and draws only when a block has finished since the last */
   DISPLAY_SHARED_MAX,  /* as fast as it goes */
   DISPLAY_HOST,        /* host uploads of what the job copied, paced at hz */
   N_MODES
 } DisplayMode;
 
-static const char *const mode_names[] = { "off", "shared 60 Hz", "draw only 60 Hz", "shared flat out",
-                                          "host upload 60 Hz" };
+static const char *const mode_names[] = { "off", "shared 60 Hz", "draw only 60 Hz", "shared on block",
+                                          "shared flat out", "host upload 60 Hz" };
 
 typedef struct {
   EfGlImage    *tex;
@@ -502,6 +503,7 @@ typedef struct {
   GArray       *rows;
   EfCf32       *staging;
   double        hz;
+  gboolean      clear_only;  /* frames clear the framebuffer and draw nothing: the cost of a GL frame alone */
 } Display;
 
 typedef struct {
@@ -542,24 +544,27 @@ draw (Display *d)
   glViewport (0, 0, d->fb_w, d->fb_h);
   glClearColor (0.1f, 0.1f, 0.1f, 1.0f);
   glClear (GL_COLOR_BUFFER_BIT);
-  ef_gl_renderer_draw_image (d->renderer, d->tex, m, &params, -80.0);
+  if (!d->clear_only)
+    ef_gl_renderer_draw_image (d->renderer, d->tex, m, &params, -80.0);
   glBindFramebuffer (GL_FRAMEBUFFER, 0);
 }
 
 /* One frame of a mode: the write into the textures and the draw, finished. Adds the two parts' times
- * (ms) into upd and drw. */
-static void
+ * (ms) into upd and drw. Returns FALSE when there was nothing to draw (DISPLAY_BLOCK between blocks). */
+static gboolean
 frame (Display *d, DisplayMode mode, EfJob *job, EfCudaImage *image, gboolean first, double *upd, double *drw)
 {
   g_autoptr (GError) error = NULL;
   gint64 t0 = g_get_monotonic_time (), t1;
 
-  if (mode == DISPLAY_SHARED || mode == DISPLAY_SHARED_MAX || (mode == DISPLAY_DRAW && first))
+  if (mode == DISPLAY_SHARED || mode == DISPLAY_SHARED_MAX || mode == DISPLAY_BLOCK || (mode == DISPLAY_DRAW && first))
     {
-      guint64 mark = 0;
+      guint64 mark = 0, writes = ef_gl_cuda_get_n_writes (d->shared);
 
       if (!ef_gl_cuda_update (d->shared, image, (const EfRect *) d->rows->data, d->rows->len, &mark, &error))
         g_error ("Shared update failed: %s", error->message);
+      if (mode == DISPLAY_BLOCK && ef_gl_cuda_get_n_writes (d->shared) == writes)
+        return FALSE;
     }
   else if (mode == DISPLAY_HOST)
     {
@@ -583,6 +588,7 @@ frame (Display *d, DisplayMode mode, EfJob *job, EfCudaImage *image, gboolean fi
   glFinish ();
   *upd += (t1 - t0) / 1e3;
   *drw += (g_get_monotonic_time () - t1) / 1e3;
+  return TRUE;
 }
 
 static void
@@ -602,7 +608,7 @@ run_mode (Display *d, EfDataset *ds, const EfGrid *grid, guint block, DisplayMod
   memset (out, 0, sizeof *out);
   job = new_job (ds, grid, block, mode != DISPLAY_HOST, n_pulses);
   ef_job_start (job, watch_cb, &watch);
-  if (mode == DISPLAY_SHARED || mode == DISPLAY_SHARED_MAX || mode == DISPLAY_DRAW)
+  if (mode == DISPLAY_SHARED || mode == DISPLAY_SHARED_MAX || mode == DISPLAY_DRAW || mode == DISPLAY_BLOCK)
     {
       image = wait_device_image (job, &watch);
       if (image == NULL)
@@ -614,10 +620,11 @@ run_mode (Display *d, EfDataset *ds, const EfGrid *grid, guint block, DisplayMod
       gint64 t0 = g_get_monotonic_time (), t1;
       double ms;
 
-      frame (d, mode, job, image, times->len == 0, &upd, &drw);
+      gboolean drawn = frame (d, mode, job, image, times->len == 0, &upd, &drw);
       t1 = g_get_monotonic_time ();
       ms = (t1 - t0) / 1e3;
-      g_array_append_val (times, ms);
+      if (drawn)
+        g_array_append_val (times, ms);
       if (mode != DISPLAY_SHARED_MAX)
         {
           next += period_us;
@@ -650,7 +657,7 @@ run_mode (Display *d, EfDataset *ds, const EfGrid *grid, guint block, DisplayMod
 }
 
 static int
-bench (int edge, int pulses, int samples, int block, int reps, double hz, int fb_w, int fb_h)
+bench (int edge, int pulses, int samples, int block, int reps, double hz, int fb_w, int fb_h, gboolean clear_only)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (EfDataset) ds = NULL;
@@ -692,6 +699,7 @@ bench (int edge, int pulses, int samples, int block, int reps, double hz, int fb
   d.rows = cell_rows (grid.width, grid.height);
   d.staging = g_new (EfCf32, (gsize) grid.width * EF_GL_IMAGE_CELL);
   d.hz = hz;
+  d.clear_only = clear_only;
   d.fb_w = fb_w;
   d.fb_h = fb_h;
   glGenRenderbuffers (1, &d.rb);
@@ -710,7 +718,7 @@ bench (int edge, int pulses, int samples, int block, int reps, double hz, int fb
   run_mode (&d, ds, &grid, (guint) block, DISPLAY_SHARED, 8 * (guint64) block, &one);
   /* Off and on alternate, so that clocks and heat treat them alike. */
   for (int r = 0; r < reps; r++)
-    for (int m = DISPLAY_OFF; m <= DISPLAY_DRAW; m++)
+    for (int m = DISPLAY_OFF; m <= DISPLAY_BLOCK; m++)
       {
         run_mode (&d, ds, &grid, (guint) block, (DisplayMode) m, 0, &one);
         printf ("# rep %d %-18s %.4g BP/s, %u frames, %.2f ms mean\n", r, mode_names[m], one.bp_per_s, one.frames,
@@ -776,7 +784,7 @@ int
 main (int argc, char **argv)
 {
   g_autofree char *why = NULL;
-  gboolean do_bench = FALSE;
+  gboolean do_bench = FALSE, clear_only = FALSE;
   gint edge = 4096, pulses = 131072, samples = 512, block = 1024, reps = 2, fb_w = 1920, fb_h = 1080;
   double hz = 60;
   GOptionEntry entries[] = {
@@ -788,6 +796,9 @@ main (int argc, char **argv)
     { "block", 0, 0, G_OPTION_ARG_INT, &block, "bench: pulses per block", "N" },
     { "reps", 0, 0, G_OPTION_ARG_INT, &reps, "bench: repetitions of display off and on", "N" },
     { "hz", 0, 0, G_OPTION_ARG_DOUBLE, &hz, "bench: display rate", "HZ" },
+    { "fb-width", 0, 0, G_OPTION_ARG_INT, &fb_w, "bench: framebuffer width", "N" },
+    { "fb-height", 0, 0, G_OPTION_ARG_INT, &fb_h, "bench: framebuffer height", "N" },
+    { "clear-only", 0, 0, G_OPTION_ARG_NONE, &clear_only, "bench: frames only clear the framebuffer", NULL },
     { NULL },
   };
   int status;
@@ -828,7 +839,7 @@ main (int argc, char **argv)
     }
 
   if (do_bench)
-    status = bench (edge, pulses, samples, block, MAX (reps, 1), hz, fb_w, fb_h);
+    status = bench (edge, pulses, samples, block, MAX (reps, 1), hz, fb_w, fb_h, clear_only);
   else
     {
       g_test_add_func ("/gl-cuda/choose-device", test_choose_device);
