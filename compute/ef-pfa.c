@@ -14,59 +14,30 @@
 #include "ef-error.h"
 #include "ef-fftw.h"
 #include "ef-pfa.h"
+#include "ef-pfa-private.h"
 #include "ef-simd.h"
 
 
-#define KBQ 512        /* Kaiser-Bessel table entries per grid cell */
-#define KNQ 256        /* Knab table phases per pixel */
-#define TAPS_MAX 16
-#define MAX_EDGE 16384 /* largest k-space grid edge */
+#define KBQ EF_PFA_KBQ
+#define KNQ EF_PFA_KNQ
+#define TAPS_MAX EF_PFA_TAPS_MAX
+#define MAX_EDGE EF_PFA_MAX_EDGE
 
-/* What the stencil needs of each pulse seen. */
-typedef struct {
-  double tx[3], rcv[3];
-  double r0o;          /* (|tx| + |rcv|) / 2: the range to the scene origin */
-  double kr;           /* wavenumber of the profile's centre, rad per metre of differential range */
-  double uh[3];        /* (tx / |tx| + rcv / |rcv|) / 2: the look direction (bisector) */
-  double phi;          /* look angle in the image plane, unwrapped about the first pulse's */
-} PulseGeo;
-
-/* Three look angles (first, middle, last) and the band's edges: enough to find, for any point, where the
- * FFT image shows it (a phase gradient) and how badly it defocuses (a second difference). */
-typedef struct {
-  PulseGeo a, m, b;
-  double   kr_lo, kr_c, kr_hi;
-  gboolean cross_ok;     /* the look angles span enough to resolve the cross-range gradient */
-  double   kcu, kcv;     /* the k-space support's centre, in the image plane */
-  double   width;        /* the support's larger extent, rad/m */
-} Stencil;
+typedef EfPfaPulseGeo PulseGeo;
+typedef EfPfaStencil Stencil;
+typedef EfPfaKnab Knab;
 
 struct _EfPfa {
-  EfGrid       grid;
-  double       bandwidth;
+  EfPfaCore    core;             /* the parameters, the layout and the pulses seen */
   gboolean     fp64;
-  EfPfaParams  params;
-  double       beta;             /* Kaiser-Bessel shape */
-  double      *kb;               /* owned: kernel at |t| = i / KBQ cells */
-  guint        kb_n;
-  /* Fixed at the first block. */
-  gboolean     ready;
-  int          cc, rc;           /* ROI pixel at the lattice origin */
-  double       ol[3];            /* lattice origin, scene frame */
-  guint        nu, nv;           /* lattice region kept, centred on the origin */
-  guint        mu, mv;           /* k-space grid */
-  double       dku, dkv;         /* its spacing, rad/m */
+  /* Made at the first block. */
   gpointer     kgrid;            /* owned: mv rows of mu complex (double or float) */
   gpointer     work;             /* owned: FFT buffer, same shape */
   fftw_plan    plan64;
   fftwf_plan   plan32;
-  double      *deap_u, *deap_v;  /* owned: 1 / kernel transform over the kept region */
   guint        nbins;            /* profile length the spectrum plan is for */
   fftw_complex *pbuf;            /* owned */
   fftw_plan    pplan;
-  /* Every pulse gridded so far. */
-  GArray      *pulses;           /* of PulseGeo */
-  guint64      n_gridded;
 };
 
 void
@@ -79,6 +50,8 @@ ef_pfa_params_init (EfPfaParams *p)
   p->correct_distortion = TRUE;
   p->n_threads = 0;
 }
+
+/* ---- the shared host-side geometry (ef-pfa-private.h) ---- */
 
 static inline double
 dot3 (const double a[3], const double b[3])
@@ -107,7 +80,7 @@ bessel_i0 (double x)
 }
 
 static double
-kb_exact (const EfPfa *self, double t)
+kb_exact (const EfPfaCore *self, double t)
 {
   double w = self->params.kernel_width, r = 2.0 * t / w;
 
@@ -117,7 +90,7 @@ kb_exact (const EfPfa *self, double t)
 }
 
 static inline double
-kb_lookup (const EfPfa *self, double t)
+kb_lookup (const EfPfaCore *self, double t)
 {
   double f = fabs (t) * KBQ;
   guint i = (guint) f;
@@ -127,9 +100,16 @@ kb_lookup (const EfPfa *self, double t)
   return self->kb[i] + (f - i) * (self->kb[i + 1] - self->kb[i]);
 }
 
-/* The continuous Fourier transform of the kernel at nu cycles per cell, by Simpson's rule. */
+double
+ef_pfa_core_kb_lookup (const EfPfaCore *core, double t)
+{
+  return kb_lookup (core, t);
+}
+
+/* The continuous Fourier transform of the kernel at nu cycles per cell, by Simpson's rule over
+ * 64 W + 1 nodes (the kernel's values there are kept in kb_nodes). */
 static double
-kb_transform (const EfPfa *self, double nu)
+kb_transform (const EfPfaCore *self, double nu)
 {
   const int n = 64 * (int) self->params.kernel_width;
   double w = self->params.kernel_width, h = w / n, sum = 0;
@@ -138,7 +118,7 @@ kb_transform (const EfPfa *self, double nu)
     {
       double t = -0.5 * w + i * h;
       double c = (i == 0 || i == n) ? 1 : (i % 2 ? 4 : 2);
-      sum += c * kb_exact (self, t) * cos (2 * G_PI * nu * t);
+      sum += c * self->kb_nodes[i] * cos (2 * G_PI * nu * t);
     }
   return sum * h / 3;
 }
@@ -156,27 +136,19 @@ knab (double x, guint taps, double os)
   return s * cosh (G_PI * v * r) / cosh (G_PI * v * half);
 }
 
-/* exp(j 2 pi c): the argument reduced to a quarter turn, then Taylor series good to 1e-14. */
-static inline EfCf64
-rot_cycles (double c)
+void
+ef_pfa_knab_fill (EfPfaKnab *kn, guint taps, double os_img)
 {
-  double r = c - rint (c);
-  double qf = rint (r * 4.0);
-  double x = (r - 0.25 * qf) * (2.0 * G_PI);
-  double x2 = x * x;
-  double sn = x * (1 - x2 * (1.0 / 6) * (1 - x2 * (1.0 / 20) * (1 - x2 * (1.0 / 42) * (1 - x2 * (1.0 / 72)
-                   * (1 - x2 * (1.0 / 110) * (1 - x2 * (1.0 / 156)))))));
-  double cs = 1 - x2 * 0.5 * (1 - x2 * (1.0 / 12) * (1 - x2 * (1.0 / 30) * (1 - x2 * (1.0 / 56)
-                   * (1 - x2 * (1.0 / 90) * (1 - x2 * (1.0 / 132))))));
+  g_return_if_fail (kn != NULL && taps <= TAPS_MAX);
 
-  switch (((int) qf) & 3)
-    {
-    case 0: return cs + I * sn;
-    case 1: return -sn + I * cs;
-    case 2: return -cs - I * sn;
-    default: return sn - I * cs;
-    }
+  memset (kn, 0, sizeof *kn);
+  kn->taps = taps;
+  for (guint q = 0; q <= KNQ; q++)
+    for (guint k = 0; k < kn->taps; k++)
+      kn->w[q][k] = knab ((double) q / KNQ + 0.5 * kn->taps - 1.0 - k, kn->taps, os_img);
 }
+
+#define rot_cycles ef_pfa_rot_cycles
 
 /* The smallest length >= n that FFTW handles fast: 2^a 3^b 5^c 7^d. */
 static guint
@@ -204,108 +176,100 @@ thread_count (guint asked)
 #endif
 }
 
-EfPfa *
-ef_pfa_new (const EfGrid *grid, double bandwidth_hz, gboolean fp64, const EfPfaParams *params, GError **error)
+gboolean
+ef_pfa_core_init (EfPfaCore *core, const EfGrid *grid, double bandwidth_hz, const EfPfaParams *params,
+                  GError **error)
 {
-  EfPfa *self;
   const EfPfaParams *p = params;
   double w, s;
 
-  g_return_val_if_fail (grid != NULL && params != NULL, NULL);
+  g_return_val_if_fail (core != NULL && grid != NULL && params != NULL, FALSE);
 
+  memset (core, 0, sizeof *core);
   if (grid->width == 0 || grid->height == 0 || !(grid->spacing > 0))
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "The image grid is empty");
-      return NULL;
+      return FALSE;
     }
   if (!(bandwidth_hz > 0) || !isfinite (bandwidth_hz))
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
                    "The polar format algorithm needs the processed bandwidth (got %g Hz)", bandwidth_hz);
-      return NULL;
+      return FALSE;
     }
-  if (!(p->oversample >= 1.5 && p->oversample <= 3) || p->kernel_width < 3 || p->kernel_width > 12
-      || p->resample_taps < 4 || p->resample_taps > TAPS_MAX || p->resample_taps % 2)
+  if (!(p->oversample >= 1.5 && p->oversample <= 3) || p->kernel_width < 3
+      || p->kernel_width > EF_PFA_KERNEL_MAX || p->resample_taps < 4 || p->resample_taps > TAPS_MAX || p->resample_taps % 2)
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
                    "Polar format parameters out of range: oversampling %g (1.5-3), kernel %u cells (3-12), "
                    "resampling taps %u (even, 4-%d)", p->oversample, p->kernel_width, p->resample_taps, TAPS_MAX);
-      return NULL;
+      return FALSE;
     }
 
-  self = g_new0 (EfPfa, 1);
-  self->grid = *grid;
-  self->bandwidth = bandwidth_hz;
-  self->fp64 = fp64;
-  self->params = *params;
-  self->pulses = g_array_new (FALSE, FALSE, sizeof (PulseGeo));
+  core->grid = *grid;
+  core->bandwidth = bandwidth_hz;
+  core->params = *params;
+  core->pulses = g_array_new (FALSE, FALSE, sizeof (PulseGeo));
   /* Beatty, Nishimura and Pauly's choice of shape for a given width and oversampling. */
   w = p->kernel_width;
   s = p->oversample;
-  self->beta = G_PI * sqrt (MAX (w * w / (s * s) * (s - 0.5) * (s - 0.5) - 0.8, 0.1));
-  self->kb_n = (guint) ceil (0.5 * w * KBQ) + 2;
-  self->kb = g_new (double, self->kb_n);
-  for (guint i = 0; i < self->kb_n; i++)
-    self->kb[i] = kb_exact (self, (double) i / KBQ);
-  return self;
-}
+  core->beta = G_PI * sqrt (MAX (w * w / (s * s) * (s - 0.5) * (s - 0.5) - 0.8, 0.1));
+  core->kb_n = (guint) ceil (0.5 * w * KBQ) + 2;
+  core->kb = g_new (double, core->kb_n);
+  for (guint i = 0; i < core->kb_n; i++)
+    core->kb[i] = kb_exact (core, (double) i / KBQ);
+  {
+    const int n = 64 * (int) p->kernel_width;
+    double h = w / n;
 
-static void
-release_grid (EfPfa *self)
-{
-  ef_fftw_planner_lock ();
-  if (self->plan64)
-    fftw_destroy_plan (self->plan64);
-  if (self->plan32)
-    fftwf_destroy_plan (self->plan32);
-  if (self->pplan)
-    fftw_destroy_plan (self->pplan);
-  ef_fftw_planner_unlock ();
-  self->plan64 = NULL;
-  self->plan32 = NULL;
-  self->pplan = NULL;
-  if (self->fp64)
-    {
-      fftw_free (self->kgrid);
-      fftw_free (self->work);
-    }
-  else
-    {
-      fftwf_free (self->kgrid);
-      fftwf_free (self->work);
-    }
-  if (self->pbuf)
-    fftw_free (self->pbuf);
-  self->kgrid = self->work = NULL;
-  self->pbuf = NULL;
-  g_clear_pointer (&self->deap_u, g_free);
-  g_clear_pointer (&self->deap_v, g_free);
-  self->ready = FALSE;
+    core->kb_nodes = g_new (double, n + 1);
+    for (int i = 0; i <= n; i++)
+      core->kb_nodes[i] = kb_exact (core, -0.5 * w + i * h);
+  }
+  return TRUE;
 }
 
 void
-ef_pfa_free (EfPfa *self)
+ef_pfa_core_unlayout (EfPfaCore *core)
 {
-  if (self == NULL)
+  core->ready = FALSE;
+}
+
+void
+ef_pfa_core_clear (EfPfaCore *core)
+{
+  if (core == NULL)
     return;
-  release_grid (self);
-  g_array_unref (self->pulses);
-  g_free (self->kb);
-  g_free (self);
+  ef_pfa_core_unlayout (core);
+  g_clear_pointer (&core->deap_u, g_free);
+  g_clear_pointer (&core->deap_v, g_free);
+  g_clear_pointer (&core->pulses, g_array_unref);
+  g_clear_pointer (&core->kb, g_free);
+  g_clear_pointer (&core->kb_nodes, g_free);
 }
 
-void
-ef_pfa_clear (EfPfa *self)
+/* 1 / the kernel's transform at lattice index i - n / 2 of a grid of m: the deapodisation, kept while n and m
+ * stay the same. Each value depends on its index alone, so the threads change nothing. */
+static void
+deap_fill (const EfPfaCore *self, double **deap, guint *have_n, guint *have_m, guint n, guint m)
 {
-  g_return_if_fail (self != NULL);
-  /* The grid's size was chosen for the first block's geometry; a new collection chooses again. */
-  release_grid (self);
-  g_array_set_size (self->pulses, 0);
-  self->n_gridded = 0;
+  double *d;
+
+  if (*deap != NULL && *have_n == n && *have_m == m)
+    return;
+  g_free (*deap);
+  d = *deap = g_new (double, n);
+#if HAVE_OPENMP
+#pragma omp parallel for schedule(static) num_threads(thread_count (self->params.n_threads))
+#endif
+  for (guint i = 0; i < n; i++)
+    d[i] = 1.0 / kb_transform (self, ((double) i - n / 2) / m);
+  *have_n = n;
+  *have_m = m;
 }
 
 static void
-pulse_geo (const EfPfa *self, const EfProfileMeta *m, PulseGeo *g)
+pulse_geo (const EfPfaCore *self, const EfProfileMeta *m, PulseGeo *g)
 {
   double nt = sqrt (dot3 (m->tx, m->tx)), nr = sqrt (dot3 (m->rcv, m->rcv));
 
@@ -323,8 +287,34 @@ pulse_geo (const EfPfa *self, const EfProfileMeta *m, PulseGeo *g)
     }
 }
 
+void
+ef_pfa_core_append (EfPfaCore *core, const EfProfileMeta *meta, guint count)
+{
+  for (guint p = 0; p < count; p++)
+    {
+      PulseGeo pg;
+      pulse_geo (core, &meta[p], &pg);
+      g_array_append_val (core->pulses, pg);
+    }
+}
+
+void
+ef_pfa_core_spectrum (const EfPfaCore *core, const EfProfileMeta *m, const EfPfaPulseGeo *pg, guint nb,
+                      EfPfaSpectrum *sp)
+{
+  const EfGrid *g = &core->grid;
+  guint qmax;
+
+  sp->dkq = 2 * G_PI / (nb * m->dr);     /* wavenumber step between spectral bins */
+  sp->uu = dot3 (pg->uh, g->u);
+  sp->uv = dot3 (pg->uh, g->v);
+  sp->uo = dot3 (pg->uh, core->ol);
+  qmax = (guint) ceil (core->bandwidth * 2 * G_PI / EF_C / sp->dkq);
+  sp->qmax = MIN (qmax, nb / 2 - 1);
+}
+
 static gboolean
-stencil_make (const EfPfa *self, Stencil *st)
+stencil_make (const EfPfaCore *self, Stencil *st)
 {
   const GArray *ps = self->pulses;
   guint ia = 0, ib = 0, im = 0;
@@ -376,18 +366,22 @@ stencil_make (const EfPfa *self, Stencil *st)
   return TRUE;
 }
 
+gboolean
+ef_pfa_stencil_make (const EfPfaCore *core, EfPfaStencil *st)
+{
+  return stencil_make (core, st);
+}
+
 static inline double
 diff_range (const PulseGeo *g, const double x[3])
 {
   return 0.5 * (dist3 (g->tx, x) + dist3 (g->rcv, x)) - g->r0o;
 }
 
-/* Where the FFT image shows a scatterer at x, as lattice coordinates in metres (al, be) from the lattice
- * origin, and the phase psi the exact return has at the support's centre. Without the cross-range span
- * (or with the correction off) the scatterer is taken where it is. */
+/* Where the FFT image shows a scatterer at x (see ef_pfa_apparent). */
 static void
-apparent (const EfPfa *self, const Stencil *st, const double x[3], gboolean correct, double *al, double *be,
-          double *psi)
+apparent (const EfPfaCore *self, const Stencil *st, const double x[3], gboolean correct, double *al,
+          double *be, double *psi)
 {
   const double *u = self->grid.u, *v = self->grid.v, *ol = self->ol;
   double dm = diff_range (&st->m, x), om = dot3 (st->m.uh, ol);
@@ -418,6 +412,13 @@ apparent (const EfPfa *self, const Stencil *st, const double x[3], gboolean corr
   }
 }
 
+void
+ef_pfa_apparent (const EfPfaCore *core, const EfPfaStencil *st, const double x[3], gboolean correct,
+                 double *al, double *be, double *psi)
+{
+  apparent (core, st, x, correct, al, be, psi);
+}
+
 /* The quadratic phase error at x across the look angles, at the top of the band. */
 static double
 qpe_at (const Stencil *st, const double x[3])
@@ -429,16 +430,14 @@ qpe_at (const Stencil *st, const double x[3])
   return fabs (0.5 * (ea + eb) - em);
 }
 
-/* Fixes the lattice and the k-space grid from the first block's geometry. */
-static gboolean
-setup (EfPfa *self, guint nbins, GError **error)
+gboolean
+ef_pfa_core_layout (EfPfaCore *self, GError **error)
 {
   const EfGrid *g = &self->grid;
   const EfPfaParams *p = &self->params;
   Stencil st;
   double shift = 0;
   guint margin;
-  gsize cells, elem = self->fp64 ? sizeof (fftw_complex) : sizeof (fftwf_complex);
   guint w = g->width, h = g->height;
 
   self->cc = (int) (w / 2);
@@ -481,7 +480,136 @@ setup (EfPfa *self, guint nbins, GError **error)
     }
   self->dku = 2 * G_PI / (self->mu * g->spacing);
   self->dkv = 2 * G_PI / (self->mv * g->spacing);
-  cells = (gsize) self->mu * self->mv;
+  /* Dividing by the kernel's transform undoes the taper the gridding put on the image. */
+  deap_fill (self, &self->deap_u, &self->deap_nu, &self->deap_mu, self->nu, self->mu);
+  deap_fill (self, &self->deap_v, &self->deap_nv, &self->deap_mv, self->nv, self->mv);
+  g_debug ("polar format grid %u x %u for a %u x %u lattice (distortion up to %.2f m)", self->mu, self->mv,
+           self->nu, self->nv, shift);
+  self->ready = TRUE;
+  return TRUE;
+}
+
+double
+ef_pfa_image_oversampling (const EfPfaCore *core, const EfPfaStencil *st)
+{
+  double os_img = st->width > 0 ? 2 * G_PI / (st->width * core->grid.spacing) : 8;
+
+  return CLAMP (os_img, 1.2, 8.0);
+}
+
+void
+ef_pfa_dof_report (const EfPfaCore *core, const EfPfaStencil *st, EfPfaReport *rep)
+{
+  /* Depth of focus over the ROI's boundary, where the error is largest. */
+  const EfGrid *g = &core->grid;
+  guint w = g->width, h = g->height;
+  double lambda = 4 * G_PI / st->kr_hi, theta = st->b.phi - st->a.phi;
+  double cu = dot3 (st->m.uh, g->u), cv = dot3 (st->m.uh, g->v);
+  double cos_psi = hypot (cu, cv) / sqrt (dot3 (st->m.uh, st->m.uh));
+
+  for (guint k = 0; k <= 32; k++)
+    {
+      double f = k / 32.0;
+      double pts[4][2] = { { f * (w - 1), 0 }, { f * (w - 1), h - 1 }, { 0, f * (h - 1) }, { w - 1, f * (h - 1) } };
+
+      for (int e = 0; e < 4; e++)
+        {
+          double x[3];
+
+          ef_grid_pixel_position (g, pts[e][0], pts[e][1], x);
+          rep->qpe_max_rad = MAX (rep->qpe_max_rad, qpe_at (st, x));
+          rep->roi_radius_m = MAX (rep->roi_radius_m, sqrt (dot3 (x, x)));
+        }
+    }
+  rep->r_max_m = theta > 0 ? sqrt (lambda * st->m.r0o) / (theta * cos_psi) : INFINITY;
+  rep->outside_dof = rep->qpe_max_rad > 0.5 * G_PI;
+  if (rep->outside_dof)
+    snprintf (rep->note, sizeof rep->note,
+              "The ROI reaches %.0f m from the scene centre, past the polar format depth of focus (about %.0f m "
+              "here): a quadratic phase error of up to %.1f rad defocuses its edges; use backprojection there",
+              rep->roi_radius_m, rep->r_max_m, rep->qpe_max_rad);
+}
+
+/* ---- the CPU former ---- */
+
+EfPfa *
+ef_pfa_new (const EfGrid *grid, double bandwidth_hz, gboolean fp64, const EfPfaParams *params, GError **error)
+{
+  EfPfa *self;
+
+  g_return_val_if_fail (grid != NULL && params != NULL, NULL);
+
+  self = g_new0 (EfPfa, 1);
+  if (!ef_pfa_core_init (&self->core, grid, bandwidth_hz, params, error))
+    {
+      g_free (self);
+      return NULL;
+    }
+  self->fp64 = fp64;
+  return self;
+}
+
+static void
+release_grid (EfPfa *self)
+{
+  ef_fftw_planner_lock ();
+  if (self->plan64)
+    fftw_destroy_plan (self->plan64);
+  if (self->plan32)
+    fftwf_destroy_plan (self->plan32);
+  if (self->pplan)
+    fftw_destroy_plan (self->pplan);
+  ef_fftw_planner_unlock ();
+  self->plan64 = NULL;
+  self->plan32 = NULL;
+  self->pplan = NULL;
+  if (self->fp64)
+    {
+      fftw_free (self->kgrid);
+      fftw_free (self->work);
+    }
+  else
+    {
+      fftwf_free (self->kgrid);
+      fftwf_free (self->work);
+    }
+  if (self->pbuf)
+    fftw_free (self->pbuf);
+  self->kgrid = self->work = NULL;
+  self->pbuf = NULL;
+  ef_pfa_core_unlayout (&self->core);
+}
+
+void
+ef_pfa_free (EfPfa *self)
+{
+  if (self == NULL)
+    return;
+  release_grid (self);
+  ef_pfa_core_clear (&self->core);
+  g_free (self);
+}
+
+void
+ef_pfa_clear (EfPfa *self)
+{
+  g_return_if_fail (self != NULL);
+  /* The grid's size was chosen for the first block's geometry; a new collection chooses again. */
+  release_grid (self);
+  g_array_set_size (self->core.pulses, 0);
+  self->core.n_gridded = 0;
+}
+
+/* Fixes the lattice and the k-space grid from the first block's geometry, and makes the buffers. */
+static gboolean
+setup (EfPfa *self, guint nbins, GError **error)
+{
+  EfPfaCore *c = &self->core;
+  gsize cells, elem = self->fp64 ? sizeof (fftw_complex) : sizeof (fftwf_complex);
+
+  if (!ef_pfa_core_layout (c, error))
+    return FALSE;
+  cells = (gsize) c->mu * c->mv;
   if (self->fp64)
     {
       self->kgrid = fftw_malloc (cells * elem);
@@ -493,39 +621,29 @@ setup (EfPfa *self, guint nbins, GError **error)
       self->work = fftwf_malloc (cells * elem);
     }
   self->pbuf = fftw_malloc (sizeof (fftw_complex) * nbins);
-  self->deap_u = g_new (double, self->nu);
-  self->deap_v = g_new (double, self->nv);
   if (self->kgrid == NULL || self->work == NULL || self->pbuf == NULL)
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY,
-                   "Not enough memory for a %u x %u polar format grid", self->mu, self->mv);
+                   "Not enough memory for a %u x %u polar format grid", c->mu, c->mv);
       return FALSE;
     }
   memset (self->kgrid, 0, cells * elem);
   self->nbins = nbins;
   ef_fftw_planner_lock ();
   if (self->fp64)
-    self->plan64 = fftw_plan_dft_2d ((int) self->mv, (int) self->mu, self->work, self->work, FFTW_FORWARD,
+    self->plan64 = fftw_plan_dft_2d ((int) c->mv, (int) c->mu, self->work, self->work, FFTW_FORWARD,
                                      FFTW_ESTIMATE);
   else
-    self->plan32 = fftwf_plan_dft_2d ((int) self->mv, (int) self->mu, self->work, self->work, FFTW_FORWARD,
+    self->plan32 = fftwf_plan_dft_2d ((int) c->mv, (int) c->mu, self->work, self->work, FFTW_FORWARD,
                                       FFTW_ESTIMATE);
   self->pplan = fftw_plan_dft_1d ((int) nbins, self->pbuf, self->pbuf, FFTW_FORWARD, FFTW_ESTIMATE);
   ef_fftw_planner_unlock ();
   if ((self->fp64 ? self->plan64 == NULL : self->plan32 == NULL) || self->pplan == NULL)
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_FAILED, "FFTW could not plan a %u x %u transform",
-                   self->mu, self->mv);
+                   c->mu, c->mv);
       return FALSE;
     }
-  /* Dividing by the kernel's transform undoes the taper the gridding put on the image. */
-  for (guint i = 0; i < self->nu; i++)
-    self->deap_u[i] = 1.0 / kb_transform (self, ((double) i - self->nu / 2) / self->mu);
-  for (guint i = 0; i < self->nv; i++)
-    self->deap_v[i] = 1.0 / kb_transform (self, ((double) i - self->nv / 2) / self->mv);
-  g_debug ("polar format grid %u x %u for a %u x %u lattice (distortion up to %.2f m)", self->mu, self->mv,
-           self->nu, self->nv, shift);
-  self->ready = TRUE;
   return TRUE;
 }
 
@@ -533,19 +651,20 @@ setup (EfPfa *self, guint nbins, GError **error)
 static void
 spread (EfPfa *self, double ku, double kv, EfCf64 val)
 {
-  const guint n = self->params.kernel_width + 1;
-  const double half = 0.5 * self->params.kernel_width;
-  double fu = ku / self->dku, fv = kv / self->dkv;
+  const EfPfaCore *c = &self->core;
+  const guint n = c->params.kernel_width + 1;
+  const double half = 0.5 * c->params.kernel_width;
+  double fu = ku / c->dku, fv = kv / c->dkv;
   double bu = ceil (fu - half), bv = ceil (fv - half);
-  gint64 mu = self->mu, mv = self->mv;
+  gint64 mu = c->mu, mv = c->mv;
   gint64 su = (((gint64) bu % mu) + mu) % mu, sv = (((gint64) bv % mv) + mv) % mv;
   double wu[16], wv[16];
   gint64 iu[16], iv[16];
 
   for (guint j = 0; j < n; j++)
     {
-      wu[j] = kb_lookup (self, fu - (bu + j));
-      wv[j] = kb_lookup (self, fv - (bv + j));
+      wu[j] = kb_lookup (c, fu - (bu + j));
+      wv[j] = kb_lookup (c, fv - (bv + j));
       iu[j] = (su + j) % mu;
       iv[j] = (sv + j) % mv;
     }
@@ -557,13 +676,13 @@ spread (EfPfa *self, double ku, double kv, EfCf64 val)
         continue;
       if (self->fp64)
         {
-          EfCf64 *row = (EfCf64 *) self->kgrid + (gsize) iv[j] * self->mu;
+          EfCf64 *row = (EfCf64 *) self->kgrid + (gsize) iv[j] * c->mu;
           for (guint i = 0; i < n; i++)
             row[iu[i]] += vj * wu[i];
         }
       else
         {
-          EfCf32 *row = (EfCf32 *) self->kgrid + (gsize) iv[j] * self->mu;
+          EfCf32 *row = (EfCf32 *) self->kgrid + (gsize) iv[j] * c->mu;
           for (guint i = 0; i < n; i++)
             row[iu[i]] += (EfCf32) (vj * wu[i]);
         }
@@ -573,8 +692,8 @@ spread (EfPfa *self, double ku, double kv, EfCf64 val)
 gboolean
 ef_pfa_add (EfPfa *self, const EfProfiles *profiles, GError **error)
 {
-  const EfGrid *g;
-  guint nb, qmax, first;
+  EfPfaCore *core;
+  guint nb, first;
 
   g_return_val_if_fail (self != NULL && profiles != NULL, FALSE);
 
@@ -587,24 +706,19 @@ ef_pfa_add (EfPfa *self, const EfProfiles *profiles, GError **error)
     }
   if (profiles->n_pulses == 0)
     return TRUE;
-  g = &self->grid;
+  core = &self->core;
   nb = profiles->n_bins;
-  first = self->pulses->len;
-  for (guint p = 0; p < profiles->n_pulses; p++)
-    {
-      PulseGeo pg;
-      pulse_geo (self, &profiles->meta[p], &pg);
-      g_array_append_val (self->pulses, pg);
-    }
-  if (!self->ready && !setup (self, nb, error))
+  first = core->pulses->len;
+  ef_pfa_core_append (core, profiles->meta, profiles->n_pulses);
+  if (!core->ready && !setup (self, nb, error))
     {
       release_grid (self);
-      g_array_set_size (self->pulses, first);
+      g_array_set_size (core->pulses, first);
       return FALSE;
     }
   if (nb != self->nbins)
     {
-      g_array_set_size (self->pulses, first);
+      g_array_set_size (core->pulses, first);
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
                    "The profiles changed length (%u bins, then %u)", self->nbins, nb);
       return FALSE;
@@ -613,12 +727,17 @@ ef_pfa_add (EfPfa *self, const EfProfiles *profiles, GError **error)
   for (guint p = 0; p < profiles->n_pulses; p++)
     {
       const EfProfileMeta *m = &profiles->meta[p];
-      const PulseGeo *pg = &g_array_index (self->pulses, PulseGeo, first + p);
-      double dkq = 2 * G_PI / (nb * m->dr);     /* wavenumber step between spectral bins */
-      double uu = dot3 (pg->uh, g->u), uv = dot3 (pg->uh, g->v), uo = dot3 (pg->uh, self->ol);
+      const PulseGeo *pg = &g_array_index (core->pulses, PulseGeo, first + p);
+      EfPfaSpectrum sp;
+      double dkq, uu, uv, uo;
+      guint qmax;
 
-      qmax = (guint) ceil (self->bandwidth * 2 * G_PI / EF_C / dkq);
-      qmax = MIN (qmax, nb / 2 - 1);
+      ef_pfa_core_spectrum (core, m, pg, nb, &sp);
+      dkq = sp.dkq;
+      uu = sp.uu;
+      uv = sp.uv;
+      uo = sp.uo;
+      qmax = sp.qmax;
       for (guint i = 0; i < nb; i++)
         {
           EfCf64 z = self->fp64 ? profiles->data64[(gsize) p * nb + i] : (EfCf64) profiles->data32[(gsize) p * nb + i];
@@ -638,20 +757,15 @@ ef_pfa_add (EfPfa *self, const EfProfiles *profiles, GError **error)
           spread (self, kq * uu, kq * uv, c);
         }
     }
-  self->n_gridded += profiles->n_pulses;
+  core->n_gridded += profiles->n_pulses;
   return TRUE;
 }
-
-typedef struct {
-  double w[KNQ + 1][TAPS_MAX];
-  guint  taps;
-} Knab;
 
 /* One output row: where each pixel appears in the lattice image, the lattice read there, the phase
  * restored. Returns the largest shift applied. */
 EF_CLONES static double
-resample_row (const EfPfa *self, const Stencil *st, const EfCf64 *lat, const Knab *kn, gboolean correct, guint r,
-              int u0, int v0, EfCf64 *out64, EfCf32 *out32)
+resample_row (const EfPfaCore *self, const Stencil *st, const EfCf64 *lat, const Knab *kn, gboolean correct,
+              guint r, int u0, int v0, EfCf64 *out64, EfCf32 *out32)
 {
   const EfGrid *g = &self->grid;
   const double km_u = st->kr_c * dot3 (st->m.uh, g->u), km_v = st->kr_c * dot3 (st->m.uh, g->v);
@@ -746,6 +860,7 @@ resample_row (const EfPfa *self, const Stencil *st, const EfCf64 *lat, const Kna
 gboolean
 ef_pfa_form (EfPfa *self, EfCf64 *out64, EfCf32 *out32, EfPfaReport *report, GError **error)
 {
+  const EfPfaCore *c;
   const EfGrid *g;
   const EfPfaParams *p;
   EfPfaReport rep = { 0 };
@@ -753,18 +868,19 @@ ef_pfa_form (EfPfa *self, EfCf64 *out64, EfCf32 *out32, EfPfaReport *report, GEr
   g_autofree EfCf64 *lat = NULL;
   g_autofree Knab *kn = NULL;
   gsize npx, cells;
-  double os_img, dist_max = 0;
+  double dist_max = 0;
   gboolean correct;
   int u0, v0;
 
   g_return_val_if_fail (self != NULL, FALSE);
   g_return_val_if_fail ((out64 != NULL) != (out32 != NULL), FALSE);
 
-  g = &self->grid;
-  p = &self->params;
+  c = &self->core;
+  g = &c->grid;
+  p = &c->params;
   npx = ef_grid_n_pixels (g);
-  rep.n_pulses = self->n_gridded;
-  if (!self->ready || self->n_gridded == 0 || !stencil_make (self, &st))
+  rep.n_pulses = c->n_gridded;
+  if (!c->ready || c->n_gridded == 0 || !stencil_make (c, &st))
     {
       if (out64)
         memset (out64, 0, npx * sizeof (EfCf64));
@@ -777,8 +893,8 @@ ef_pfa_form (EfPfa *self, EfCf64 *out64, EfCf32 *out32, EfPfaReport *report, GEr
   correct = p->correct_distortion && st.cross_ok;
 
   /* The lattice image: FFT of the grid, the kernel's taper divided out, the support's carrier removed. */
-  cells = (gsize) self->mu * self->mv;
-  lat = g_try_new (EfCf64, (gsize) self->nu * self->nv);
+  cells = (gsize) c->mu * c->mv;
+  lat = g_try_new (EfCf64, (gsize) c->nu * c->nv);
   if (lat == NULL)
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "Not enough memory for the polar format image");
@@ -794,75 +910,42 @@ ef_pfa_form (EfPfa *self, EfCf64 *out64, EfCf32 *out32, EfPfaReport *report, GEr
       memcpy (self->work, self->kgrid, cells * sizeof (fftwf_complex));
       fftwf_execute (self->plan32);
     }
-  u0 = -(int) (self->nu / 2);
-  v0 = -(int) (self->nv / 2);
+  u0 = -(int) (c->nu / 2);
+  v0 = -(int) (c->nv / 2);
 #if HAVE_OPENMP
 #pragma omp parallel for schedule(static) num_threads(thread_count (p->n_threads))
 #endif
-  for (guint j = 0; j < self->nv; j++)
+  for (guint j = 0; j < c->nv; j++)
     {
       int b = v0 + (int) j;
-      gsize row = (gsize) ((b % (int) self->mv + (int) self->mv) % (int) self->mv) * self->mu;
+      gsize row = (gsize) ((b % (int) c->mv + (int) c->mv) % (int) c->mv) * c->mu;
 
-      for (guint i = 0; i < self->nu; i++)
+      for (guint i = 0; i < c->nu; i++)
         {
           int a = u0 + (int) i;
-          gsize at = row + (gsize) ((a % (int) self->mu + (int) self->mu) % (int) self->mu);
+          gsize at = row + (gsize) ((a % (int) c->mu + (int) c->mu) % (int) c->mu);
           EfCf64 z = self->fp64 ? ((EfCf64 *) self->work)[at] : (EfCf64) ((EfCf32 *) self->work)[at];
           double cyc = (st.kcu * a + st.kcv * b) * g->spacing / (2 * G_PI);
 
-          lat[(gsize) j * self->nu + i] = z * (self->deap_u[i] * self->deap_v[j]) * rot_cycles (cyc);
+          lat[(gsize) j * c->nu + i] = z * (c->deap_u[i] * c->deap_v[j]) * rot_cycles (cyc);
         }
     }
 
   /* The resampling kernel, for the image's own oversampling (pixels per resolution cell). */
-  os_img = st.width > 0 ? 2 * G_PI / (st.width * g->spacing) : 8;
-  os_img = CLAMP (os_img, 1.2, 8.0);
   kn = g_new0 (Knab, 1);
-  kn->taps = p->resample_taps;
-  for (guint q = 0; q <= KNQ; q++)
-    for (guint k = 0; k < kn->taps; k++)
-      kn->w[q][k] = knab ((double) q / KNQ + 0.5 * kn->taps - 1.0 - k, kn->taps, os_img);
+  ef_pfa_knab_fill (kn, p->resample_taps, ef_pfa_image_oversampling (c, &st));
 
 #if HAVE_OPENMP
 #pragma omp parallel for schedule(dynamic, 4) reduction(max:dist_max) num_threads(thread_count (p->n_threads))
 #endif
   for (guint r = 0; r < g->height; r++)
     {
-      double d = resample_row (self, &st, lat, kn, correct, r, u0, v0, out64, out32);
+      double d = resample_row (c, &st, lat, kn, correct, r, u0, v0, out64, out32);
       dist_max = MAX (dist_max, d);
     }
 
-  /* Depth of focus over the ROI's boundary, where the error is largest. */
-  {
-    guint w = g->width, h = g->height;
-    double lambda = 4 * G_PI / st.kr_hi, theta = st.b.phi - st.a.phi;
-    double cu = dot3 (st.m.uh, g->u), cv = dot3 (st.m.uh, g->v);
-    double cos_psi = hypot (cu, cv) / sqrt (dot3 (st.m.uh, st.m.uh));
-
-    for (guint k = 0; k <= 32; k++)
-      {
-        double f = k / 32.0;
-        double pts[4][2] = { { f * (w - 1), 0 }, { f * (w - 1), h - 1 }, { 0, f * (h - 1) }, { w - 1, f * (h - 1) } };
-
-        for (int e = 0; e < 4; e++)
-          {
-            double x[3];
-
-            ef_grid_pixel_position (g, pts[e][0], pts[e][1], x);
-            rep.qpe_max_rad = MAX (rep.qpe_max_rad, qpe_at (&st, x));
-            rep.roi_radius_m = MAX (rep.roi_radius_m, sqrt (dot3 (x, x)));
-          }
-      }
-    rep.r_max_m = theta > 0 ? sqrt (lambda * st.m.r0o) / (theta * cos_psi) : INFINITY;
-    rep.outside_dof = rep.qpe_max_rad > 0.5 * G_PI;
-    rep.distortion_max_m = dist_max;
-    if (rep.outside_dof)
-      snprintf (rep.note, sizeof rep.note,
-                "The ROI reaches %.0f m from the scene centre, past the polar format depth of focus (about %.0f m "
-                "here): a quadratic phase error of up to %.1f rad defocuses its edges; use backprojection there",
-                rep.roi_radius_m, rep.r_max_m, rep.qpe_max_rad);
-  }
+  ef_pfa_dof_report (c, &st, &rep);
+  rep.distortion_max_m = dist_max;
   if (report)
     *report = rep;
   return TRUE;

@@ -75,7 +75,7 @@ typedef struct {
   const float   *knab;            /* device, (KNQ + 1) rows of taps */
   const void    *lat;             /* device float2, nv rows of nu */
   void          *out;             /* device float2, height rows of width: written */
-  unsigned long long *dist;       /* device: the bits of the largest shift (a non-negative double), max-ed into */
+  unsigned long long *dist;       /* device: the largest shift's bits (a non-negative double), max-ed into */
 } EfCudaPfaCorrectArgs;
 
 /* Launch wrappers (ef-cuda-pfa.cu); asynchronous on stream. */

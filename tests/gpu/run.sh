@@ -18,6 +18,8 @@
 #   ncu    Nsight Compute (--clock-control none) on the fp32 and fp16 kernels at a small size;
 #   gl     (not in all) CUDA–OpenGL sharing on a headless EGL context: test-gl-cuda and its
 #          frame-time benchmark (EF_GL_BENCH_ARGS adds options); needs .gl/*.deb and .gl/dev/*.deb.
+#   pfa    (not in all) the polar format algorithm: test-cuda-pfa, and bench-cuda-pfa (4096^2 px x 8192
+#          pulses x 4096 samples at 700 km, upsampling 16 and 2) against GPU backprojection.
 # Logs go to $OUT (default /tmp/ef-gpu-out); a short table is printed last.
 #
 # A machine without GLib's development files gets them from Debian packages in .gpu-debs/, unpacked
@@ -313,6 +315,28 @@ run_gl () {
   cat "$OUT/bench-gl.txt"
 }
 
+run_pfa () {
+  local t0=$SECONDS rc u
+  ninja -C "$BUILD" tests/gpu/test-cuda-pfa tests/gpu/bench-cuda-pfa > "$OUT/build-pfa.log" 2>&1 \
+    || { grep -E "error|FAILED" "$OUT/build-pfa.log" | head -30; note "pfa: build failed"; return 0; }
+  (cd "$BUILD" && G_DEBUG=fatal-warnings timeout 600 ./tests/gpu/test-cuda-pfa --tap) > "$OUT/test-cuda-pfa.log" 2>&1
+  rc=$?
+  note "test-cuda-pfa: exit $rc ($(grep -c '^ok' "$OUT/test-cuda-pfa.log") ok, $(grep -c '^not ok' "$OUT/test-cuda-pfa.log") not ok)"
+  grep -E "^# |^not ok|ERROR|CRITICAL" "$OUT/test-cuda-pfa.log" | grep -vE "^# (Start|End) of" | head -60
+  : > "$OUT/bench-pfa.tsv"
+  : > "$OUT/bench-pfa.log"
+  for u in 16 2; do
+    timeout 600 "$BUILD/tests/gpu/bench-cuda-pfa" --label "pfa-4k-700km-u$u" --upsample $u \
+      >> "$OUT/bench-pfa.tsv" 2>> "$OUT/bench-pfa.log"
+    rc=$?
+    [ $rc -ne 0 ] && note "bench-cuda-pfa upsampling $u: exit $rc"
+  done
+  cat "$OUT/bench-pfa.log"
+  awk -F'\t' '$1 == "RESULT" { printf "%s: profile FFTs %s ms, gridding %s ms (global atomics %s), grid FFT %s ms, correction %s ms; formed in %s ms; BP kernel %s ms; SER vs BP %s dB\n", $2, $10, $11, $12, $13, $14, $15, $17, $18 }' \
+    "$OUT/bench-pfa.tsv" >> "$SUMMARY"
+  note "pfa step took $((SECONDS - t0)) s"
+}
+
 table () {
   echo
   echo "label              device                     prec shape gpus  kernel ms    BP/s (kernel)  BP/s (end to end)  read ms  SER dB  PSNR dB"
@@ -337,6 +361,7 @@ for s in $STEPS; do
     e2e) run_e2e ;;
     ncu) run_ncu ;;
     gl) run_gl ;;
+    pfa) run_pfa ;;
     none) ;;
     *) echo "run.sh: unknown step $s" >&2 ;;
   esac

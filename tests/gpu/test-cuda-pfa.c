@@ -1,0 +1,629 @@
+/* test-cuda-pfa.c: the polar format algorithm on a device against the CPU former and float64 BP. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "cuda/ef-cuda.h"
+#include "cuda/ef-cuda-pfa.h"
+#include "ef-error.h"
+#include "ef-metrics.h"
+#include "ef-pfa.h"
+#include "ef-cuda-test-scene.h"
+#include "ef-test-scene.h"
+
+/*
+ * The CPU former (ef-pfa.c, fp32 profiles) is the gold model: the GPU former must give the same image
+ * to float rounding (SER >= 60 dB) and the same report. Against exact backprojection in float64 it is
+ * held to test-pfa.c's bound (30 dB). Every device output is poisoned with NaN before every run, and
+ * the device profiles are checked unchanged after gridding.
+ */
+
+#define CUDA_OK(expr) g_assert_cmpint ((int) (expr), ==, (int) cudaSuccess)
+
+/* Device copy of a profile set (fp32). */
+static void *
+upload_profiles (const EfProfiles *p)
+{
+  void *d = NULL;
+  gsize bytes = (gsize) p->n_pulses * p->n_bins * sizeof (EfCf32);
+
+  CUDA_OK (cudaMalloc (&d, MAX (bytes, (gsize) 8)));
+  CUDA_OK (cudaMemcpy (d, p->data32, bytes, cudaMemcpyHostToDevice));
+  return d;
+}
+
+/* The profiles on the device are what they were: the forward FFTs only read them. */
+static void
+check_profiles_unchanged (const EfProfiles *p, const void *d)
+{
+  gsize bytes = (gsize) p->n_pulses * p->n_bins * sizeof (EfCf32);
+  g_autofree EfCf32 *back = g_malloc (MAX (bytes, (gsize) 8));
+
+  CUDA_OK (cudaMemcpy (back, d, bytes, cudaMemcpyDeviceToHost));
+  g_assert_true (memcmp (back, p->data32, bytes) == 0);
+}
+
+typedef struct {
+  guint            block;       /* pulses per add */
+  const guint     *order;       /* block order, or NULL for 0, 1, 2, ... */
+  EfCudaPfaSpread  spread;
+  gboolean         timing;
+  gboolean         two_streams; /* add on one stream, form on another */
+} GpuRun;
+
+/* Forms the PFA image of p32 on the device (output poisoned first) and returns it on the host. */
+static EfCf32 *
+form_gpu (const EfProfiles *p32, const EfGrid *grid, double bandwidth, const EfPfaParams *pp,
+          const GpuRun *run, EfPfaReport *rep)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (EfCudaPfa) pfa = ef_cuda_pfa_new (grid, bandwidth, pp, &error);
+  const gsize n = ef_grid_n_pixels (grid);
+  const guint nb = p32->n_bins, n_blocks = (p32->n_pulses + run->block - 1) / run->block;
+  EfCf32 *img = g_new (EfCf32, n);
+  void *d_prof = upload_profiles (p32), *d_out = NULL;
+  cudaStream_t s1 = NULL, s2 = NULL;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (pfa);
+  ef_cuda_test_poison (img, n);
+  if (pfa == NULL)
+    {
+      CUDA_OK (cudaFree (d_prof));
+      return img;
+    }
+  ef_cuda_pfa_set_spread (pfa, run->spread);
+  ef_cuda_pfa_set_timing (pfa, run->timing);
+  CUDA_OK (cudaStreamCreateWithFlags (&s1, cudaStreamNonBlocking));
+  CUDA_OK (cudaStreamCreateWithFlags (&s2, cudaStreamNonBlocking));
+  CUDA_OK (cudaMalloc (&d_out, n * sizeof (EfCf32)));
+  /* All ones in the bits: a NaN in every float. */
+  CUDA_OK (cudaMemset (d_out, 0xff, n * sizeof (EfCf32)));
+  for (guint b = 0; b < n_blocks; b++)
+    {
+      guint k = run->order ? run->order[b] : b;
+      guint p0 = k * run->block, m = MIN (run->block, p32->n_pulses - p0);
+      const char *prof = (const char *) d_prof + (gsize) p0 * nb * sizeof (EfCf32);
+
+      g_assert_true (ef_cuda_pfa_add (pfa, s1, p32->meta + p0, prof, nb, m, &error));
+      g_assert_no_error (error);
+    }
+  g_assert_true (ef_cuda_pfa_form (pfa, run->two_streams ? s2 : s1, d_out, rep, &error));
+  g_assert_no_error (error);
+  CUDA_OK (cudaStreamSynchronize (run->two_streams ? s2 : s1));
+  CUDA_OK (cudaMemcpy (img, d_out, n * sizeof (EfCf32), cudaMemcpyDeviceToHost));
+  g_assert_cmpuint (ef_cuda_test_count_nonfinite (img, n), ==, 0);
+  check_profiles_unchanged (p32, d_prof);
+  if (run->timing)
+    {
+      EfCudaPfaStats st;
+
+      ef_cuda_pfa_get_stats (pfa, &st);
+      g_test_message ("stages: profile FFTs %.3f ms, gridding %.3f ms (%" G_GUINT64_FORMAT " samples), grid "
+                      "FFT %.3f ms, correction %.3f ms; grid %u x %u, lattice %u x %u", st.fft_ms, st.grid_ms,
+                      st.n_samples, st.fft2d_ms, st.correct_ms, st.grid_u, st.grid_v, st.lattice_u,
+                      st.lattice_v);
+      g_assert_cmpfloat (st.grid_ms, >, 0);
+      g_assert_cmpuint (st.n_samples, >, 0);
+      g_assert_cmpuint (st.grid_u, >, grid->width);
+    }
+  CUDA_OK (cudaFree (d_out));
+  CUDA_OK (cudaFree (d_prof));
+  CUDA_OK (cudaStreamDestroy (s1));
+  CUDA_OK (cudaStreamDestroy (s2));
+  return img;
+}
+
+/* The CPU former on the same fp32 profiles, in blocks of `block`. */
+static EfCf32 *
+form_cpu32 (const EfProfiles *p32, const EfGrid *grid, double bandwidth, const EfPfaParams *pp, guint block,
+            EfPfaReport *rep)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (EfPfa) pfa = ef_pfa_new (grid, bandwidth, FALSE, pp, &error);
+  EfCf32 *img = g_new (EfCf32, ef_grid_n_pixels (grid));
+
+  g_assert_no_error (error);
+  for (guint p0 = 0; p0 < p32->n_pulses; p0 += block)
+    {
+      EfProfiles view = *p32;
+
+      view.n_pulses = MIN (block, p32->n_pulses - p0);
+      view.meta = p32->meta + p0;
+      view.data32 = p32->data32 + (gsize) p0 * p32->n_bins;
+      g_assert_true (ef_pfa_add (pfa, &view, &error));
+      g_assert_no_error (error);
+    }
+  g_assert_true (ef_pfa_form (pfa, NULL, img, rep, &error));
+  g_assert_no_error (error);
+  return img;
+}
+
+/* The GPU's report is the CPU's: the same host code, and the largest shift measured per pixel in double. */
+static void
+check_report (const EfPfaReport *gpu, const EfPfaReport *cpu)
+{
+  g_assert_cmpuint (gpu->n_pulses, ==, cpu->n_pulses);
+  g_assert_cmpint (gpu->outside_dof, ==, cpu->outside_dof);
+  g_assert_cmpfloat_with_epsilon (gpu->qpe_max_rad, cpu->qpe_max_rad, 1e-12);
+  g_assert_cmpfloat_with_epsilon (gpu->r_max_m, cpu->r_max_m, 1e-9 * MAX (cpu->r_max_m, 1.0));
+  g_assert_cmpfloat_with_epsilon (gpu->roi_radius_m, cpu->roi_radius_m, 1e-9);
+  g_assert_cmpfloat_with_epsilon (gpu->distortion_max_m, cpu->distortion_max_m, 1e-7);
+  g_assert_cmpstr (gpu->note, ==, cpu->note);
+}
+
+static EfImage *
+image_from32 (const EfGrid *grid, const EfCf32 *px)
+{
+  EfImage *img = ef_image_new (grid, NULL);
+
+  memcpy (img->data, px, ef_grid_n_pixels (grid) * sizeof (EfCf32));
+  return img;
+}
+
+/* A dense scene near the centre, as /compute/pfa/cpu/random-scene: the GPU former against the CPU's fp32
+ * former and against float64 backprojection; blocks of 64 (the job's default) and of 100 (a short last
+ * block, so two plan sizes), tiled and global spreading, timing on and off. */
+static void
+test_random_scene (void)
+{
+  EfSimParams sp;
+  g_autoptr (EfDataset) ds = NULL;
+  g_autofree EfSimTarget *tg = ef_test_random_targets (300, -14, -11, 9, 13);
+  EfRangeParams rp = EF_RANGE_PARAMS_DEFAULT;
+  g_autoptr (EfProfiles) p64 = NULL;
+  g_autoptr (EfProfiles) p32 = NULL;
+  EfGrid grid;
+  EfPfaParams pp;
+  EfPfaReport rep_cpu, rep_gpu, rep_glob;
+  g_autofree EfCf64 *ref = NULL;
+  g_autofree EfCf32 *cpu = NULL;
+  g_autofree EfCf32 *gpu = NULL;
+  g_autofree EfCf32 *glob = NULL;
+  GpuRun run = { 64, NULL, EF_CUDA_PFA_SPREAD_AUTO, TRUE, FALSE };
+  GpuRun run_glob = { 100, NULL, EF_CUDA_PFA_SPREAD_GLOBAL, FALSE, TRUE };
+  double ser_cpu, ser_bp, ser_cpu_bp, ser_glob;
+  gsize n;
+
+  ef_sim_params_init_airborne (&sp);
+  sp.targets = tg;
+  sp.n_targets = 300;
+  sp.seed = g_test_rand_int ();
+  ds = ef_sim_run (&sp, NULL);
+  g_assert_true (ef_grid_init_roi (&grid, -13.1, -9.7, 7.3, 11.9, 0.157, NULL));
+  n = ef_grid_n_pixels (&grid);
+  p64 = ef_test_compress (ds, &rp, TRUE);
+  p32 = ef_test_compress (ds, &rp, FALSE);
+  ref = g_new0 (EfCf64, n);
+  ef_bp_reference (&grid, p64, ref);
+  ef_pfa_params_init (&pp);
+  cpu = form_cpu32 (p32, &grid, sp.bandwidth, &pp, 64, &rep_cpu);
+  gpu = form_gpu (p32, &grid, sp.bandwidth, &pp, &run, &rep_gpu);
+  glob = form_gpu (p32, &grid, sp.bandwidth, &pp, &run_glob, &rep_glob);
+  ser_cpu = ef_ser_db_f32 (gpu, cpu, n);
+  ser_bp = ef_cuda_test_ser_db (gpu, ref, n);
+  ser_cpu_bp = ef_cuda_test_ser_db (cpu, ref, n);
+  ser_glob = ef_ser_db_f32 (glob, gpu, n);
+  g_test_message ("%ux%u px, %u pulses x %u bins: GPU against CPU fp32 PFA: SER %.1f dB; against float64 "
+                  "BP: %.1f dB (CPU PFA %.1f dB); global against tiled spreading (blocks of 100, two streams): "
+                  "%.1f dB; QPE %.3f rad, distortion %.4f m (CPU %.4f m)", grid.width, grid.height,
+                  p32->n_pulses, p32->n_bins, ser_cpu, ser_bp, ser_cpu_bp, ser_glob, rep_gpu.qpe_max_rad,
+                  rep_gpu.distortion_max_m, rep_cpu.distortion_max_m);
+  g_assert_false (rep_gpu.outside_dof);
+  check_report (&rep_gpu, &rep_cpu);
+  check_report (&rep_glob, &rep_cpu);
+  g_assert_cmpfloat (ser_cpu, >=, 60.0);
+  g_assert_cmpfloat (ser_bp, >=, 30.0);
+  g_assert_cmpfloat (ser_glob, >=, 60.0);
+}
+
+/* Bistatic white profiles of an odd length (1000 bins), with reference ranges a little off the origin:
+ * nothing but the arithmetic to compare, GPU against CPU. */
+static void
+test_bistatic_white (void)
+{
+  g_autoptr (EfProfiles) p32 = NULL;
+  g_autoptr (EfProfiles) p64 = ef_cuda_test_profiles (240, 1000, 0.125, 10e3, 30, 3.0, 9.6e9, TRUE,
+                                                      g_test_rand_int (), &p32);
+  EfGrid grid;
+  EfPfaParams pp;
+  EfPfaReport rep_cpu, rep_gpu;
+  g_autofree EfCf32 *cpu = NULL;
+  g_autofree EfCf32 *gpu = NULL;
+  GpuRun run = { 50, NULL, EF_CUDA_PFA_SPREAD_AUTO, FALSE, FALSE };
+  const double bandwidth = EF_C / (4 * 0.125);   /* half the profiles' bins */
+  double ser;
+
+  g_assert_nonnull (p64);
+
+  g_assert_true (ef_grid_init_roi (&grid, -20, -12, 18, 14, 0.2, NULL));
+  ef_pfa_params_init (&pp);
+  pp.kernel_width = 8;
+  pp.oversample = 1.7;
+  pp.resample_taps = 10;
+  cpu = form_cpu32 (p32, &grid, bandwidth, &pp, 50, &rep_cpu);
+  gpu = form_gpu (p32, &grid, bandwidth, &pp, &run, &rep_gpu);
+  ser = ef_ser_db_f32 (gpu, cpu, ef_grid_n_pixels (&grid));
+  g_test_message ("bistatic white profiles, %ux%u px, kernel 8 cells at 1.7x, 10 taps: GPU against CPU fp32 "
+                  "PFA: SER %.1f dB; distortion %.4f m", grid.width, grid.height, ser,
+                  rep_gpu.distortion_max_m);
+  check_report (&rep_gpu, &rep_cpu);
+  g_assert_cmpfloat (ser, >=, 60.0);
+}
+
+/* The planar-wavefront distortion moves a target 54 m out by about res/2: corrected it sits within res/20;
+ * uncorrected it is off, as on the CPU. */
+static void
+test_point_target (void)
+{
+  EfSimParams sp;
+  EfSimTarget tg = { { 41.0, 35.5, 0 }, 1.0 };
+  g_autoptr (EfDataset) ds = NULL;
+  g_autoptr (EfProfiles) p32 = NULL;
+  EfRangeParams rp = EF_RANGE_PARAMS_DEFAULT;
+  EfGrid grid;
+  double res, spacing, half, col, row, dir[3], gr;
+  const EfProfileMeta *mid;
+
+  ef_sim_params_init_airborne (&sp);
+  sp.targets = &tg;
+  sp.n_targets = 1;
+  ds = ef_sim_run (&sp, NULL);
+  p32 = ef_test_compress (ds, &rp, FALSE);
+  res = MIN (EF_C / (2 * sp.bandwidth * cos (ef_dataset_mean_grazing (ds))),
+             ef_dataset_crossrange_resolution (ds));
+  spacing = res / 4;
+  half = 64 * spacing;
+  g_assert_true (ef_grid_init_roi (&grid, tg.pos[0] - half + 0.3 * spacing, tg.pos[1] - half - 0.2 * spacing,
+                                   tg.pos[0] + half + 0.3 * spacing, tg.pos[1] + half - 0.2 * spacing, spacing,
+                                   NULL));
+  ef_grid_position_to_pixel (&grid, tg.pos, &col, &row);
+  mid = &p32->meta[p32->n_pulses / 2];
+  gr = hypot (mid->tx[0], mid->tx[1]);
+  dir[0] = mid->tx[0] / gr;
+  dir[1] = mid->tx[1] / gr;
+  dir[2] = 0;
+  for (int correct = 1; correct >= 0; correct--)
+    {
+      g_autoptr (GError) error = NULL;
+      EfPfaParams pp;
+      EfPfaReport rep;
+      GpuRun run = { 128, NULL, EF_CUDA_PFA_SPREAD_AUTO, FALSE, FALSE };
+      g_autofree EfCf32 *px = NULL;
+      g_autoptr (EfImage) img = NULL;
+      EfPointResult pr;
+      double err;
+
+      ef_pfa_params_init (&pp);
+      pp.correct_distortion = correct;
+      px = form_gpu (p32, &grid, sp.bandwidth, &pp, &run, &rep);
+      img = image_from32 (&grid, px);
+      g_assert_true (ef_point_analyse (img, col, row, 40, dir, &pr, &error));
+      g_assert_no_error (error);
+      err = hypot (pr.position[0] - tg.pos[0], pr.position[1] - tg.pos[1]);
+      g_test_message ("%s: position error %.5f m = res/%.0f, PSLR range %.2f dB, cross %.2f dB, distortion "
+                      "undone %.3f m", correct ? "corrected" : "uncorrected", err, res / err, pr.range.pslr_db,
+                      pr.cross.pslr_db, rep.distortion_max_m);
+      if (correct)
+        {
+          g_assert_cmpfloat (err, <, res / 20);
+          g_assert_cmpfloat (rep.distortion_max_m, >, res / 2);
+          g_assert_cmpfloat_with_epsilon (pr.range.pslr_db, -13.26, 0.5);
+          g_assert_cmpfloat_with_epsilon (pr.cross.pslr_db, -13.26, 0.5);
+        }
+      else
+        {
+          g_assert_cmpfloat (err, >, res / 2);
+          g_assert_cmpfloat (rep.distortion_max_m, ==, 0);
+        }
+      ef_point_result_clear (&pr);
+    }
+}
+
+/* A close-range, wide-angle collection (1.5 km, 12 degrees; depth of focus about 37 m): a window near the
+ * centre is within it, one 60 m out is reported, as by the CPU former. */
+static void
+test_depth_of_focus (void)
+{
+  static const double xy[][2] = { { 5.2, -6.1 }, { 60.0, 0 } };
+  EfSimParams sp;
+  EfSimTarget tg[G_N_ELEMENTS (xy)];
+  g_autoptr (EfDataset) ds = NULL;
+  g_autoptr (EfProfiles) p32 = NULL;
+  EfRangeParams rp = EF_RANGE_PARAMS_DEFAULT;
+  double res;
+
+  ef_sim_params_init_airborne (&sp);
+  sp.standoff = 1500;
+  sp.aperture_deg = 12;
+  sp.n_pulses = 768;
+  memset (tg, 0, sizeof tg);
+  for (guint i = 0; i < G_N_ELEMENTS (tg); i++)
+    {
+      tg[i].pos[0] = xy[i][0];
+      tg[i].pos[1] = xy[i][1];
+      tg[i].amp = cexp (I * g_test_rand_double_range (-G_PI, G_PI));
+    }
+  sp.targets = tg;
+  sp.n_targets = G_N_ELEMENTS (tg);
+  ds = ef_sim_run (&sp, NULL);
+  p32 = ef_test_compress (ds, &rp, FALSE);
+  res = MIN (EF_C / (2 * sp.bandwidth * cos (ef_dataset_mean_grazing (ds))),
+             ef_dataset_crossrange_resolution (ds));
+  for (guint i = 0; i < G_N_ELEMENTS (tg); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      EfGrid grid;
+      EfPfaParams pp;
+      EfPfaReport rep_gpu, rep_cpu;
+      GpuRun run = { 256, NULL, EF_CUDA_PFA_SPREAD_AUTO, FALSE, FALSE };
+      g_autofree EfCf32 *px = NULL;
+      g_autofree EfCf32 *cpu = NULL;
+      g_autoptr (EfImage) img = NULL;
+      double spacing = res / 4, half = 64 * spacing, col, row, err, ser;
+      EfPointResult pr;
+
+      g_assert_true (ef_grid_init_roi (&grid, tg[i].pos[0] - half, tg[i].pos[1] - half, tg[i].pos[0] + half,
+                                       tg[i].pos[1] + half, spacing, NULL));
+      ef_pfa_params_init (&pp);
+      px = form_gpu (p32, &grid, sp.bandwidth, &pp, &run, &rep_gpu);
+      cpu = form_cpu32 (p32, &grid, sp.bandwidth, &pp, 256, &rep_cpu);
+      img = image_from32 (&grid, px);
+      ef_grid_position_to_pixel (&grid, tg[i].pos, &col, &row);
+      g_assert_true (ef_point_analyse (img, col, row, 40, NULL, &pr, &error));
+      g_assert_no_error (error);
+      err = hypot (pr.position[0] - tg[i].pos[0], pr.position[1] - tg[i].pos[1]);
+      ser = ef_ser_db_f32 (px, cpu, ef_grid_n_pixels (&grid));
+      g_test_message ("target at (%.1f, %.1f): QPE %.2f rad, r_max %.0f m, outside the depth of focus: %s, "
+                      "position error %.4f m; GPU against CPU fp32: SER %.1f dB%s%s", tg[i].pos[0],
+                      tg[i].pos[1], rep_gpu.qpe_max_rad, rep_gpu.r_max_m, rep_gpu.outside_dof ? "yes" : "no",
+                      err, ser, rep_gpu.outside_dof ? "; " : "", rep_gpu.note);
+      check_report (&rep_gpu, &rep_cpu);
+      g_assert_cmpfloat (ser, >=, 60.0);
+      g_assert_cmpfloat (rep_gpu.r_max_m, >, 25);
+      g_assert_cmpfloat (rep_gpu.r_max_m, <, 50);
+      if (i == 0)
+        {
+          g_assert_false (rep_gpu.outside_dof);
+          g_assert_cmpfloat (err, <, res / 20);
+        }
+      else
+        {
+          g_assert_true (rep_gpu.outside_dof);
+          g_assert_cmpfloat (rep_gpu.qpe_max_rad, >, 0.5 * G_PI);
+          g_assert_cmpstr (rep_gpu.note, !=, "");
+        }
+      ef_point_result_clear (&pr);
+    }
+}
+
+/* Gridding is linear: blocks in any order and any size, forming midway, and after a clear the same
+ * former (its buffers kept) forms the same image again. */
+static void
+test_progressive (void)
+{
+  EfSimParams sp;
+  g_autoptr (EfDataset) ds = NULL;
+  g_autofree EfSimTarget *tg = ef_test_random_targets (40, -6, -6, 6, 6);
+  EfRangeParams rp = EF_RANGE_PARAMS_DEFAULT;
+  g_autoptr (EfProfiles) p32 = NULL;
+  g_autoptr (EfCudaPfa) pfa = NULL;
+  g_autoptr (GError) error = NULL;
+  EfGrid grid;
+  EfPfaParams pp;
+  EfPfaReport rep;
+  GpuRun whole_run = { 256, NULL, EF_CUDA_PFA_SPREAD_AUTO, FALSE, FALSE };
+  g_autofree EfCf32 *whole = NULL;
+  g_autofree EfCf32 *img = NULL;
+  const guint order[] = { 3, 0, 2, 1 };
+  void *d_prof, *d_out = NULL;
+  guint q, nb;
+  gsize n;
+
+  ef_sim_params_init_airborne (&sp);
+  sp.n_pulses = 256;
+  sp.targets = tg;
+  sp.n_targets = 40;
+  ds = ef_sim_run (&sp, NULL);
+  g_assert_true (ef_grid_init_roi (&grid, -6, -6, 6, 6, 0.1, NULL));
+  n = ef_grid_n_pixels (&grid);
+  p32 = ef_test_compress (ds, &rp, FALSE);
+  nb = p32->n_bins;
+  ef_pfa_params_init (&pp);
+  whole = form_gpu (p32, &grid, sp.bandwidth, &pp, &whole_run, NULL);
+
+  pfa = ef_cuda_pfa_new (&grid, sp.bandwidth, &pp, &error);
+  g_assert_no_error (error);
+  d_prof = upload_profiles (p32);
+  CUDA_OK (cudaMalloc (&d_out, n * sizeof (EfCf32)));
+  img = g_new (EfCf32, n);
+  for (int pass = 0; pass < 2; pass++)
+    {
+      /* Nothing gridded: a black image. */
+      CUDA_OK (cudaMemset (d_out, 0xff, n * sizeof (EfCf32)));
+      g_assert_true (ef_cuda_pfa_form (pfa, NULL, d_out, &rep, &error));
+      g_assert_no_error (error);
+      CUDA_OK (cudaMemcpy (img, d_out, n * sizeof (EfCf32), cudaMemcpyDeviceToHost));
+      g_assert_cmpuint (rep.n_pulses, ==, 0);
+      g_assert_cmpfloat (cabsf (img[0]), ==, 0);
+      g_assert_cmpfloat (cabsf (img[n / 2]), ==, 0);
+      q = p32->n_pulses / 4;
+      for (guint k = 0; k < 4; k++)
+        {
+          const char *prof = (const char *) d_prof + (gsize) order[k] * q * nb * sizeof (EfCf32);
+
+          g_assert_true (ef_cuda_pfa_add (pfa, NULL, p32->meta + order[k] * q, prof, nb, q, &error));
+          g_assert_no_error (error);
+          CUDA_OK (cudaMemset (d_out, 0xff, n * sizeof (EfCf32)));
+          g_assert_true (ef_cuda_pfa_form (pfa, NULL, d_out, &rep, &error));
+          g_assert_no_error (error);
+          g_assert_cmpuint (rep.n_pulses, ==, (k + 1) * q);
+        }
+      CUDA_OK (cudaMemcpy (img, d_out, n * sizeof (EfCf32), cudaMemcpyDeviceToHost));
+      g_test_message ("pass %d: blocks in the order 3, 0, 2, 1 against one block: SER %.1f dB", pass,
+                      ef_ser_db_f32 (img, whole, n));
+      g_assert_cmpfloat (ef_ser_db_f32 (img, whole, n), >, 100);
+      ef_cuda_pfa_clear (pfa);
+    }
+  CUDA_OK (cudaFree (d_out));
+  CUDA_OK (cudaFree (d_prof));
+}
+
+/* Out of device memory at each allocation and plan in turn: the first block fails cleanly with NO_MEMORY,
+ * leaves the former as it was, and the same block then goes through and forms the right image. */
+static void
+test_oom (void)
+{
+  EfSimParams sp;
+  g_autoptr (EfDataset) ds = NULL;
+  g_autofree EfSimTarget *tg = ef_test_random_targets (30, -6, -6, 6, 6);
+  EfRangeParams rp = EF_RANGE_PARAMS_DEFAULT;
+  g_autoptr (EfProfiles) p32 = NULL;
+  GpuRun ref_run = { 64, NULL, EF_CUDA_PFA_SPREAD_AUTO, FALSE, FALSE };
+  g_autofree EfCf32 *ref = NULL;
+  g_autofree EfCf32 *img = NULL;
+  EfGrid grid;
+  EfPfaParams pp;
+  void *d_prof, *d_out = NULL;
+  guint nb, failures = 0;
+  gsize n;
+
+  ef_sim_params_init_airborne (&sp);
+  sp.n_pulses = 192;
+  sp.targets = tg;
+  sp.n_targets = 30;
+  ds = ef_sim_run (&sp, NULL);
+  g_assert_true (ef_grid_init_roi (&grid, -6, -6, 6, 6, 0.1, NULL));
+  n = ef_grid_n_pixels (&grid);
+  p32 = ef_test_compress (ds, &rp, FALSE);
+  nb = p32->n_bins;
+  ef_pfa_params_init (&pp);
+  ref = form_gpu (p32, &grid, sp.bandwidth, &pp, &ref_run, NULL);
+  d_prof = upload_profiles (p32);
+  CUDA_OK (cudaMalloc (&d_out, n * sizeof (EfCf32)));
+  img = g_new (EfCf32, n);
+
+  /* k = -1: every allocation larger than the grid's rows refused. */
+  for (int k = -1; k < 16; k++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (EfCudaPfa) pfa = ef_cuda_pfa_new (&grid, sp.bandwidth, &pp, &error);
+      gboolean ok;
+
+      g_assert_no_error (error);
+      if (k < 0)
+        ef_cuda_debug_fail_alloc_above (64 * 1024);
+      else
+        ef_cuda_debug_fail_alloc_after (k);
+      ok = ef_cuda_pfa_add (pfa, NULL, p32->meta, d_prof, nb, 64, &error);
+      ef_cuda_debug_fail_alloc_after (-1);
+      ef_cuda_debug_fail_alloc_above (0);
+      if (!ok)
+        {
+          EfPfaReport rep;
+
+          failures++;
+          g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY);
+          g_test_message ("failure at allocation %d: %s", k, error->message);
+          g_clear_error (&error);
+          /* Nothing was gridded. */
+          CUDA_OK (cudaMemset (d_out, 0xff, n * sizeof (EfCf32)));
+          g_assert_true (ef_cuda_pfa_form (pfa, NULL, d_out, &rep, &error));
+          g_assert_no_error (error);
+          g_assert_cmpuint (rep.n_pulses, ==, 0);
+          g_assert_true (ef_cuda_pfa_add (pfa, NULL, p32->meta, d_prof, nb, 64, &error));
+          g_assert_no_error (error);
+        }
+      else
+        g_assert_no_error (error);
+      for (guint p0 = 64; p0 < p32->n_pulses; p0 += 64)
+        {
+          const char *prof = (const char *) d_prof + (gsize) p0 * nb * sizeof (EfCf32);
+
+          g_assert_true (ef_cuda_pfa_add (pfa, NULL, p32->meta + p0, prof, nb, MIN (64u, p32->n_pulses - p0),
+                                          &error));
+          g_assert_no_error (error);
+        }
+      CUDA_OK (cudaMemset (d_out, 0xff, n * sizeof (EfCf32)));
+      g_assert_true (ef_cuda_pfa_form (pfa, NULL, d_out, NULL, &error));
+      g_assert_no_error (error);
+      CUDA_OK (cudaMemcpy (img, d_out, n * sizeof (EfCf32), cudaMemcpyDeviceToHost));
+      g_assert_cmpfloat (ef_ser_db_f32 (img, ref, n), >=, 100.0);
+    }
+  g_test_message ("%u of 17 injected failures hit the first block", failures);
+  /* The grid, its copy, the lattice, the spectra, four tables, the word and two plans: at least twelve. */
+  g_assert_cmpuint (failures, >=, 12);
+  CUDA_OK (cudaFree (d_out));
+  CUDA_OK (cudaFree (d_prof));
+}
+
+static void
+test_bad_args (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (EfProfiles) p32 = NULL;
+  g_autoptr (EfProfiles) p64 = ef_cuda_test_profiles (16, 512, 0.125, 10e3, 30, 3.0, 9.6e9, FALSE, 7, &p32);
+  g_autoptr (EfCudaPfa) pfa = NULL;
+  EfGrid grid;
+  EfPfaParams pp;
+  void *d_prof;
+
+  g_assert_true (ef_grid_init_roi (&grid, -5, -5, 5, 5, 0.1, NULL));
+  ef_pfa_params_init (&pp);
+  pp.kernel_width = 13;
+  g_assert_null (ef_cuda_pfa_new (&grid, 600e6, &pp, &error));
+  g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  ef_pfa_params_init (&pp);
+  g_assert_null (ef_cuda_pfa_new (&grid, 0, &pp, &error));
+  g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  pfa = ef_cuda_pfa_new (&grid, 600e6, &pp, &error);
+  g_assert_no_error (error);
+  d_prof = upload_profiles (p32);
+  g_assert_false (ef_cuda_pfa_add (pfa, NULL, p32->meta, d_prof, 2, 4, &error));
+  g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_true (ef_cuda_pfa_add (pfa, NULL, p32->meta, d_prof, 512, 8, &error));
+  g_assert_no_error (error);
+  /* The same memory read as profiles of another length. */
+  g_assert_false (ef_cuda_pfa_add (pfa, NULL, p32->meta + 8, d_prof, 256, 8, &error));
+  g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_true (ef_cuda_pfa_add (pfa, NULL, p32->meta, d_prof, 512, 0, &error));
+  g_assert_no_error (error);
+  CUDA_OK (cudaFree (d_prof));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autofree char *why = NULL;
+  g_autofree char *name = NULL;
+
+  g_test_init (&argc, &argv, NULL);
+  /* One device run should report everything that is wrong. */
+  g_test_set_nonfatal_assertions ();
+  if (!ef_cuda_available (&why))
+    {
+      /* 77: meson reports the test as skipped, never as passed. */
+      printf ("# SKIP %s\n", why);
+      return 77;
+    }
+  name = ef_cuda_device_name (-1);
+  g_test_message ("device: %s", name);
+  g_test_add_func ("/compute/cuda/pfa/random-scene", test_random_scene);
+  g_test_add_func ("/compute/cuda/pfa/bistatic-white", test_bistatic_white);
+  g_test_add_func ("/compute/cuda/pfa/point-target", test_point_target);
+  g_test_add_func ("/compute/cuda/pfa/depth-of-focus", test_depth_of_focus);
+  g_test_add_func ("/compute/cuda/pfa/progressive", test_progressive);
+  g_test_add_func ("/compute/cuda/pfa/oom", test_oom);
+  g_test_add_func ("/compute/cuda/pfa/bad-args", test_bad_args);
+  return g_test_run ();
+}
