@@ -7,6 +7,7 @@
 #include <locale.h>
 
 #include "ef-application.h"
+#include "ef-main-window.h"
 
 /* Running from the build tree, the schema is compiled next to the program, not installed. */
 static gboolean
@@ -28,6 +29,15 @@ ensure_schema (void)
     }
 #endif
   return FALSE;
+}
+
+static int
+handle_local_options (GApplication *app, GVariantDict *options, gpointer user_data)
+{
+  if (g_variant_dict_contains (options, "verbose"))
+    ef_main_window_set_verbose (TRUE);
+  /* Go on: the application's own handler sees the rest. */
+  return -1;
 }
 
 int
@@ -55,6 +65,10 @@ main (int argc, char *argv[])
       flags |= G_APPLICATION_NON_UNIQUE;
 
   app = ef_application_new (flags);
+  g_application_add_main_option (G_APPLICATION (app), "verbose", 0, G_OPTION_FLAG_NONE, G_OPTION_ARG_NONE,
+                                 _("Say on standard output what a batch run did and what its screenshot "
+                                   "shows"), NULL);
+  g_signal_connect (app, "handle-local-options", G_CALLBACK (handle_local_options), NULL);
   status = g_application_run (G_APPLICATION (app), argc, argv);
   return status != 0 ? status : ef_application_get_batch_status (app);
 }

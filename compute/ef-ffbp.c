@@ -11,80 +11,35 @@
 
 #include "ef-bp.h"
 #include "ef-error.h"
-#include "ef-ffbp.h"
+#include "ef-ffbp-private.h"
 #include "ef-simd.h"
 
 #define EF_INLINE static inline __attribute__((always_inline))
 
-#define KQ 256        /* kernel table phases per sample; weights are interpolated linearly between them */
-#define RS 8          /* range taps the gather reads (shorter kernels are padded with zero weights) */
-#define AS 16         /* most angular taps */
-#define PAD RS        /* zero samples after each polar row, so that the fast gather never checks bounds */
+#define KQ EF_FFBP_KQ
+#define RS EF_FFBP_RS
+#define AS EF_FFBP_AS
+#define PAD EF_FFBP_PAD
 
 /* Operation-count model: nanoseconds of one core per operation, measured on an AMD Zen 5 with the
  * AVX-512 builds; only the ratios matter. [0] float64, [1] float32. BP is the exact path the block
  * would otherwise take: the scalar float64 reference or the SIMD float32 backprojector. */
-static const double COST_LEAF[2] = { 8.0, 6.5 };    /* one pulse into one polar sample */
-static const double COST_MERGE[2] = { 40.0, 28.0 }; /* one child into one polar sample */
-static const double COST_FINAL[2] = { 35.0, 27.0 }; /* one sub-aperture into one pixel */
-static const double COST_BP[2] = { 54.0, 1.4 };     /* one pulse into one pixel */
-
-typedef struct {
-  guint  taps;
-  double w[KQ + 1][AS];       /* weight of tap k at fractional offset q / KQ; zero past taps */
-  /* The first RS taps again, each twice, to weight interleaved (re, im) pairs in one vector. */
-  double wd[KQ + 1][2 * RS];
-  float  wdf[KQ + 1][2 * RS];
-  float  wf[KQ + 1][AS];
-} Kernel;
-
-/* A sub-aperture and its polar grid. */
-typedef struct {
-  guint    p0, p1;        /* pulses [p0, p1) of the block */
-  guint    c0, nc;        /* children [c0, c0 + nc) in the stage below */
-  double   c[3];          /* centre: mean phase centre */
-  double   t[3];          /* unit track direction */
-  double   r0;            /* reference range of the demodulation */
-  double   len;           /* aperture length that sets the angular sampling, m */
-  /* The grid plane seen from c: c = cp + h n; e1 is t's direction in the plane, e2 = n x e1. */
-  double   cp[3], e1[3], e2[3], h, tau1, taun, qsign;
-  double   rho0, drho, al0, dal;
-  guint    nrho, nal, stride;
-  gpointer data;          /* owned: nal rows of stride samples (EfCf64 or EfCf32), or NULL */
-} Node;
-
-typedef struct {
-  Node  *nodes;           /* owned */
-  guint  n;
-} Stage;
-
-typedef struct {
-  Stage *stages;          /* owned: [0] leaves, last = fused onto the grid */
-  guint  n_stages;
-  double cost;            /* model, ns */
-  guint  leaf_pulses;
-} Tree;
-
-/* What the whole block shares. */
-typedef struct {
-  const EfProfiles *pr;   /* borrowed */
-  double kr;              /* demodulation wavenumber: the block's mean */
-  double kr_max;          /* highest wavenumber of the band, for angular Nyquist */
-  double spacing;         /* mean distance between consecutive phase centres */
-  double tb[3];           /* the block's chord direction */
-  double base2;           /* largest squared half-baseline (bistatic) */
-} Block;
-
-struct _EfFfbp {
-  EfGrid       grid;
-  double       bandwidth;
-  EfFfbpParams params;
-  double       n[3];          /* grid normal */
-  Kernel      *kr_range;      /* owned */
-  Kernel      *kr_angle;      /* owned */
-  double     (*edge)[3];      /* owned: points along the ROI's boundary */
-  guint        n_edge;
+const EfFfbpCosts ef_ffbp_costs_cpu[2] = {
+  { .leaf = 8.0, .merge = 40.0, .final = 35.0, .bp = 54.0 },
+  { .leaf = 6.5, .merge = 28.0, .final = 27.0, .bp = 1.4 },
 };
+
+/* The CUDA path's, in pixel-pulses of the fp32 backprojection kernel (0.9 ps each on an H200), measured
+ * there at 4096^2 px x 8192 pulses: a leaf pulse into a polar sample costs 2.5 of them (2.0 to 2.8 ps:
+ * one pair-table read as BP's, but with no reuse of a tile's geometry), a merge or final interpolation,
+ * 64 complex samples through L1 and 16 weights, about 30 (27 to 35 ps). */
+const EfFfbpCosts ef_ffbp_costs_gpu = { .leaf = 2.5, .merge = 30.0, .final = 32.0, .bp = 1.0 };
+
+typedef EfFfbpKernel Kernel;
+typedef EfFfbpNode Node;
+typedef EfFfbpStage Stage;
+typedef EfFfbpTree Tree;
+typedef EfFfbpBlock Block;
 
 void
 ef_ffbp_params_init (EfFfbpParams *p)
@@ -285,8 +240,8 @@ ef_ffbp_free (EfFfbp *self)
   g_free (self);
 }
 
-static void
-tree_clear (Tree *tree)
+void
+ef_ffbp_tree_clear (Tree *tree)
 {
   for (guint s = 0; s < tree->n_stages; s++)
     {
@@ -298,8 +253,8 @@ tree_clear (Tree *tree)
   memset (tree, 0, sizeof *tree);
 }
 
-static gboolean
-block_setup (const EfProfiles *pr, double bandwidth, Block *b)
+gboolean
+ef_ffbp_block_setup (const EfProfiles *pr, double bandwidth, Block *b)
 {
   guint n = pr->n_pulses;
   double a0[3], a1[3], len = 0, ch;
@@ -475,14 +430,13 @@ node_extent (const EfFfbp *self, const Block *b, Node *nd, guint stages_above, c
   return TRUE;
 }
 
-/* Builds the tree for leaves of L pulses (structure, geometry, extents; no data) and its cost. */
-static gboolean
-tree_build (const EfFfbp *self, const Block *b, guint L, Tree *tree, const char **why)
+gboolean
+ef_ffbp_tree_build (const EfFfbp *self, const Block *b, guint L, const EfFfbpCosts *costs, Tree *tree,
+                    const char **why)
 {
   const EfFfbpParams *p = &self->params;
   guint n = b->pr->n_pulses, n_leaves = (n + L - 1) / L, n_st = 1, cnt = n_leaves;
   double npx = (double) ef_grid_n_pixels (&self->grid);
-  const int f32 = b->pr->data32 != NULL;
 
   memset (tree, 0, sizeof *tree);
   tree->leaf_pulses = L;
@@ -532,10 +486,10 @@ tree_build (const EfFfbp *self, const Block *b, guint L, Tree *tree, const char 
           if (!node_frame (self, nd, why) || !node_extent (self, b, nd, n_st - 1 - s, why))
             return FALSE;
           pts = (double) nd->nal * nd->nrho;
-          tree->cost += s == 0 ? COST_LEAF[f32] * pts * (nd->p1 - nd->p0) : COST_MERGE[f32] * pts * nd->nc;
+          tree->cost += s == 0 ? costs->leaf * pts * (nd->p1 - nd->p0) : costs->merge * pts * nd->nc;
         }
     }
-  tree->cost += COST_FINAL[f32] * npx * tree->stages[n_st - 1].n;
+  tree->cost += costs->final * npx * tree->stages[n_st - 1].n;
   return TRUE;
 }
 
@@ -1150,38 +1104,75 @@ next_candidate (guint L)
   return L == p ? p + p / 2 : 2 * p;
 }
 
+/* The leaf length before L among next_candidate's lengths, or 0 before the first. */
+static guint
+prev_candidate (guint L)
+{
+  guint prev = 0;
+
+  for (guint c = 1; c < L; c = next_candidate (c))
+    prev = c;
+  return prev;
+}
+
 gboolean
-ef_ffbp_process (EfFfbp *self, const EfProfiles *profiles, EfCf64 *acc64, EfCf32 *acc32, EfFfbpStats *stats,
-                 GError **error)
+ef_ffbp_plan (const EfFfbp *self, const EfProfiles *profiles, const EfFfbpCosts *costs, EfFfbpSearch search,
+              EfFfbpPlan *plan, GError **error)
 {
   const EfFfbpParams *p;
-  const EfGrid *g;
-  EfFfbpStats st = { 0 };
-  Tree tree = { 0 };
-  Block b;
+  Tree *tree;
+  Block *b;
   const char *why = NULL;
-  gboolean f64, ok = TRUE;
-  double bp_cost;
-  gint64 t0, t1;
 
-  g_return_val_if_fail (self != NULL && profiles != NULL, FALSE);
-  g_return_val_if_fail ((profiles->data64 != NULL) == (acc64 != NULL), FALSE);
-  g_return_val_if_fail ((profiles->data32 != NULL) == (acc32 != NULL), FALSE);
+  g_return_val_if_fail (self != NULL && profiles != NULL && costs != NULL && plan != NULL, FALSE);
 
+  memset (plan, 0, sizeof *plan);
   p = &self->params;
-  g = &self->grid;
-  f64 = profiles->data64 != NULL;
-  st.n_pulses = profiles->n_pulses;
+  tree = &plan->tree;
+  b = &plan->block;
+  b->pr = profiles;
   if (profiles->n_pulses == 0)
-    goto done;
-  bp_cost = COST_BP[!f64] * (double) ef_grid_n_pixels (g) * profiles->n_pulses;
+    return TRUE;
+  plan->bp_cost = costs->bp * (double) ef_grid_n_pixels (&self->grid) * profiles->n_pulses;
 
-  if (profiles->n_pulses < 2 || !block_setup (profiles, self->bandwidth, &b))
+  if (profiles->n_pulses < 2 || !ef_ffbp_block_setup (profiles, self->bandwidth, b))
     why = "the block has fewer than two distinct pulse positions";
   else if (p->leaf_pulses > 0)
     {
-      if (!tree_build (self, &b, MIN (p->leaf_pulses, profiles->n_pulses), &tree, &why))
-        tree_clear (&tree);
+      if (!ef_ffbp_tree_build (self, b, MIN (p->leaf_pulses, profiles->n_pulses), costs, tree, &why))
+        ef_ffbp_tree_clear (tree);
+    }
+  else if (search == EF_FFBP_SEARCH_DESCEND)
+    {
+      guint top = 1, worse = 0;
+      const char *why_cand = NULL;
+
+      while (next_candidate (top) <= profiles->n_pulses)
+        top = next_candidate (top);
+      for (guint L = top; L > 0 && worse < 2; L = prev_candidate (L))
+        {
+          Tree cand;
+
+          if (!ef_ffbp_tree_build (self, b, L, costs, &cand, &why_cand))
+            {
+              ef_ffbp_tree_clear (&cand);
+              worse += tree->stages != NULL;
+              continue;
+            }
+          if (tree->stages == NULL || cand.cost < tree->cost)
+            {
+              ef_ffbp_tree_clear (tree);
+              *tree = cand;
+              worse = 0;
+            }
+          else
+            {
+              ef_ffbp_tree_clear (&cand);
+              worse++;
+            }
+        }
+      if (tree->stages == NULL)
+        why = why_cand;
     }
   else
     {
@@ -1190,78 +1181,138 @@ ef_ffbp_process (EfFfbp *self, const EfProfiles *profiles, EfCf64 *acc64, EfCf32
         {
           Tree cand;
 
-          if (!tree_build (self, &b, L, &cand, &why))
+          if (!ef_ffbp_tree_build (self, b, L, costs, &cand, &why))
             {
-              tree_clear (&cand);
+              ef_ffbp_tree_clear (&cand);
               break;
             }
-          if (tree.stages == NULL || cand.cost < tree.cost)
+          if (tree->stages == NULL || cand.cost < tree->cost)
             {
-              tree_clear (&tree);
-              tree = cand;
+              ef_ffbp_tree_clear (tree);
+              *tree = cand;
             }
           else
-            tree_clear (&cand);
+            ef_ffbp_tree_clear (&cand);
         }
-      if (tree.stages != NULL)
+      if (tree->stages != NULL)
         why = NULL;
     }
-  if (tree.stages != NULL && p->bp_fallback && tree.cost >= bp_cost)
+  if (tree->stages != NULL && p->bp_fallback && tree->cost >= plan->bp_cost)
     why = "exact backprojection is cheaper for this block";
-  if (tree.stages == NULL || (why != NULL && p->bp_fallback))
+  if (tree->stages == NULL || (why != NULL && p->bp_fallback))
     {
       if (why == NULL)
         why = "no polar grid fits";
+      ef_ffbp_tree_clear (tree);
+      plan->use_bp = TRUE;
+      plan->why = why;
       if (!p->bp_fallback)
         {
           g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
                        "Fast backprojection cannot form this block: %s", why);
-          tree_clear (&tree);
           return FALSE;
         }
-      g_debug ("block of %u pulses by exact backprojection: %s", profiles->n_pulses, why);
+    }
+  return TRUE;
+}
+
+void
+ef_ffbp_plan_clear (EfFfbpPlan *plan)
+{
+  if (plan == NULL)
+    return;
+  ef_ffbp_tree_clear (&plan->tree);
+  memset (plan, 0, sizeof *plan);
+}
+
+void
+ef_ffbp_plan_stats (const EfFfbpPlan *plan, EfFfbpStats *st)
+{
+  const Tree *tree = &plan->tree;
+
+  memset (st, 0, sizeof *st);
+  st->n_pulses = plan->block.pr ? plan->block.pr->n_pulses : 0;
+  if (plan->use_bp)
+    {
+      st->used_bp = TRUE;
+      st->why_bp = plan->why;
+      st->est_speedup = 1.0;
+      return;
+    }
+  if (tree->stages == NULL)
+    return;
+  st->leaf_pulses = tree->leaf_pulses;
+  st->n_leaves = tree->stages[0].n;
+  st->n_stages = tree->n_stages - 1;
+  st->n_final = tree->stages[tree->n_stages - 1].n;
+  st->est_speedup = plan->bp_cost / tree->cost;
+  for (guint s = 0; s < tree->n_stages; s++)
+    for (guint i = 0; i < tree->stages[s].n; i++)
+      st->polar_samples += (guint64) tree->stages[s].nodes[i].nal * tree->stages[s].nodes[i].nrho;
+}
+
+gboolean
+ef_ffbp_process (EfFfbp *self, const EfProfiles *profiles, EfCf64 *acc64, EfCf32 *acc32, EfFfbpStats *stats,
+                 GError **error)
+{
+  EfFfbpStats st = { 0 };
+  EfFfbpPlan plan;
+  Tree *tree;
+  gboolean f64, ok = TRUE;
+  guint64 samples = 0;
+  gint64 t0, t1;
+
+  g_return_val_if_fail (self != NULL && profiles != NULL, FALSE);
+  g_return_val_if_fail ((profiles->data64 != NULL) == (acc64 != NULL), FALSE);
+  g_return_val_if_fail ((profiles->data32 != NULL) == (acc32 != NULL), FALSE);
+
+  f64 = profiles->data64 != NULL;
+  st.n_pulses = profiles->n_pulses;
+  if (profiles->n_pulses == 0)
+    goto done;
+  if (!ef_ffbp_plan (self, profiles, &ef_ffbp_costs_cpu[!f64], EF_FFBP_SEARCH_ALL, &plan, error))
+    {
+      ef_ffbp_plan_clear (&plan);
+      return FALSE;
+    }
+  ef_ffbp_plan_stats (&plan, &st);
+  tree = &plan.tree;
+  if (plan.use_bp)
+    {
+      g_debug ("block of %u pulses by exact backprojection: %s", profiles->n_pulses, plan.why);
       t0 = g_get_monotonic_time ();
       exact_bp (self, profiles, acc64, acc32);
       st.seconds_final = (g_get_monotonic_time () - t0) * 1e-6;
-      st.used_bp = TRUE;
-      st.why_bp = why;
-      st.est_speedup = 1.0;
-      tree_clear (&tree);
+      ef_ffbp_plan_clear (&plan);
       goto done;
     }
 
-  st.leaf_pulses = tree.leaf_pulses;
-  st.n_leaves = tree.stages[0].n;
-  st.n_stages = tree.n_stages - 1;
-  st.n_final = tree.stages[tree.n_stages - 1].n;
-  st.est_speedup = bp_cost / tree.cost;
-
   t0 = g_get_monotonic_time ();
-  if (!stage_alloc (&tree.stages[0], f64, &st.polar_samples))
+  if (!stage_alloc (&tree->stages[0], f64, &samples))
     {
       ok = FALSE;
       goto out;
     }
-  run_leaves (self, &b, &tree.stages[0], f64);
+  run_leaves (self, &plan.block, &tree->stages[0], f64);
   t1 = g_get_monotonic_time ();
   st.seconds_leaves = (t1 - t0) * 1e-6;
-  for (guint s = 1; s < tree.n_stages; s++)
+  for (guint s = 1; s < tree->n_stages; s++)
     {
-      if (!stage_alloc (&tree.stages[s], f64, &st.polar_samples))
+      if (!stage_alloc (&tree->stages[s], f64, &samples))
         {
           ok = FALSE;
           goto out;
         }
-      run_merge (self, &b, &tree.stages[s], &tree.stages[s - 1], f64);
-      stage_release (&tree.stages[s - 1]);
+      run_merge (self, &plan.block, &tree->stages[s], &tree->stages[s - 1], f64);
+      stage_release (&tree->stages[s - 1]);
     }
   t0 = g_get_monotonic_time ();
   st.seconds_merge = (t0 - t1) * 1e-6;
-  run_final (self, &b, &tree.stages[tree.n_stages - 1], f64, acc64, acc32);
+  run_final (self, &plan.block, &tree->stages[tree->n_stages - 1], f64, acc64, acc32);
   st.seconds_final = (g_get_monotonic_time () - t0) * 1e-6;
 
 out:
-  tree_clear (&tree);
+  ef_ffbp_plan_clear (&plan);
   if (!ok)
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY,

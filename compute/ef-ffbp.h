@@ -43,6 +43,15 @@ G_BEGIN_DECLS
  * grows with the block: with float32 on one core (AMD Zen 5, against the AVX-512 backprojector), 1.5x
  * for 128 pulses on 512 x 512 pixels, 3x for 256, 4x for 512; 8x for 1024 pulses on 1024 x 1024 pixels
  * and 11x for 2048. Blocks of a few dozen pulses go to exact BP: give FFBP blocks of 256 pulses or more.
+ *
+ * The CUDA backend forms blocks by the very same plan on the device (cuda/ef-cuda-ffbp.h; the plan
+ * itself is in ef-ffbp-private.h). On an H200, 4096 x 4096 pixels from one block of 8192 pulses take
+ * 10.6 ms by FFBP against 142 ms by exact GPU backprojection (fp16 polar grids: 8.6 ms).
+ *
+ * Range upsampling. Backprojection interpolates the profiles linearly, and at the smallest upsampling
+ * (2) that interpolation's own error is some 24 dB below the image: a fast algorithm, which samples
+ * and re-interpolates the image, cannot follow it that closely. Against BP it then scores about 24 dB;
+ * with the profiles upsampled 8 times (16, the default range parameters) it scores 47 (53) dB.
  */
 
 typedef struct {

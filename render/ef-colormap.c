@@ -3,6 +3,7 @@
 #define G_LOG_DOMAIN "ef-colormap"
 #include "config.h"
 
+#include <complex.h>
 #include <math.h>
 
 #include "ef-colormap.h"
@@ -185,4 +186,90 @@ ef_display_value (const EfDisplayParams *p, float re, float im, double gain_db)
       break;
     }
   return t;
+}
+
+void
+ef_display_values_convert (EfViewMode mode, const EfCf32 *restrict in, float *restrict out, gsize n)
+{
+  g_return_if_fail (n == 0 || (in != NULL && out != NULL));
+
+  switch (mode)
+    {
+    case EF_VIEW_PHASE:
+      for (gsize i = 0; i < n; i++)
+        out[i] = atan2f (cimagf (in[i]), crealf (in[i])) * (float) (0.5 / G_PI) + 0.5f;
+      break;
+    case EF_VIEW_REAL:
+      for (gsize i = 0; i < n; i++)
+        out[i] = crealf (in[i]);
+      break;
+    case EF_VIEW_IMAGINARY:
+      for (gsize i = 0; i < n; i++)
+        out[i] = cimagf (in[i]);
+      break;
+    case EF_VIEW_MAGNITUDE:
+    case EF_VIEW_N:
+    default:
+      /* log2f rather than log10f: the same accuracy, and glibc's is the faster of the two. */
+      for (gsize i = 0; i < n; i++)
+        {
+          float re = crealf (in[i]), im = cimagf (in[i]);
+          float p = re * re + im * im;
+          out[i] = (float) (10.0 * G_LN2 / G_LN10) * log2f (MAX (p, 1e-30f));
+        }
+      break;
+    }
+}
+
+float
+ef_display_values_zero (EfViewMode mode)
+{
+  const EfCf32 zero = 0;
+  float v;
+
+  ef_display_values_convert (mode, &zero, &v, 1);
+  return v;
+}
+
+void
+ef_display_values_map (const EfDisplayParams *params, double gain_db, double *scale, double *offset)
+{
+  g_return_if_fail (params != NULL && scale != NULL && offset != NULL);
+
+  switch (params->mode)
+    {
+    case EF_VIEW_PHASE:
+      *scale = 1.0;
+      *offset = 0.0;
+      break;
+    case EF_VIEW_REAL:
+    case EF_VIEW_IMAGINARY:
+      *scale = 0.5 * pow (10.0, (gain_db - params->db_max) / 20.0);
+      *offset = 0.5;
+      break;
+    case EF_VIEW_MAGNITUDE:
+    case EF_VIEW_N:
+    default:
+      {
+        double span = MAX (params->db_max - params->db_min, 1e-6);
+        *scale = 1.0 / span;
+        *offset = (gain_db - params->db_min) / span;
+      }
+      break;
+    }
+}
+
+void
+ef_display_table_fill (EfColormap map, double gamma, guint8 *rgba, guint n)
+{
+  double inv_gamma = 1.0 / MAX (gamma, 1e-3);
+
+  g_return_if_fail (rgba != NULL && n >= 2);
+  for (guint i = 0; i < n; i++)
+    {
+      double t = (double) i / (n - 1);
+
+      ef_colormap_lookup (map, gamma == 1.0 ? t : pow (t, inv_gamma), &rgba[4 * i]);
+      rgba[4 * i + 3] = 255;
+    }
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <glib.h>
+#include "ef-types.h"
 
 G_BEGIN_DECLS
 
@@ -45,5 +46,19 @@ typedef struct {
 void ef_display_params_init (EfDisplayParams *params);
 /* The map position t in [0, 1] of one complex value z scaled by gain_db, exactly as the shader does. */
 double ef_display_value (const EfDisplayParams *params, float re, float im, double gain_db);
+
+/* Display values: one float a pixel holding the quantity that mode shows (magnitude in dB, phase as a
+ * fraction of a turn in [0, 1], real or imaginary part), computed once when a pixel changes so that
+ * drawing only maps it. Converts n complex pixels; any thread. */
+void ef_display_values_convert (EfViewMode mode, const EfCf32 *in, float *out, gsize n);
+/* What a zero pixel converts to: the value of parts of an image that nothing has reached yet. */
+float ef_display_values_zero (EfViewMode mode);
+/* The affine step from a display value to the map position: t = clamp (value * scale + offset, 0, 1),
+ * for params' mode with the layer's gain_db; the gamma is in the table (below). */
+void ef_display_values_map (const EfDisplayParams *params, double gain_db, double *scale, double *offset);
+
+/* The display table: n colours (RGBA, opaque) of map at t = i / (n - 1) with the gamma applied (t^(1/gamma),
+ * as for magnitude; pass 1 otherwise). Drawing a value looks up t * (n - 1). */
+void ef_display_table_fill (EfColormap map, double gamma, guint8 *rgba, guint n);
 
 G_END_DECLS

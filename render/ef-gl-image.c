@@ -4,8 +4,6 @@
 #include "config.h"
 
 #include <epoxy/gl.h>
-#include <complex.h>
-#include <math.h>
 #include <string.h>
 
 #include "ef-error.h"
@@ -218,62 +216,13 @@ ef_gl_image_get_mask_scale (const EfGlImage *self, float scale[2])
   scale[1] = 1.0f / (float) (self->cells_h * EF_GL_IMAGE_CELL);
 }
 
-/* The quantity a VALUE image shows, per pixel; ef_display_value () maps it the same way. */
+/* Writes a rectangle of texels (GL_RED floats for a VALUE image, GL_RG for a COMPLEX one) into every
+ * tile it touches. */
 static void
-convert_values (EfViewMode mode, const EfCf32 *restrict in, float *restrict out, gsize n)
+write_texels (EfGlImage *self, const EfRect *rect, GLenum format, const void *data, gsize texel_size)
 {
-  switch (mode)
-    {
-    case EF_VIEW_PHASE:
-      for (gsize i = 0; i < n; i++)
-        out[i] = atan2f (cimagf (in[i]), crealf (in[i])) * (float) (0.5 / G_PI) + 0.5f;
-      break;
-    case EF_VIEW_REAL:
-      for (gsize i = 0; i < n; i++)
-        out[i] = crealf (in[i]);
-      break;
-    case EF_VIEW_IMAGINARY:
-      for (gsize i = 0; i < n; i++)
-        out[i] = cimagf (in[i]);
-      break;
-    case EF_VIEW_MAGNITUDE:
-    case EF_VIEW_N:
-    default:
-      /* log2f rather than log10f: the same accuracy, and glibc's is the faster of the two. */
-      for (gsize i = 0; i < n; i++)
-        {
-          float re = crealf (in[i]), im = cimagf (in[i]);
-          float p = re * re + im * im;
-          out[i] = (float) (10.0 * G_LN2 / G_LN10) * log2f (MAX (p, 1e-30f));
-        }
-      break;
-    }
-}
+  guint x1 = rect->x + rect->width, y1 = rect->y + rect->height;
 
-void
-ef_gl_image_upload (EfGlImage *self, const EfRect *rect, const EfCf32 *pixels)
-{
-  gsize n = (gsize) rect->width * rect->height;
-  gboolean value;
-  guint x1, y1;
-
-  g_return_if_fail (self != NULL && rect != NULL && pixels != NULL);
-  g_return_if_fail (rect->x + rect->width <= self->width && rect->y + rect->height <= self->height);
-
-  value = self->format == EF_GL_IMAGE_VALUE;
-  if (value)
-    {
-      if (n > self->values_len)
-        {
-          g_free (self->values);
-          self->values = g_new (float, n);
-          self->values_len = n;
-        }
-      convert_values (self->mode, pixels, self->values, n);
-    }
-
-  x1 = rect->x + rect->width;
-  y1 = rect->y + rect->height;
   glPixelStorei (GL_UNPACK_ROW_LENGTH, (GLint) rect->width);
   for (guint i = 0; i < self->tiles->len; i++)
     {
@@ -286,16 +235,45 @@ ef_gl_image_upload (EfGlImage *self, const EfRect *rect, const EfCf32 *pixels)
         continue;
       offset = (gsize) (iy0 - rect->y) * rect->width + (ix0 - rect->x);
       glBindTexture (GL_TEXTURE_2D, t->texture);
-      if (value)
-        glTexSubImage2D (GL_TEXTURE_2D, 0, (GLint) (ix0 - t->x), (GLint) (iy0 - t->y), (GLsizei) (ix1 - ix0),
-                         (GLsizei) (iy1 - iy0), GL_RED, GL_FLOAT, self->values + offset);
-      else
-        glTexSubImage2D (GL_TEXTURE_2D, 0, (GLint) (ix0 - t->x), (GLint) (iy0 - t->y), (GLsizei) (ix1 - ix0),
-                         (GLsizei) (iy1 - iy0), GL_RG, GL_FLOAT, pixels + offset);
+      glTexSubImage2D (GL_TEXTURE_2D, 0, (GLint) (ix0 - t->x), (GLint) (iy0 - t->y), (GLsizei) (ix1 - ix0),
+                       (GLsizei) (iy1 - iy0), format, GL_FLOAT, (const guint8 *) data + offset * texel_size);
     }
   glPixelStorei (GL_UNPACK_ROW_LENGTH, 0);
   glBindTexture (GL_TEXTURE_2D, 0);
   ef_gl_image_mark_arrived (self, rect);
+}
+
+void
+ef_gl_image_upload (EfGlImage *self, const EfRect *rect, const EfCf32 *pixels)
+{
+  gsize n;
+
+  g_return_if_fail (self != NULL && rect != NULL && pixels != NULL);
+  g_return_if_fail (rect->x + rect->width <= self->width && rect->y + rect->height <= self->height);
+
+  n = (gsize) rect->width * rect->height;
+  if (self->format != EF_GL_IMAGE_VALUE)
+    {
+      write_texels (self, rect, GL_RG, pixels, sizeof (EfCf32));
+      return;
+    }
+  if (n > self->values_len)
+    {
+      g_free (self->values);
+      self->values = g_new (float, n);
+      self->values_len = n;
+    }
+  ef_display_values_convert (self->mode, pixels, self->values, n);
+  write_texels (self, rect, GL_RED, self->values, sizeof (float));
+}
+
+void
+ef_gl_image_upload_values (EfGlImage *self, const EfRect *rect, const float *values)
+{
+  g_return_if_fail (self != NULL && rect != NULL && values != NULL);
+  g_return_if_fail (self->format == EF_GL_IMAGE_VALUE);
+  g_return_if_fail (rect->x + rect->width <= self->width && rect->y + rect->height <= self->height);
+  write_texels (self, rect, GL_RED, values, sizeof (float));
 }
 
 void

@@ -59,6 +59,9 @@ void           ef_gl_image_get_mask_scale (const EfGlImage *image, float scale[2
  * glTexSubImage2D, splitting it across tiles, and marks the cells it covers as arrived. A VALUE image
  * converts the pixels to its view mode's quantity first. */
 void ef_gl_image_upload (EfGlImage *image, const EfRect *rect, const EfCf32 *pixels);
+/* Uploads a rectangle of display values already computed for the image's view mode
+ * (ef_display_values_convert), so that nothing is converted here. VALUE images only. */
+void ef_gl_image_upload_values (EfGlImage *image, const EfRect *rect, const float *values);
 /* Marks the cells that rect touches as arrived, for textures written by other means (CUDA). */
 void ef_gl_image_mark_arrived (EfGlImage *image, const EfRect *rect);
 /* Marks every cell as not yet arrived (a new job over the same grid). */

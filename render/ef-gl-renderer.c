@@ -353,17 +353,10 @@ static void
 update_display_lut (EfGlRenderer *self, EfColormap map, double gamma)
 {
   guint8 rgba[DISPLAY_LUT_SIZE * 4];
-  double inv_gamma = 1.0 / MAX (gamma, 1e-3);
 
   if (self->display_lut_valid && self->display_lut_map == map && self->display_lut_gamma == gamma)
     return;
-  for (guint i = 0; i < DISPLAY_LUT_SIZE; i++)
-    {
-      double t = (double) i / (DISPLAY_LUT_SIZE - 1);
-
-      ef_colormap_lookup (map, gamma == 1.0 ? t : pow (t, inv_gamma), &rgba[4 * i]);
-      rgba[4 * i + 3] = 255;
-    }
+  ef_display_table_fill (map, gamma, rgba, DISPLAY_LUT_SIZE);
   glBindTexture (GL_TEXTURE_2D, self->display_lut);
   glPixelStorei (GL_UNPACK_ALIGNMENT, 4);
   glTexSubImage2D (GL_TEXTURE_2D, 0, 0, 0, DISPLAY_LUT_SIZE, 1, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
@@ -414,27 +407,7 @@ draw_value (EfGlRenderer *self, EfGlImage *image, const double m[6], const EfDis
   fw_col = (fabs (j11) + fabs (j01)) / fabs (det);
   fw_row = (fabs (j10) + fabs (j00)) / fabs (det);
 
-  switch (mode)
-    {
-    case EF_VIEW_PHASE:
-      scale = 1.0;
-      offset = 0.0;
-      break;
-    case EF_VIEW_REAL:
-    case EF_VIEW_IMAGINARY:
-      scale = 0.5 * pow (10.0, (gain_db - params->db_max) / 20.0);
-      offset = 0.5;
-      break;
-    case EF_VIEW_MAGNITUDE:
-    case EF_VIEW_N:
-    default:
-      {
-        double span = MAX (params->db_max - params->db_min, 1e-6);
-        scale = 1.0 / span;
-        offset = (gain_db - params->db_min) / span;
-      }
-      break;
-    }
+  ef_display_values_map (params, gain_db, &scale, &offset);
   update_display_lut (self, map, mode == EF_VIEW_MAGNITUDE ? params->gamma : 1.0);
 
   v = &self->value[mode == EF_VIEW_MAGNITUDE && MAX (fw_col, fw_row) > 1.5 ? VALUE_AVERAGE_DB : VALUE_PLAIN];

@@ -178,8 +178,9 @@ static void
 ef_cut_plot_measure (GtkWidget *widget, GtkOrientation orientation, int for_size, int *minimum, int *natural,
                      int *minimum_baseline, int *natural_baseline)
 {
-  *minimum = orientation == GTK_ORIENTATION_HORIZONTAL ? 200 : 140;
-  *natural = orientation == GTK_ORIENTATION_HORIZONTAL ? 320 : 160;
+  /* Short enough that both cuts fit under the figures in a window 800 pixels tall. */
+  *minimum = orientation == GTK_ORIENTATION_HORIZONTAL ? 200 : 110;
+  *natural = orientation == GTK_ORIENTATION_HORIZONTAL ? 320 : 140;
 }
 
 static void
@@ -207,6 +208,13 @@ ef_cut_plot_class_init (EfCutPlotClass *klass)
 static void
 ef_cut_plot_init (EfCutPlot *self)
 {
+}
+
+gboolean
+ef_cut_plot_has_cut (EfCutPlot *self)
+{
+  g_return_val_if_fail (EF_IS_CUT_PLOT (self), FALSE);
+  return self->n > 1;
 }
 
 GtkWidget *

@@ -11,7 +11,8 @@
 #include "ef-gl-cuda.h"
 #include "ef-gl-image.h"
 #include "ef-gl-renderer.h"
-#include "ef-image-view.h"
+#include "ef-image-view-private.h"
+#include "ef-soft-draw.h"
 #if HAVE_CUDA
 #include "cuda/ef-cuda.h"
 #endif
@@ -22,8 +23,22 @@
 #define HANDLE_RADIUS 6.0
 #define MIN_SCALE 1e-4
 #define MAX_SCALE 1e4
+/* Entries of the display table drawn through on the processor, as in the GL renderer. */
+#define SOFT_TABLE_SIZE 1024
 /* The CUDA device that jobs form images on when they choose (EfBackendParams.device = -1). */
 #define COMPUTE_DEVICE 0
+
+/* Everything a layer's picture on the processor depends on: while it is the same, so is its node, and
+ * GTK redraws nothing of it. */
+typedef struct {
+  double     m[6];          /* image pixel -> pixel of the node's surface */
+  int        x0, y0, w, h;  /* the surface's place and size, device pixels of the widget */
+  float      scale, offset;
+  EfColormap map;
+  double     gamma;
+  gboolean   average_db;
+  guint      version;
+} SoftKey;
 
 typedef struct {
   gboolean            active;
@@ -43,6 +58,15 @@ typedef struct {
   EfGlCuda           *gl_cuda;     /* owned by the GL context; NULL: uploads from host memory */
   gboolean            share_failed; /* sharing failed for these textures: uploads until they are remade */
   guint64             want_mark;   /* the device image's mark that the damage asks to see */
+  EfImageViewValuesFunc values;    /* display values prepared by the source, or NULL */
+
+  /* Drawing on the processor (see use_soft ()). */
+  float              *soft_values; /* owned, grid width * height, or NULL */
+  guint8             *soft_mask;   /* owned, cells_w * cells_h: non-zero where a cell has arrived */
+  EfViewMode          soft_mode;   /* the quantity soft_values hold */
+  guint               soft_version; /* bumped by every upload */
+  GskRenderNode      *soft_node;   /* owned: the layer as last drawn, or NULL */
+  SoftKey             soft_key;    /* what soft_node was drawn from */
 } Layer;
 
 typedef enum {
@@ -106,6 +130,18 @@ struct _EfImageView {
 
   GtkGesture      *drag_gesture;  /* borrowed: owned by the widget */
   char            *gl_description;
+
+  gboolean         soft;          /* the last frame was drawn on the processor */
+  gboolean         force_soft;
+  guint8           soft_table[SOFT_TABLE_SIZE * 4];
+  gboolean         soft_table_valid;
+  EfColormap       soft_table_map;
+  double           soft_table_gamma;
+  float           *values_staging; /* owned upload buffer of display values */
+  gsize            values_staging_len;
+
+  GArray          *timings;       /* owned EfImageViewFrameTiming, or NULL when not timing */
+  EfImageViewFrameTiming frame;   /* the render in progress */
 };
 
 G_DEFINE_FINAL_TYPE (EfImageView, ef_image_view, GTK_TYPE_GL_AREA)
@@ -120,6 +156,7 @@ enum {
 static guint signals[N_SIGNALS];
 
 static void queue_upload (EfImageView *self);
+static gboolean soft_layer_ensure (Layer *layer, EfViewMode mode);
 
 /* ---- layers ---------------------------------------------------------------------------------- */
 
@@ -152,6 +189,9 @@ layer_clear (EfImageView *self, Layer *layer)
   if (layer->destroy != NULL && layer->data != NULL)
     layer->destroy (layer->data);
   g_clear_pointer (&layer->dirty, g_free);
+  g_clear_pointer (&layer->soft_values, g_free);
+  g_clear_pointer (&layer->soft_mask, g_free);
+  g_clear_pointer (&layer->soft_node, gsk_render_node_unref);
   memset (layer, 0, sizeof *layer);
 }
 
@@ -200,6 +240,14 @@ ef_image_view_set_layer (EfImageView *self, EfLayerId id, const EfGrid *grid, Ef
   else if (destroy != NULL && data != NULL)
     destroy (data);
   gtk_gl_area_queue_render (GTK_GL_AREA (self));
+}
+
+void
+ef_image_view_set_layer_values (EfImageView *self, EfLayerId id, EfImageViewValuesFunc values)
+{
+  g_return_if_fail (EF_IS_IMAGE_VIEW (self) && id < EF_N_LAYERS);
+  g_return_if_fail (self->layers[id].active || values == NULL);
+  self->layers[id].values = values;
 }
 
 gboolean
@@ -544,11 +592,16 @@ ef_image_view_set_display (EfImageView *self, const EfDisplayParams *params)
     for (guint id = 0; id < EF_N_LAYERS; id++)
       {
         Layer *layer = &self->layers[id];
+        gboolean again = FALSE;
 
-        if (layer->gl == NULL || ef_gl_image_get_format (layer->gl) != EF_GL_IMAGE_VALUE)
-          continue;
-        ef_gl_image_set_view_mode (layer->gl, params->mode);
-        if (layer->damaged)
+        if (layer->gl != NULL && ef_gl_image_get_format (layer->gl) == EF_GL_IMAGE_VALUE)
+          {
+            ef_gl_image_set_view_mode (layer->gl, params->mode);
+            again = TRUE;
+          }
+        if (layer->soft_values != NULL)
+          again |= soft_layer_ensure (layer, params->mode);
+        if (again && layer->damaged)
           {
             layer_mark_all (layer);
             queue_upload (self);
@@ -712,15 +765,82 @@ staging (EfImageView *self, gsize n)
   return self->staging;
 }
 
-/* Uploads damaged cells of one layer, a run of neighbouring cells in a row at a time, until the
- * budget is spent. Returns FALSE once out of budget. */
-static gboolean
-upload_layer (EfImageView *self, Layer *layer, gint64 deadline, guint *pixels_left)
+static float *
+values_staging (EfImageView *self, gsize n)
 {
-  gboolean complete_before = layer->n_dirty == 0;
+  if (n > self->values_staging_len)
+    {
+      g_free (self->values_staging);
+      self->values_staging = g_new (float, n);
+      self->values_staging_len = n;
+    }
+  return self->values_staging;
+}
 
-  if (layer->gl == NULL || layer->n_dirty == 0)
+/* Makes a layer's arrays for drawing on the processor, holding nothing yet, for mode. */
+static gboolean
+soft_layer_ensure (Layer *layer, EfViewMode mode)
+{
+  gsize n = ef_grid_n_pixels (&layer->grid), cells = (gsize) layer->cells_w * layer->cells_h;
+
+  if (layer->soft_values != NULL && layer->soft_mode == mode)
     return TRUE;
+  if (layer->soft_values == NULL)
+    {
+      layer->soft_values = g_try_new (float, n);
+      if (layer->soft_values == NULL)
+        {
+          g_warning ("Not enough memory to draw a %u × %u image", layer->grid.width, layer->grid.height);
+          return FALSE;
+        }
+      layer->soft_mask = g_malloc0 (cells);
+    }
+  /* Whatever the values held was another quantity: nothing of it shows until it comes again. */
+  memset (layer->soft_mask, 0, cells);
+  layer->soft_mode = mode;
+  layer->soft_version++;
+  return TRUE;
+}
+
+/* Writes one rectangle of values into the layer's processor-side image and marks its cells arrived. */
+static void
+soft_layer_write (Layer *layer, const EfRect *rect, const float *values)
+{
+  for (guint r = 0; r < rect->height; r++)
+    memcpy (layer->soft_values + (gsize) (rect->y + r) * layer->grid.width + rect->x,
+            values + (gsize) r * rect->width, rect->width * sizeof (float));
+  for (guint cy = rect->y / EF_GL_IMAGE_CELL; cy * EF_GL_IMAGE_CELL < rect->y + rect->height; cy++)
+    for (guint cx = rect->x / EF_GL_IMAGE_CELL; cx * EF_GL_IMAGE_CELL < rect->x + rect->width; cx++)
+      layer->soft_mask[(gsize) cy * layer->cells_w + cx] = 1;
+  layer->soft_version++;
+}
+
+/* Uploads damaged cells of one layer, a run of neighbouring cells in a row at a time, until the
+ * budget is spent: into its textures, or with soft into its image in host memory. Display values come
+ * from the source when it has them (no conversion here), otherwise from its complex pixels. Returns
+ * FALSE once out of budget. */
+static gboolean
+upload_layer (EfImageView *self, Layer *layer, gint64 deadline, guint *pixels_left, gboolean soft)
+{
+  gboolean complete_before = layer->n_dirty == 0, complex_texture;
+  EfViewMode mode;
+
+  if (layer->n_dirty == 0)
+    return TRUE;
+  if (soft)
+    {
+      mode = self->display.mode;
+      if (!soft_layer_ensure (layer, mode))
+        return TRUE;
+      complex_texture = FALSE;
+    }
+  else
+    {
+      if (layer->gl == NULL)
+        return TRUE;
+      mode = ef_gl_image_get_view_mode (layer->gl);
+      complex_texture = ef_gl_image_get_format (layer->gl) != EF_GL_IMAGE_VALUE;
+    }
 
   for (guint cy = 0; cy < layer->cells_h; cy++)
     for (guint cx = 0; cx < layer->cells_w;)
@@ -728,6 +848,10 @@ upload_layer (EfImageView *self, Layer *layer, gint64 deadline, guint *pixels_le
         guint run = 0;
         EfRect rect;
         g_autoptr (GError) error = NULL;
+        gint64 t0, t1 = 0;
+        gsize n;
+        float *values;
+        gboolean prepared, ok = TRUE;
 
         while (cx + run < layer->cells_w && layer->dirty[(gsize) cy * layer->cells_w + cx + run])
           run++;
@@ -743,16 +867,43 @@ upload_layer (EfImageView *self, Layer *layer, gint64 deadline, guint *pixels_le
         rect.y = cy * EF_GL_IMAGE_CELL;
         rect.width = MIN ((cx + run) * EF_GL_IMAGE_CELL, layer->grid.width) - rect.x;
         rect.height = MIN ((cy + 1) * EF_GL_IMAGE_CELL, layer->grid.height) - rect.y;
-        if (layer->read (layer->data, &rect, staging (self, (gsize) rect.width * rect.height), &error))
+        n = (gsize) rect.width * rect.height;
+        t0 = self->timings != NULL ? g_get_monotonic_time () : 0;
+        values = values_staging (self, n);
+        prepared = !complex_texture && layer->values != NULL
+                   && layer->values (layer->data, mode, &rect, values);
+        if (!prepared)
+          ok = layer->read (layer->data, &rect, staging (self, n), &error);
+        if (ok)
           {
-            ef_gl_image_upload (layer->gl, &rect, self->staging);
+            if (self->timings != NULL)
+              {
+                t1 = g_get_monotonic_time ();
+                self->frame.read_us += (guint) (t1 - t0);
+              }
+            if (!prepared && !complex_texture)
+              ef_display_values_convert (mode, self->staging, values, n);
+            if (soft)
+              soft_layer_write (layer, &rect, values);
+            else if (complex_texture)
+              ef_gl_image_upload (layer->gl, &rect, self->staging);
+            else
+              ef_gl_image_upload_values (layer->gl, &rect, values);
             layer->has_data = TRUE;
+            if (self->timings != NULL)
+              {
+                if (!soft)
+                  glFinish ();
+                self->frame.upload_us += (guint) (g_get_monotonic_time () - t1);
+                self->frame.pixels += (guint) n;
+                self->frame.converted += prepared ? 0 : (guint) n;
+              }
           }
         else
           g_debug ("Layer read failed: %s", error ? error->message : "?");
         memset (&layer->dirty[(gsize) cy * layer->cells_w + cx], 0, run);
         layer->n_dirty -= run;
-        *pixels_left -= MIN (*pixels_left, rect.width * rect.height);
+        *pixels_left -= MIN (*pixels_left, (guint) n);
         cx += run;
       }
   if (!complete_before && layer->n_dirty == 0)
@@ -897,9 +1048,14 @@ static gboolean
 ef_image_view_render (GtkGLArea *area, GdkGLContext *context)
 {
   EfImageView *self = EF_IMAGE_VIEW (area);
-  gint64 deadline = g_get_monotonic_time () + UPLOAD_BUDGET_US;
+  gint64 deadline = g_get_monotonic_time () + UPLOAD_BUDGET_US, t_draw;
   guint pixels_left = UPLOAD_BUDGET_PIXELS;
 
+  if (self->timings != NULL)
+    {
+      memset (&self->frame, 0, sizeof self->frame);
+      self->frame.start_us = g_get_monotonic_time ();
+    }
   empty_trash (self);
   glClearColor (0.11f, 0.11f, 0.12f, 1.0f);
   glClear (GL_COLOR_BUFFER_BIT);
@@ -914,11 +1070,12 @@ ef_image_view_render (GtkGLArea *area, GdkGLContext *context)
 
       if (!layer->active || share_layer (self, layer))
         continue;
-      if (!upload_layer (self, layer, deadline, &pixels_left))
+      if (!upload_layer (self, layer, deadline, &pixels_left, FALSE))
         break;
     }
   empty_trash (self);
 
+  t_draw = self->timings != NULL ? g_get_monotonic_time () : 0;
   for (guint id = 0; id < EF_N_LAYERS; id++)
     {
       Layer *layer = &self->layers[id];
@@ -928,6 +1085,12 @@ ef_image_view_render (GtkGLArea *area, GdkGLContext *context)
         continue;
       layer_matrix (self, &layer->grid, m);
       ef_gl_renderer_draw_image (self->renderer, layer->gl, m, &self->display, layer->gain_db);
+    }
+  if (self->timings != NULL)
+    {
+      glFinish ();
+      self->frame.draw_us = (guint) (g_get_monotonic_time () - t_draw);
+      g_array_append_val (self->timings, self->frame);
     }
   return TRUE;
 }
@@ -1107,6 +1270,182 @@ append_label (EfImageView *self, GtkSnapshot *snapshot, const char *text, float 
   gtk_snapshot_restore (snapshot);
 }
 
+/* ---- drawing on the processor ----------------------------------------------------------------- */
+
+/* GL drawing pays off where GTK composites with GL too. A compositor that draws on the processor (GTK's
+ * cairo renderer) would read the GL area's pixels back and convert them every frame, however little
+ * changed; drawing the layers here, on the processor, lets GTK redraw only what did change. Without GL
+ * at all, it is the only way to show the image. */
+static gboolean
+use_soft (EfImageView *self)
+{
+  GtkNative *native = gtk_widget_get_native (GTK_WIDGET (self));
+  GskRenderer *renderer = native != NULL ? gtk_native_get_renderer (native) : NULL;
+
+  return self->force_soft || self->renderer == NULL
+         || (renderer != NULL && GSK_IS_CAIRO_RENDERER (renderer));
+}
+
+static void
+soft_table_update (EfImageView *self, EfColormap map, double gamma)
+{
+  if (self->soft_table_valid && self->soft_table_map == map && self->soft_table_gamma == gamma)
+    return;
+  ef_display_table_fill (map, gamma, self->soft_table, SOFT_TABLE_SIZE);
+  self->soft_table_valid = TRUE;
+  self->soft_table_map = map;
+  self->soft_table_gamma = gamma;
+}
+
+/* The layer drawn on the processor, over the part of the widget it covers, at device pixels: the node of
+ * the last frame when nothing it depends on changed. Returns it borrowed, or NULL.
+ *
+ * The node is a cairo node painting an image surface, not a texture node, for GTK 4.8's cairo renderer:
+ * that draws a texture node by converting the whole texture, pixel by pixel, in every frame that redraws
+ * any part of it (4 ms for a 700 × 700 overview under a refining region), while it paints a surface as
+ * it is, and only where damaged. The same node, reused, is no damage at all. */
+static GskRenderNode *
+soft_layer_node (EfImageView *self, Layer *layer)
+{
+  const EfGrid *g = &layer->grid;
+  int sf = gtk_widget_get_scale_factor (GTK_WIDGET (self));
+  double w = gtk_widget_get_width (GTK_WIDGET (self)), h = gtk_widget_get_height (GTK_WIDGET (self));
+  double k = self->scale * sf;
+  double xmin = G_MAXDOUBLE, ymin = G_MAXDOUBLE, xmax = -G_MAXDOUBLE, ymax = -G_MAXDOUBLE;
+  double scale, offset, fw_col, fw_row;
+  EfColormap map = (guint) self->display.colormap < EF_COLORMAP_N ? self->display.colormap : EF_COLORMAP_GREY;
+  EfSoftImage image;
+  SoftKey key;
+  GskRenderNode *node;
+  cairo_surface_t *surface;
+  cairo_t *cr;
+
+  if (layer->soft_values == NULL || layer->soft_mode != self->display.mode)
+    return NULL;
+  /* Compared byte by byte: the padding too. */
+  memset (&key, 0, sizeof key);
+  /* Image pixel (col, row) -> device pixel of the widget, as layer_matrix () for GL. */
+  key.m[0] = k * g->spacing * g->u[0];
+  key.m[1] = k * g->spacing * g->v[0];
+  key.m[2] = sf * (0.5 * w + self->scale * (g->origin[0] - self->cx));
+  key.m[3] = -k * g->spacing * g->u[1];
+  key.m[4] = -k * g->spacing * g->v[1];
+  key.m[5] = sf * (0.5 * h - self->scale * (g->origin[1] - self->cy));
+  for (int c = 0; c < 4; c++)
+    {
+      double col = (c & 1) ? g->width - 0.5 : -0.5, row = (c & 2) ? g->height - 0.5 : -0.5;
+      double x = key.m[0] * col + key.m[1] * row + key.m[2], y = key.m[3] * col + key.m[4] * row + key.m[5];
+
+      xmin = MIN (xmin, x);
+      xmax = MAX (xmax, x);
+      ymin = MIN (ymin, y);
+      ymax = MAX (ymax, y);
+    }
+  if (!isfinite (xmin + xmax + ymin + ymax))
+    return NULL;
+  /* Only the part on screen. */
+  key.x0 = (int) floor (MAX (xmin, 0));
+  key.y0 = (int) floor (MAX (ymin, 0));
+  key.w = (int) ceil (MIN (xmax, w * sf)) - key.x0;
+  key.h = (int) ceil (MIN (ymax, h * sf)) - key.y0;
+  if (key.w <= 0 || key.h <= 0)
+    return NULL;
+  key.m[2] -= key.x0;
+  key.m[5] -= key.y0;
+  ef_display_values_map (&self->display, layer->gain_db, &scale, &offset);
+  key.scale = (float) scale;
+  key.offset = (float) offset;
+  key.map = map;
+  key.gamma = self->display.mode == EF_VIEW_MAGNITUDE ? self->display.gamma : 1.0;
+  ef_soft_draw_footprint (key.m, &fw_col, &fw_row);
+  key.average_db = self->display.mode == EF_VIEW_MAGNITUDE && MAX (fw_col, fw_row) > 1.5;
+  key.version = layer->soft_version;
+
+  if (layer->soft_node != NULL && memcmp (&key, &layer->soft_key, sizeof key) == 0)
+    return layer->soft_node;
+
+  surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, key.w, key.h);
+  if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS)
+    {
+      cairo_surface_destroy (surface);
+      return NULL;
+    }
+  soft_table_update (self, map, key.gamma);
+  image.values = layer->soft_values;
+  image.width = g->width;
+  image.height = g->height;
+  image.stride = g->width;
+  image.cell_mask = layer->soft_mask;
+  image.cells_w = layer->cells_w;
+  image.cell = EF_GL_IMAGE_CELL;
+  cairo_surface_flush (surface);
+  ef_soft_draw (&image, key.m, key.scale, key.offset, self->soft_table, SOFT_TABLE_SIZE, key.average_db,
+                cairo_image_surface_get_data (surface), (guint) key.w, (guint) key.h,
+                (gsize) cairo_image_surface_get_stride (surface));
+  cairo_surface_mark_dirty (surface);
+  cairo_surface_set_device_scale (surface, sf, sf);
+
+  node = gsk_cairo_node_new (&GRAPHENE_RECT_INIT ((float) key.x0 / sf, (float) key.y0 / sf,
+                                                  (float) key.w / sf, (float) key.h / sf));
+  cr = gsk_cairo_node_get_draw_context (node);
+  cairo_set_source_surface (cr, surface, (double) key.x0 / sf, (double) key.y0 / sf);
+  /* Nearest: one surface pixel per device pixel, never resampled. */
+  cairo_pattern_set_filter (cairo_get_source (cr), CAIRO_FILTER_NEAREST);
+  cairo_paint (cr);
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
+  g_clear_pointer (&layer->soft_node, gsk_render_node_unref);
+  layer->soft_node = node;
+  layer->soft_key = key;
+  return node;
+}
+
+/* The image part of a frame drawn on the processor: the uploads this frame's budget allows, then each
+ * layer's node (see soft_layer_node ()). */
+static void
+soft_snapshot (EfImageView *self, GtkSnapshot *snapshot)
+{
+  const GdkRGBA background = { 0.11f, 0.11f, 0.12f, 1.0f };
+  gint64 deadline = g_get_monotonic_time () + UPLOAD_BUDGET_US, t_draw;
+  guint pixels_left = UPLOAD_BUDGET_PIXELS;
+  double w = gtk_widget_get_width (GTK_WIDGET (self)), h = gtk_widget_get_height (GTK_WIDGET (self));
+
+  if (self->timings != NULL)
+    {
+      memset (&self->frame, 0, sizeof self->frame);
+      self->frame.start_us = g_get_monotonic_time ();
+    }
+  if (!self->soft)
+    {
+      /* What the textures held came the other way: everything comes again. */
+      self->soft = TRUE;
+      for (guint id = 0; id < EF_N_LAYERS; id++)
+        if (self->layers[id].active && self->layers[id].damaged)
+          layer_mark_all (&self->layers[id]);
+    }
+  for (int id = EF_N_LAYERS - 1; id >= 0; id--)
+    if (self->layers[id].active && !upload_layer (self, &self->layers[id], deadline, &pixels_left, TRUE))
+      break;
+
+  t_draw = self->timings != NULL ? g_get_monotonic_time () : 0;
+  gtk_snapshot_append_color (snapshot, &background, &GRAPHENE_RECT_INIT (0, 0, (float) w, (float) h));
+  for (guint id = 0; id < EF_N_LAYERS; id++)
+    {
+      GskRenderNode *node;
+
+      if (!self->layers[id].active)
+        continue;
+      node = soft_layer_node (self, &self->layers[id]);
+      if (node != NULL)
+        gtk_snapshot_append_node (snapshot, node);
+    }
+  if (self->timings != NULL)
+    {
+      self->frame.draw_us = (guint) (g_get_monotonic_time () - t_draw);
+      g_array_append_val (self->timings, self->frame);
+    }
+}
+
 static gboolean
 showing_edit (EfImageView *self)
 {
@@ -1124,13 +1463,18 @@ ef_image_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   const GdkRGBA marker_color = { 0.95f, 0.3f, 0.25f, 1 };
   graphene_rect_t r;
 
-  GTK_WIDGET_CLASS (ef_image_view_parent_class)->snapshot (widget, snapshot);
-
-  if (self->gl_error != NULL)
+  if (use_soft (self))
+    soft_snapshot (self, snapshot);
+  else
     {
-      g_autofree char *text = g_strdup_printf (_("The image cannot be shown: %s"), self->gl_error->message);
-      append_label (self, snapshot, text, 12, 12);
-      return;
+      if (self->soft)
+        {
+          self->soft = FALSE;
+          for (guint id = 0; id < EF_N_LAYERS; id++)
+            if (self->layers[id].active && self->layers[id].damaged)
+              layer_mark_all (&self->layers[id]);
+        }
+      GTK_WIDGET_CLASS (ef_image_view_parent_class)->snapshot (widget, snapshot);
     }
 
   if (self->has_box)
@@ -1280,13 +1624,11 @@ update_cursor (EfImageView *self)
   gtk_widget_set_cursor_from_name (GTK_WIDGET (self), name);
 }
 
-static void
-drag_begin (GtkGestureDrag *gesture, double wx, double wy, EfImageView *self)
+void
+ef_image_view_input_drag_begin (EfImageView *self, guint button, GdkModifierType mods, double wx, double wy)
 {
-  guint button = gtk_gesture_single_get_current_button (GTK_GESTURE_SINGLE (gesture));
-  GdkModifierType mods = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (gesture));
+  g_return_if_fail (EF_IS_IMAGE_VIEW (self));
 
-  gtk_widget_grab_focus (GTK_WIDGET (self));
   self->drag_start_wx = wx;
   self->drag_start_wy = wy;
   self->drag_start_cx = self->cx;
@@ -1321,13 +1663,25 @@ drag_begin (GtkGestureDrag *gesture, double wx, double wy, EfImageView *self)
     self->drag = DRAG_CLICK;
   else
     self->drag = DRAG_PAN;
-  gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
   update_cursor (self);
 }
 
 static void
-drag_update (GtkGestureDrag *gesture, double dx, double dy, EfImageView *self)
+drag_begin (GtkGestureDrag *gesture, double wx, double wy, EfImageView *self)
 {
+  guint button = gtk_gesture_single_get_current_button (GTK_GESTURE_SINGLE (gesture));
+  GdkModifierType mods = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (gesture));
+
+  gtk_widget_grab_focus (GTK_WIDGET (self));
+  ef_image_view_input_drag_begin (self, button, mods, wx, wy);
+  gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+}
+
+void
+ef_image_view_input_drag_update (EfImageView *self, double dx, double dy)
+{
+  g_return_if_fail (EF_IS_IMAGE_VIEW (self));
+
   switch (self->drag)
     {
     case DRAG_CLICK:
@@ -1380,9 +1734,20 @@ drag_update (GtkGestureDrag *gesture, double dx, double dy, EfImageView *self)
 }
 
 static void
-drag_end (GtkGestureDrag *gesture, double dx, double dy, EfImageView *self)
+drag_update (GtkGestureDrag *gesture, double dx, double dy, EfImageView *self)
 {
-  DragMode mode = self->drag;
+  ef_image_view_input_drag_update (self, dx, dy);
+}
+
+void
+ef_image_view_input_drag_end (EfImageView *self, double dx, double dy)
+{
+  DragMode mode;
+
+  g_return_if_fail (EF_IS_IMAGE_VIEW (self));
+  /* The end's offset counts, whether or not an update with it came first. */
+  ef_image_view_input_drag_update (self, dx, dy);
+  mode = self->drag;
 
   self->drag = DRAG_NONE;
   update_cursor (self);
@@ -1411,6 +1776,12 @@ drag_end (GtkGestureDrag *gesture, double dx, double dy, EfImageView *self)
 }
 
 static void
+drag_end (GtkGestureDrag *gesture, double dx, double dy, EfImageView *self)
+{
+  ef_image_view_input_drag_end (self, dx, dy);
+}
+
+static void
 cancel_edit (EfImageView *self)
 {
   if (!showing_edit (self))
@@ -1423,21 +1794,41 @@ cancel_edit (EfImageView *self)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
-static gboolean
-scroll (GtkEventControllerScroll *controller, double dx, double dy, EfImageView *self)
+gboolean
+ef_image_view_input_scroll (EfImageView *self, GdkScrollUnit unit, double dy)
 {
-  GdkScrollUnit unit = gtk_event_controller_scroll_get_unit (controller);
   double steps = unit == GDK_SCROLL_UNIT_WHEEL ? dy : dy / 20.0;
 
+  g_return_val_if_fail (EF_IS_IMAGE_VIEW (self), FALSE);
   ef_image_view_zoom_by (self, pow (1.2, -steps), self->pointer_inside ? self->pointer_wx : -1,
                          self->pointer_wy);
   return TRUE;
 }
 
+static gboolean
+scroll (GtkEventControllerScroll *controller, double dx, double dy, EfImageView *self)
+{
+  return ef_image_view_input_scroll (self, gtk_event_controller_scroll_get_unit (controller), dy);
+}
+
+void
+ef_image_view_input_pinch_begin (EfImageView *self)
+{
+  g_return_if_fail (EF_IS_IMAGE_VIEW (self));
+  self->zoom_start_scale = self->scale;
+}
+
+void
+ef_image_view_input_pinch (EfImageView *self, double scale, double cx, double cy)
+{
+  g_return_if_fail (EF_IS_IMAGE_VIEW (self));
+  ef_image_view_zoom_by (self, self->zoom_start_scale * scale / self->scale, cx, cy);
+}
+
 static void
 zoom_begin (GtkGesture *gesture, GdkEventSequence *sequence, EfImageView *self)
 {
-  self->zoom_start_scale = self->scale;
+  ef_image_view_input_pinch_begin (self);
 }
 
 static void
@@ -1447,14 +1838,15 @@ zoom_scale_changed (GtkGestureZoom *gesture, double scale, EfImageView *self)
 
   if (!gtk_gesture_get_bounding_box_center (GTK_GESTURE (gesture), &bx, &by))
     bx = by = -1;
-  ef_image_view_zoom_by (self, self->zoom_start_scale * scale / self->scale, bx, by);
+  ef_image_view_input_pinch (self, scale, bx, by);
 }
 
-static void
-motion (GtkEventControllerMotion *controller, double wx, double wy, EfImageView *self)
+void
+ef_image_view_input_motion (EfImageView *self, double wx, double wy)
 {
   double x, y;
 
+  g_return_if_fail (EF_IS_IMAGE_VIEW (self));
   self->pointer_wx = wx;
   self->pointer_wy = wy;
   self->pointer_inside = TRUE;
@@ -1465,18 +1857,31 @@ motion (GtkEventControllerMotion *controller, double wx, double wy, EfImageView 
 }
 
 static void
-leave (GtkEventControllerMotion *controller, EfImageView *self)
+motion (GtkEventControllerMotion *controller, double wx, double wy, EfImageView *self)
 {
+  ef_image_view_input_motion (self, wx, wy);
+}
+
+void
+ef_image_view_input_leave (EfImageView *self)
+{
+  g_return_if_fail (EF_IS_IMAGE_VIEW (self));
   self->pointer_inside = FALSE;
   g_signal_emit (self, signals[SIGNAL_CURSOR_MOVED], 0, FALSE, 0.0, 0.0);
 }
 
-static gboolean
-key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state,
-             EfImageView *self)
+static void
+leave (GtkEventControllerMotion *controller, EfImageView *self)
+{
+  ef_image_view_input_leave (self);
+}
+
+gboolean
+ef_image_view_input_key (EfImageView *self, guint keyval, GdkModifierType state)
 {
   const double step = 48;
 
+  g_return_val_if_fail (EF_IS_IMAGE_VIEW (self), FALSE);
   switch (keyval)
     {
     case GDK_KEY_Escape:
@@ -1512,6 +1917,22 @@ key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode, Gdk
     }
 }
 
+static gboolean
+key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state,
+             EfImageView *self)
+{
+  return ef_image_view_input_key (self, keyval, state);
+}
+
+gboolean
+ef_image_view_get_edit_roi (EfImageView *self, double roi[4])
+{
+  g_return_val_if_fail (EF_IS_IMAGE_VIEW (self), FALSE);
+  if (showing_edit (self) && roi != NULL)
+    memcpy (roi, self->edit_roi, sizeof self->edit_roi);
+  return showing_edit (self);
+}
+
 /* ---- object ---------------------------------------------------------------------------------- */
 
 static void
@@ -1535,7 +1956,9 @@ ef_image_view_finalize (GObject *object)
   g_free (self->display_path);
   g_clear_error (&self->gl_error);
   g_free (self->staging);
+  g_free (self->values_staging);
   g_free (self->gl_description);
+  g_clear_pointer (&self->timings, g_array_unref);
   G_OBJECT_CLASS (ef_image_view_parent_class)->finalize (object);
 }
 
@@ -1632,4 +2055,37 @@ GtkWidget *
 ef_image_view_new (void)
 {
   return g_object_new (EF_TYPE_IMAGE_VIEW, NULL);
+}
+
+/* ---- timing ---------------------------------------------------------------------------------- */
+
+void
+ef_image_view_set_force_soft (EfImageView *self, gboolean force)
+{
+  g_return_if_fail (EF_IS_IMAGE_VIEW (self));
+  self->force_soft = !!force;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+gboolean
+ef_image_view_is_soft (EfImageView *self)
+{
+  g_return_val_if_fail (EF_IS_IMAGE_VIEW (self), FALSE);
+  return self->soft;
+}
+
+void
+ef_image_view_set_timing (EfImageView *self, gboolean timing)
+{
+  g_return_if_fail (EF_IS_IMAGE_VIEW (self));
+  g_clear_pointer (&self->timings, g_array_unref);
+  if (timing)
+    self->timings = g_array_new (FALSE, TRUE, sizeof (EfImageViewFrameTiming));
+}
+
+GArray *
+ef_image_view_get_timings (EfImageView *self)
+{
+  g_return_val_if_fail (EF_IS_IMAGE_VIEW (self), NULL);
+  return self->timings;
 }

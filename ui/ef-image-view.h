@@ -27,6 +27,11 @@ typedef enum {
 /* Reads a rectangle of a layer's complex pixels on the main thread. It must not wait for a block. */
 typedef gboolean (*EfImageViewReadFunc) (gpointer data, const EfRect *rect, EfCf32 *out, GError **error);
 
+/* Reads a rectangle of display values of mode (ef_display_values_convert), prepared by the source off
+ * the main thread; returns FALSE when it has none for that mode just now, and the view then converts the
+ * complex pixels itself. Called on the main thread; must not wait for a block. */
+typedef gboolean (*EfImageViewValuesFunc) (gpointer data, EfViewMode mode, const EfRect *rect, float *out);
+
 GtkWidget *ef_image_view_new (void);
 
 /* The extent of the scene (x0, y0, x1, y1 in metres); drawn as an outline and used by "fit". */
@@ -36,6 +41,9 @@ void ef_image_view_set_scene_box (EfImageView *self, const double box[4]);
  * layer. The layer starts empty: nothing of it is drawn until a damaged cell has been uploaded. */
 void ef_image_view_set_layer (EfImageView *self, EfLayerId layer, const EfGrid *grid, EfImageViewReadFunc read,
                               gpointer data, GDestroyNotify destroy);
+/* Lets the view read a layer's display values through values (with the layer's data) instead of
+ * converting its pixels on the main thread. Call after set_layer; set_layer forgets it. */
+void ef_image_view_set_layer_values (EfImageView *self, EfLayerId layer, EfImageViewValuesFunc values);
 gboolean ef_image_view_has_layer (EfImageView *self, EfLayerId layer);
 const EfGrid *ef_image_view_get_layer_grid (EfImageView *self, EfLayerId layer);
 /* Marks rectangles of a layer as changed; they are uploaded over the next frames, within a time budget

@@ -17,20 +17,44 @@
  * they need on a machine whose every core is forming an image. Idle cores still go to the job. */
 #define WORKER_NICENESS 10
 
-/* Shared between the worker's callback and the main loop. It outlives the runner, because the worker
- * may report after the runner is gone; it is released once the job itself is freed. */
+/* The news that the worker posts after each block, merged until someone takes it. */
+typedef struct {
+  gboolean         has_news;
+  gboolean         has_progress;  /* latest is set */
+  EfRunnerProgress latest;
+  GArray          *dirty;         /* owned EfRect */
+  gboolean         all_dirty;     /* too many rectangles, or none were given: the whole grid */
+  gboolean         finished;      /* a terminal state was seen */
+  GError          *error;         /* owned, the failure */
+  char            *backend_name;  /* owned */
+} RunnerNews;
+
+/* Shared between the worker's callback, the converter thread and the main loop. It outlives the runner,
+ * because the worker may report after the runner is gone; it is released once the job itself is freed.
+ *
+ * Without display values, the worker's news goes straight to `ready` and the main loop. With them, it
+ * waits in `pending` for the converter thread, which turns the part of the image that changed into
+ * display values (dB, phase, ...) and only then passes the news on: so the main thread never converts,
+ * and never hears of a block whose values are not there yet. */
 typedef struct {
   gatomicrefcount ref_count;
-  GMutex          lock;
+  GMutex          lock;          /* guards the news, scheduled and stop */
+  GCond           cond;          /* pending news, or stop */
   GWeakRef        runner;        /* the EfJobRunner, or NULL once disposed */
   GMainContext   *context;       /* owned */
   gboolean        scheduled;     /* a dispatch is queued on context */
-  EfRunnerProgress latest;
-  GArray         *dirty;         /* owned EfRect, accumulated since the last dispatch */
-  gboolean        all_dirty;     /* too many rectangles, or none were given: the whole grid */
-  gboolean        finished;      /* a terminal state was seen */
-  GError         *error;         /* owned, the failure */
-  char           *backend_name;  /* owned */
+  RunnerNews      pending;       /* for the converter */
+  RunnerNews      ready;         /* for the main loop */
+
+  /* Display values. */
+  EfJob          *job;           /* borrowed: the converter stops before the job is freed */
+  guint           width, height;
+  GThread        *converter;     /* owned, or NULL: no display values */
+  gboolean        stop;
+  gint            mode;          /* atomic: the EfViewMode asked for */
+  GMutex          values_lock;   /* guards values and values_mode */
+  float          *values;        /* owned, width * height, or NULL before the first block */
+  int             values_mode;   /* the EfViewMode that values hold throughout, or -1 */
 } RunnerLink;
 
 struct _EfJobRunner {
@@ -48,6 +72,7 @@ struct _EfJobRunner {
   gboolean          started;
   gboolean          finished;
   gboolean          paused;
+  gboolean          values;       /* display values asked for before start */
 };
 
 G_DEFINE_FINAL_TYPE (EfJobRunner, ef_job_runner, G_TYPE_OBJECT)
@@ -63,6 +88,62 @@ static gint n_pending_frees;
 
 /* Past this many rectangles between two dispatches, updating the whole grid is cheaper to track. */
 #define MAX_DIRTY_RECTS 8192
+/* The converter reads and converts about this many pixels at a time, so that a reader on the main
+ * thread never waits long for the values' lock. */
+#define CONVERT_BAND_PIXELS 65536
+
+static void
+news_init (RunnerNews *news)
+{
+  memset (news, 0, sizeof *news);
+  news->dirty = g_array_new (FALSE, FALSE, sizeof (EfRect));
+}
+
+static void
+news_clear (RunnerNews *news)
+{
+  g_clear_pointer (&news->dirty, g_array_unref);
+  g_clear_error (&news->error);
+  g_clear_pointer (&news->backend_name, g_free);
+}
+
+static void
+news_add_dirty (RunnerNews *news, const EfRect *rects, guint n, gboolean all)
+{
+  if (news->all_dirty)
+    return;
+  if (all || news->dirty->len + n > MAX_DIRTY_RECTS)
+    {
+      news->all_dirty = TRUE;
+      g_array_set_size (news->dirty, 0);
+    }
+  else
+    g_array_append_vals (news->dirty, rects, n);
+}
+
+/* Moves everything src holds into dst, newer over older; src is left empty. */
+static void
+news_merge (RunnerNews *dst, RunnerNews *src)
+{
+  if (!src->has_news)
+    return;
+  dst->has_news = TRUE;
+  if (src->has_progress)
+    {
+      dst->has_progress = TRUE;
+      dst->latest = src->latest;
+    }
+  news_add_dirty (dst, (const EfRect *) src->dirty->data, src->dirty->len, src->all_dirty);
+  dst->finished |= src->finished;
+  if (src->error != NULL && dst->error == NULL)
+    dst->error = g_steal_pointer (&src->error);
+  if (src->backend_name != NULL && dst->backend_name == NULL)
+    dst->backend_name = g_steal_pointer (&src->backend_name);
+  g_array_set_size (src->dirty, 0);
+  src->has_news = src->has_progress = src->all_dirty = src->finished = FALSE;
+  g_clear_error (&src->error);
+  g_clear_pointer (&src->backend_name, g_free);
+}
 
 static RunnerLink *
 runner_link_ref (RunnerLink *link)
@@ -78,12 +159,15 @@ runner_link_unref (gpointer data)
 
   if (!g_atomic_ref_count_dec (&link->ref_count))
     return;
+  g_assert (link->converter == NULL);
   g_weak_ref_clear (&link->runner);
   g_mutex_clear (&link->lock);
+  g_cond_clear (&link->cond);
+  g_mutex_clear (&link->values_lock);
   g_main_context_unref (link->context);
-  g_array_unref (link->dirty);
-  g_clear_error (&link->error);
-  g_free (link->backend_name);
+  news_clear (&link->pending);
+  news_clear (&link->ready);
+  g_free (link->values);
   g_free (link);
 }
 
@@ -92,126 +176,262 @@ dispatch_progress (gpointer data)
 {
   RunnerLink *link = data;
   g_autoptr (EfJobRunner) self = g_weak_ref_get (&link->runner);
-  g_autoptr (GArray) dirty = NULL;
-  g_autoptr (GError) error = NULL;
-  g_autofree char *backend_name = NULL;
-  EfRunnerProgress latest;
-  gboolean all_dirty, finished;
+  RunnerNews news;
+  gboolean was_finished;
 
+  news_init (&news);
   g_mutex_lock (&link->lock);
   link->scheduled = FALSE;
-  latest = link->latest;
-  dirty = link->dirty;
-  link->dirty = g_array_new (FALSE, FALSE, sizeof (EfRect));
-  all_dirty = link->all_dirty;
-  link->all_dirty = FALSE;
-  finished = link->finished;
-  error = g_steal_pointer (&link->error);
-  backend_name = g_steal_pointer (&link->backend_name);
+  news_merge (&news, &link->ready);
   g_mutex_unlock (&link->lock);
 
-  if (self == NULL || self->finished)
-    return G_SOURCE_REMOVE;
-
-  self->progress = latest;
-  if (backend_name != NULL)
+  if (self == NULL || !news.has_news)
+    {
+      news_clear (&news);
+      return G_SOURCE_REMOVE;
+    }
+  was_finished = self->finished;
+  /* After the end only display values that were made again (another view mode) are news. */
+  if (!was_finished && news.has_progress)
+    self->progress = news.latest;
+  if (news.backend_name != NULL && !was_finished)
     {
       g_free (self->backend_name);
-      self->backend_name = g_steal_pointer (&backend_name);
+      self->backend_name = g_steal_pointer (&news.backend_name);
       if (self->note == NULL && ef_job_get_note (self->job) != NULL)
         self->note = g_strdup (ef_job_get_note (self->job));
     }
-  if (all_dirty)
+  if (news.all_dirty)
     {
       EfRect whole = { 0, 0, self->grid.width, self->grid.height };
-      g_array_set_size (dirty, 0);
-      g_array_append_val (dirty, whole);
+      g_array_set_size (news.dirty, 0);
+      g_array_append_val (news.dirty, whole);
     }
 
-  if (dirty->len > 0 || !finished)
-    g_signal_emit (self, signals[SIGNAL_PROGRESS], 0, dirty->data, dirty->len);
+  if (news.dirty->len > 0 || (!news.finished && !was_finished))
+    g_signal_emit (self, signals[SIGNAL_PROGRESS], 0, news.dirty->data, news.dirty->len);
 
-  if (finished)
+  if (news.finished && !was_finished)
     {
       self->finished = TRUE;
-      if (error != NULL)
-        self->error = g_steal_pointer (&error);
+      if (news.error != NULL)
+        self->error = g_steal_pointer (&news.error);
       g_signal_emit (self, signals[SIGNAL_FINISHED], 0, (int) self->progress.state);
     }
+  news_clear (&news);
   return G_SOURCE_REMOVE;
 }
 
-/* On the worker thread: record, merge, and queue at most one dispatch. */
+/* With the lock held: queues one dispatch on the main loop unless one is queued already. */
+static void
+schedule_dispatch_locked (RunnerLink *link)
+{
+  GSource *source;
+
+  if (link->scheduled)
+    return;
+  link->scheduled = TRUE;
+  /* A source, not g_main_context_invoke: that would run the dispatch right here, on this thread and with
+   * the lock held, whenever no thread happens to own the context (a test spinning iterations). */
+  source = g_idle_source_new ();
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, dispatch_progress, runner_link_ref (link), runner_link_unref);
+  g_source_set_static_name (source, "[ef-job-runner] progress");
+  g_source_attach (source, link->context);
+  g_source_unref (source);
+}
+
+/* On the worker thread: record, merge, and hand on. Never waits for more than the lock. */
 static void
 progress_cb (EfJob *job, const EfJobProgress *p, gpointer user_data)
 {
   RunnerLink *link = user_data;
-  gboolean schedule = FALSE;
+  RunnerNews *news;
 
   g_mutex_lock (&link->lock);
-  link->latest.state = p->state;
-  link->latest.blocks_done = p->blocks_done;
-  link->latest.blocks_total = p->blocks_total;
-  link->latest.pulses_done = p->pulses_done;
-  link->latest.pulses_total = p->pulses_total;
-  link->latest.elapsed_s = p->elapsed_s;
-  link->latest.bp_per_s = p->bp_per_s;
-  link->latest.eta_s = p->eta_s;
-  if (p->backend_name != NULL && link->backend_name == NULL)
-    link->backend_name = g_strdup (p->backend_name);
+  news = link->converter != NULL ? &link->pending : &link->ready;
+  news->has_news = TRUE;
+  news->has_progress = TRUE;
+  news->latest.state = p->state;
+  news->latest.blocks_done = p->blocks_done;
+  news->latest.blocks_total = p->blocks_total;
+  news->latest.pulses_done = p->pulses_done;
+  news->latest.pulses_total = p->pulses_total;
+  news->latest.elapsed_s = p->elapsed_s;
+  news->latest.bp_per_s = p->bp_per_s;
+  news->latest.eta_s = p->eta_s;
+  if (p->backend_name != NULL && news->backend_name == NULL)
+    news->backend_name = g_strdup (p->backend_name);
   if (p->state == EF_JOB_RUNNING || p->state == EF_JOB_DONE || p->state == EF_JOB_PAUSED)
     {
       if (p->dirty == NULL || p->n_dirty == 0)
         {
           /* No tile list: a block with pulses touched everything. */
           if (p->pulses_done > 0 && p->state != EF_JOB_PAUSED)
-            link->all_dirty = TRUE;
+            news_add_dirty (news, NULL, 0, TRUE);
         }
-      else if (!link->all_dirty)
-        {
-          if (link->dirty->len + p->n_dirty > MAX_DIRTY_RECTS)
-            {
-              link->all_dirty = TRUE;
-              g_array_set_size (link->dirty, 0);
-            }
-          else
-            g_array_append_vals (link->dirty, p->dirty, p->n_dirty);
-        }
+      else
+        news_add_dirty (news, p->dirty, p->n_dirty, FALSE);
     }
   if (p->state == EF_JOB_DONE || p->state == EF_JOB_CANCELLED || p->state == EF_JOB_FAILED)
     {
-      link->finished = TRUE;
-      if (p->error != NULL && link->error == NULL)
-        link->error = g_error_copy (p->error);
+      news->finished = TRUE;
+      if (p->error != NULL && news->error == NULL)
+        news->error = g_error_copy (p->error);
     }
-  if (!link->scheduled)
+  if (link->converter != NULL)
+    g_cond_signal (&link->cond);
+  else
+    schedule_dispatch_locked (link);
+  g_mutex_unlock (&link->lock);
+}
+
+/* ---- display values --------------------------------------------------------------------------- */
+
+/* Converts rect of the job's image into link->values, band by band. FALSE if the image cannot be read. */
+static gboolean
+convert_rect (RunnerLink *link, EfViewMode mode, const EfRect *rect, EfCf32 *scratch, float *converted)
+{
+  guint band = MAX (1u, CONVERT_BAND_PIXELS / MAX (rect->width, 1u));
+
+  for (guint y = rect->y; y < rect->y + rect->height; y += band)
     {
-      link->scheduled = TRUE;
-      schedule = TRUE;
+      EfRect r = { rect->x, y, rect->width, MIN (band, rect->y + rect->height - y) };
+      gsize n = (gsize) r.width * r.height;
+
+      if (!ef_job_read_image (link->job, &r, scratch, NULL))
+        return FALSE;
+      ef_display_values_convert (mode, scratch, converted, n);
+      g_mutex_lock (&link->values_lock);
+      for (guint row = 0; row < r.height; row++)
+        memcpy (link->values + (gsize) (r.y + row) * link->width + r.x, converted + (gsize) row * r.width,
+                r.width * sizeof (float));
+      g_mutex_unlock (&link->values_lock);
+    }
+  return TRUE;
+}
+
+static gpointer
+converter_main (gpointer data)
+{
+  RunnerLink *link = data;
+  guint band_rows = MAX (1u, CONVERT_BAND_PIXELS / MAX (link->width, 1u));
+  gsize band_max = (gsize) MAX (link->width, 1u) * band_rows;
+  g_autofree EfCf32 *scratch = g_new (EfCf32, band_max);
+  g_autofree float *converted = g_new (float, band_max);
+  RunnerNews take;
+  const EfRect whole = { 0, 0, link->width, link->height };
+
+  news_init (&take);
+  g_mutex_lock (&link->lock);
+  for (;;)
+    {
+      EfViewMode mode;
+      gboolean again, ok = TRUE;
+
+      while (!link->pending.has_news && !link->stop)
+        g_cond_wait (&link->cond, &link->lock);
+      if (link->stop)
+        break;
+      news_merge (&take, &link->pending);
+      g_mutex_unlock (&link->lock);
+
+      mode = (EfViewMode) g_atomic_int_get (&link->mode);
+      if (link->values == NULL && (take.all_dirty || take.dirty->len > 0))
+        {
+          /* The parts that no block has reached yet hold what a zero pixel shows. */
+          float zero = ef_display_values_zero (mode);
+          float *values = g_try_new (float, (gsize) link->width * link->height);
+
+          if (values != NULL)
+            for (gsize i = 0; i < (gsize) link->width * link->height; i++)
+              values[i] = zero;
+          g_mutex_lock (&link->values_lock);
+          link->values = values;
+          link->values_mode = values != NULL ? (int) mode : -1;
+          g_mutex_unlock (&link->values_lock);
+        }
+      if (link->values != NULL)
+        {
+          /* Another mode was asked for: every pixel again, and the values are of no mode meanwhile. */
+          again = link->values_mode != (int) mode;
+          if (again)
+            {
+              g_mutex_lock (&link->values_lock);
+              link->values_mode = -1;
+              g_mutex_unlock (&link->values_lock);
+              news_add_dirty (&take, NULL, 0, TRUE);
+            }
+          if (take.all_dirty)
+            ok = convert_rect (link, mode, &whole, scratch, converted);
+          else
+            for (guint i = 0; ok && i < take.dirty->len; i++)
+              {
+                EfRect r = g_array_index (take.dirty, EfRect, i);
+
+                r.width = MIN (r.width, link->width - MIN (r.x, link->width));
+                r.height = MIN (r.height, link->height - MIN (r.y, link->height));
+                if (r.width > 0 && r.height > 0)
+                  ok = convert_rect (link, mode, &r, scratch, converted);
+              }
+          if (again && ok)
+            {
+              g_mutex_lock (&link->values_lock);
+              link->values_mode = (int) mode;
+              g_mutex_unlock (&link->values_lock);
+            }
+        }
+
+      g_mutex_lock (&link->lock);
+      news_merge (&link->ready, &take);
+      schedule_dispatch_locked (link);
     }
   g_mutex_unlock (&link->lock);
-
-  if (schedule)
-    g_main_context_invoke_full (link->context, G_PRIORITY_DEFAULT, dispatch_progress, runner_link_ref (link),
-                                runner_link_unref);
+  news_clear (&take);
+  runner_link_unref (link);
+  return NULL;
 }
+
+/* Stops the converter, if any, and waits for it; before the job it reads is freed. */
+static void
+converter_stop (RunnerLink *link)
+{
+  GThread *thread;
+
+  g_mutex_lock (&link->lock);
+  link->stop = TRUE;
+  thread = g_steal_pointer (&link->converter);
+  /* Whatever news was waiting goes to the main loop unconverted: the runner is gone or going. */
+  news_merge (&link->ready, &link->pending);
+  g_cond_broadcast (&link->cond);
+  g_mutex_unlock (&link->lock);
+  if (thread != NULL)
+    g_thread_join (thread);
+}
+
+typedef struct {
+  EfJob      *job;     /* owned */
+  RunnerLink *link;    /* owned reference */
+} FreeJob;
 
 static void
 free_job_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
-  EfJob *job = task_data;
+  FreeJob *fj = task_data;
 
+  converter_stop (fj->link);
   /* Waits for at most one block: the job was cancelled before it got here. */
-  ef_job_free (job);
+  g_clear_pointer (&fj->job, ef_job_free);
   g_task_return_boolean (task, TRUE);
 }
 
 static void
 free_job_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
-  RunnerLink *link = user_data;
+  FreeJob *fj = g_task_get_task_data (G_TASK (result));
 
-  runner_link_unref (link);
+  /* The link must outlive the job: the worker's last callback may still be on its way. */
+  g_clear_pointer (&fj->link, runner_link_unref);
   g_atomic_int_dec_and_test (&n_pending_frees);
 }
 
@@ -227,14 +447,16 @@ ef_job_runner_dispose (GObject *object)
       if (self->started)
         {
           g_autoptr (GTask) task = NULL;
+          FreeJob *fj = g_new0 (FreeJob, 1);
 
           ef_job_cancel (self->job);
           if (self->paused)
             ef_job_resume (self->job);
           g_atomic_int_inc (&n_pending_frees);
-          /* The link must outlive the job: the worker's last callback may still be on its way. */
-          task = g_task_new (NULL, NULL, free_job_done, g_steal_pointer (&self->link));
-          g_task_set_task_data (task, g_steal_pointer (&self->job), NULL);
+          fj->job = g_steal_pointer (&self->job);
+          fj->link = g_steal_pointer (&self->link);
+          task = g_task_new (NULL, NULL, free_job_done, NULL);
+          g_task_set_task_data (task, fj, g_free);
           g_task_run_in_thread (task, free_job_thread);
         }
       else
@@ -309,9 +531,16 @@ ef_job_runner_new (EfDataset *dataset, const EfJobParams *params, GError **error
   self->link = g_new0 (RunnerLink, 1);
   g_atomic_ref_count_init (&self->link->ref_count);
   g_mutex_init (&self->link->lock);
+  g_cond_init (&self->link->cond);
+  g_mutex_init (&self->link->values_lock);
   g_weak_ref_init (&self->link->runner, self);
   self->link->context = g_main_context_ref_thread_default ();
-  self->link->dirty = g_array_new (FALSE, FALSE, sizeof (EfRect));
+  news_init (&self->link->pending);
+  news_init (&self->link->ready);
+  self->link->job = job;
+  self->link->width = self->grid.width;
+  self->link->height = self->grid.height;
+  self->link->values_mode = -1;
   return g_steal_pointer (&self);
 }
 
@@ -327,6 +556,9 @@ start_thread (gpointer data)
   if (setpriority (PRIO_PROCESS, (id_t) syscall (SYS_gettid), WORKER_NICENESS) != 0)
     g_debug ("The job keeps the interface's priority: %s", g_strerror (errno));
 #endif
+  /* The converter starts first, so that the first block's news finds it; it is as nice as the job. */
+  if (self->values)
+    self->link->converter = g_thread_new ("ef-job-values", converter_main, runner_link_ref (self->link));
   ef_job_start (self->job, progress_cb, self->link);
   return NULL;
 }
@@ -459,4 +691,57 @@ guint
 ef_job_runner_get_n_pending_frees (void)
 {
   return (guint) g_atomic_int_get (&n_pending_frees);
+}
+
+void
+ef_job_runner_enable_values (EfJobRunner *self, EfViewMode mode)
+{
+  g_return_if_fail (EF_IS_JOB_RUNNER (self));
+  g_return_if_fail (!self->started);
+  g_return_if_fail ((guint) mode < EF_VIEW_N);
+
+  self->values = TRUE;
+  g_atomic_int_set (&self->link->mode, (gint) mode);
+}
+
+void
+ef_job_runner_set_values_mode (EfJobRunner *self, EfViewMode mode)
+{
+  g_return_if_fail (EF_IS_JOB_RUNNER (self));
+  g_return_if_fail ((guint) mode < EF_VIEW_N);
+
+  if (self->link == NULL || g_atomic_int_get (&self->link->mode) == (gint) mode)
+    return;
+  g_atomic_int_set (&self->link->mode, (gint) mode);
+  g_mutex_lock (&self->link->lock);
+  if (self->link->converter != NULL)
+    {
+      /* Nothing changed in the image; the converter makes every value again and says so. */
+      self->link->pending.has_news = TRUE;
+      g_cond_signal (&self->link->cond);
+    }
+  g_mutex_unlock (&self->link->lock);
+}
+
+gboolean
+ef_job_runner_read_values (EfJobRunner *self, EfViewMode mode, const EfRect *rect, float *out)
+{
+  RunnerLink *link;
+  gboolean ok;
+
+  g_return_val_if_fail (EF_IS_JOB_RUNNER (self), FALSE);
+  g_return_val_if_fail (rect != NULL && out != NULL, FALSE);
+
+  link = self->link;
+  if (link == NULL || rect->x + (guint64) rect->width > link->width
+      || rect->y + (guint64) rect->height > link->height)
+    return FALSE;
+  g_mutex_lock (&link->values_lock);
+  ok = link->values != NULL && link->values_mode == (int) mode;
+  if (ok)
+    for (guint r = 0; r < rect->height; r++)
+      memcpy (out + (gsize) r * rect->width, link->values + (gsize) (rect->y + r) * link->width + rect->x,
+              rect->width * sizeof (float));
+  g_mutex_unlock (&link->values_lock);
+  return ok;
 }

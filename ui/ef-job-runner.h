@@ -3,6 +3,7 @@
 #pragma once
 
 #include <gio/gio.h>
+#include "ef-colormap.h"
 #include "ef-job.h"
 
 G_BEGIN_DECLS
@@ -42,6 +43,18 @@ const GError           *ef_job_runner_get_error (EfJobRunner *self);
 
 /* Copies a rectangle of the accumulator; safe while the job runs and never waits for a block. */
 gboolean ef_job_runner_read (EfJobRunner *self, const EfRect *rect, EfCf32 *out, GError **error);
+
+/* Display values: a helper thread of the job, as nice as its worker, turns the part of the image that
+ * each block changed into the quantity that mode shows (ef_display_values_convert), before "progress"
+ * reports it, so that a display only copies values. Call before start; without it nothing is converted.
+ * A job whose image the display reads on its device needs none. */
+void     ef_job_runner_enable_values (EfJobRunner *self, EfViewMode mode);
+/* Asks for another mode: every value is made again off the main thread, and a "progress" covering the
+ * whole grid follows (also after the end). Until then read_values fails for the new mode. */
+void     ef_job_runner_set_values_mode (EfJobRunner *self, EfViewMode mode);
+/* Copies a rectangle of the display values of mode; FALSE (nothing copied) when they are not kept, or
+ * not for that mode just now. Never waits for more than a band's copy. */
+gboolean ef_job_runner_read_values (EfJobRunner *self, EfViewMode mode, const EfRect *rect, float *out);
 
 /* The job's image on its CUDA device, with a new reference (see ef_job_ref_device_image), or NULL:
  * before the backend exists, on other backends, without CUDA. Never waits. */

@@ -45,6 +45,8 @@ ef_main_window_actions_sync (EfMainWindow *self)
   set_enabled (self, "zoom-roi", self->has_roi);
   set_enabled (self, "clear-roi", self->has_roi);
   set_enabled (self, "auto-range", has_data);
+  set_enabled (self, "verify-region",
+               ef_main_window_verify_running (self) || ef_main_window_verify_available (self));
   g_simple_action_set_state (lookup (self, "pause"), g_variant_new_boolean (paused && running));
 
   set_string_state (self, "view-mode", ef_view_mode_to_string (self->display.mode));
@@ -334,12 +336,21 @@ static void
 show_panel_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
   EfMainWindow *self = EF_MAIN_WINDOW (user_data);
+  const char *panel = ef_main_window_panel_name (g_variant_get_string (param, NULL));
 
+  if (panel == NULL)
+    return;
   adw_flap_set_reveal_flap (self->flap, TRUE);
-  adw_view_stack_set_visible_child_name (self->panel_stack, g_variant_get_string (param, NULL));
+  adw_view_stack_set_visible_child_name (self->panel_stack, panel);
 }
 
 /* ---- processing ------------------------------------------------------------------------------- */
+
+static void
+verify_region_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  ef_main_window_verify_region (EF_MAIN_WINDOW (user_data));
+}
 
 static void
 processing_changed (EfMainWindow *self, gboolean overview_too)
@@ -425,6 +436,7 @@ static const GActionEntry win_entries[] = {
   { "precision", NULL, "s", "'fp32'", precision_change_state },
   { "backend", NULL, "s", "'auto'", backend_change_state },
   { "order", NULL, "s", "'interleaved'", order_change_state },
+  { "verify-region", verify_region_activated },
 };
 
 static void

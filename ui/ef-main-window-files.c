@@ -236,16 +236,13 @@ ef_main_window_files_update_recent (EfMainWindow *self)
 
 /* ---- drag and drop ---------------------------------------------------------------------------- */
 
-static gboolean
-drop (GtkDropTarget *target, const GValue *value, double x, double y, EfMainWindow *self)
+gboolean
+ef_main_window_drop_files (EfMainWindow *self, GSList *files)
 {
-  GSList *files;
   g_autofree char *path = NULL;
 
-  if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
-    return FALSE;
-  files = g_value_get_boxed (value);
-  if (files == NULL)
+  g_return_val_if_fail (EF_IS_MAIN_WINDOW (self), FALSE);
+  if (files == NULL || !G_IS_FILE (files->data))
     return FALSE;
   path = g_file_get_path (files->data);
   if (path == NULL)
@@ -255,6 +252,14 @@ drop (GtkDropTarget *target, const GValue *value, double x, double y, EfMainWind
     }
   ef_main_window_open_path (self, path);
   return TRUE;
+}
+
+static gboolean
+drop (GtkDropTarget *target, const GValue *value, double x, double y, EfMainWindow *self)
+{
+  if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    return FALSE;
+  return ef_main_window_drop_files (self, g_value_get_boxed (value));
 }
 
 void

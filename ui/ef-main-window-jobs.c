@@ -9,6 +9,9 @@
 
 #include "ef-image-io.h"
 #include "ef-panel-util.h"
+#if HAVE_CUDA
+#include "cuda/ef-cuda.h"
+#endif
 #include "ef-scene.h"
 #include "ef-main-window-private.h"
 
@@ -18,15 +21,33 @@
 #define OVERVIEW_BUDGET 1.5e8
 /* A region past this many pixels forms at a coarser spacing than asked, and says so. */
 #define MAX_ROI_PIXELS (4096.0 * 4096.0)
-/* The status line is rewritten at most this often. */
-#define STATUS_INTERVAL_US 100000
+/* The status line (and the geometry page's pulses) is rewritten at most this often while a job runs: a
+ * new text lays the window out again, and a few times a second is enough to read. */
+#define STATUS_INTERVAL_US 250000
 /* The widest dynamic range chosen automatically, dB. */
 #define DB_SPAN 45.0
+/* Factorised backprojection runs over blocks this long at least (as ef_job_new makes them). */
+#define FAST_BP_MIN_BLOCK 256
 
 static gboolean
 read_runner (gpointer data, const EfRect *rect, EfCf32 *out, GError **error)
 {
   return ef_job_runner_read (EF_JOB_RUNNER (data), rect, out, error);
+}
+
+static gboolean
+read_runner_values (gpointer data, EfViewMode mode, const EfRect *rect, float *out)
+{
+  return ef_job_runner_read_values (EF_JOB_RUNNER (data), mode, rect, out);
+}
+
+void
+ef_main_window_jobs_sync_values_mode (EfMainWindow *self)
+{
+  if (self->overview != NULL)
+    ef_job_runner_set_values_mode (self->overview, self->display.mode);
+  if (self->roi_runner != NULL)
+    ef_job_runner_set_values_mode (self->roi_runner, self->display.mode);
 }
 
 static double
@@ -102,6 +123,30 @@ ef_main_window_jobs_update_status (EfMainWindow *self)
       break;
     }
   gtk_label_set_text (self->progress_label, text);
+}
+
+/* The job makes FFBP and FBP blocks FAST_BP_MIN_BLOCK pulses long at least; the runner's copy of the
+ * parameters says so too, so that what is shown as done (the geometry page) is what the job did. */
+static void
+fit_block_to_algo (EfJobParams *params)
+{
+  if (params->backend.algo == EF_ALGO_FFBP || params->backend.algo == EF_ALGO_FBP)
+    params->backend.block_size = MAX (params->backend.block_size, FAST_BP_MIN_BLOCK);
+}
+
+/* The overview's algorithm: the fastest that is good enough for orientation. On the processor that is
+ * FFBP (some 50 dB from exact backprojection), whose own plan backprojects a block exactly whenever its
+ * cost model says that is cheaper (short blocks, few pixels); on a GPU, exact backprojection. */
+static EfAlgo
+overview_algo (EfMainWindow *self)
+{
+  gboolean gpu = self->proc.backend == EF_BACKEND_CUDA;
+
+#if HAVE_CUDA
+  if (self->proc.backend == EF_BACKEND_AUTO)
+    gpu = ef_cuda_available (NULL);
+#endif
+  return gpu ? EF_ALGO_BP : EF_ALGO_FFBP;
 }
 
 /* ---- overview --------------------------------------------------------------------------------- */
@@ -195,10 +240,11 @@ ef_main_window_jobs_start_overview (EfMainWindow *self)
   ef_processing_to_job_params (&self->proc, &grid, &params);
   /* The overview is for orientation: the fast path, all of the scene at once. */
   params.backend.precision = EF_PRECISION_FP32;
-  params.backend.algo = EF_ALGO_BP;
+  params.backend.algo = overview_algo (self);
   params.order = EF_ORDER_INTERLEAVED;
   params.pulse_stride = stride;
   params.backend.block_size = MAX (params.backend.block_size, 32);
+  fit_block_to_algo (&params);
 
   runner = ef_job_runner_new (self->dataset, &params, &error);
   if (runner == NULL)
@@ -210,10 +256,13 @@ ef_main_window_jobs_start_overview (EfMainWindow *self)
     }
   self->overview = runner;
   self->overview_done = FALSE;
+  /* The job's threads make the display values, so that the main thread only copies them. */
+  ef_job_runner_enable_values (runner, self->display.mode);
   g_signal_connect_object (runner, "progress", G_CALLBACK (overview_progress), self, 0);
   g_signal_connect_object (runner, "finished", G_CALLBACK (overview_finished), self, 0);
   ef_image_view_set_layer (self->image_view, EF_LAYER_OVERVIEW, &grid, read_runner, g_object_ref (runner),
                            g_object_unref);
+  ef_image_view_set_layer_values (self->image_view, EF_LAYER_OVERVIEW, read_runner_values);
   ef_image_view_set_layer_gain (self->image_view, EF_LAYER_OVERVIEW, 0);
   ef_job_runner_start (runner);
   ef_main_window_jobs_update_status (self);
@@ -316,6 +365,7 @@ ef_main_window_jobs_start_roi (EfMainWindow *self)
   /* Cancel what ran: dropping the layer and the reference hands the job to a helper thread. */
   ef_image_view_set_layer (self->image_view, EF_LAYER_ROI, NULL, NULL, NULL, NULL);
   g_clear_object (&self->roi_runner);
+  ef_main_window_verify_reset (self);
 
   spacing = ef_main_window_get_roi_spacing (self);
   pixels = (self->roi[2] - self->roi[0]) * (self->roi[3] - self->roi[1]) / (spacing * spacing);
@@ -345,6 +395,7 @@ ef_main_window_jobs_start_roi (EfMainWindow *self)
   self->roi_pending = FALSE;
 
   ef_processing_to_job_params (&self->proc, &grid, &params);
+  fit_block_to_algo (&params);
   /* When the view is drawn by the device that forms the region, the image never leaves it. */
   if (params.backend_kind != EF_BACKEND_CPU
       && ef_image_view_get_shared_device (self->image_view) == MAX (params.backend.device, 0))
@@ -357,10 +408,15 @@ ef_main_window_jobs_start_roi (EfMainWindow *self)
       return;
     }
   self->roi_runner = runner;
+  /* Display values off the main thread, unless the image goes from its device into the view itself. */
+  if (!params.no_host_image)
+    ef_job_runner_enable_values (runner, self->display.mode);
   g_signal_connect_object (runner, "progress", G_CALLBACK (roi_progress), self, 0);
   g_signal_connect_object (runner, "finished", G_CALLBACK (roi_finished), self, 0);
   ef_image_view_set_layer (self->image_view, EF_LAYER_ROI, &grid, read_runner, g_object_ref (runner),
                            g_object_unref);
+  if (!params.no_host_image)
+    ef_image_view_set_layer_values (self->image_view, EF_LAYER_ROI, read_runner_values);
   ef_job_runner_start (runner);
   ef_geometry_plot_set_done (self->geometry_plot, NULL, 0);
   ef_main_window_jobs_update_status (self);
@@ -381,6 +437,7 @@ ef_main_window_jobs_stop (EfMainWindow *self)
     g_signal_handlers_disconnect_by_data (self->overview, self);
   g_clear_object (&self->roi_runner);
   g_clear_object (&self->overview);
+  ef_main_window_verify_reset (self);
   self->roi_pending = FALSE;
   self->overview_done = FALSE;
 }

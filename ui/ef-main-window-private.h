@@ -70,6 +70,9 @@ struct _EfMainWindow {
   guint                batch_frames;
   guint                session_save_id;
   gint64               last_status_us;
+  GCancellable        *verify_cancellable; /* owned: the check of the region in flight, or NULL */
+  double               verify_ser_db;      /* the last check's result, NAN before one */
+  guint                verify_n_pixels;
 };
 
 /* ef-main-window-actions.c */
@@ -83,6 +86,8 @@ void ef_main_window_jobs_stop (EfMainWindow *self);
 void ef_main_window_jobs_update_status (EfMainWindow *self);
 double ef_main_window_jobs_auto_spacing (EfMainWindow *self);
 void ef_main_window_jobs_auto_range (EfMainWindow *self);
+/* Tells the jobs which display values the view wants now (the view mode). */
+void ef_main_window_jobs_sync_values_mode (EfMainWindow *self);
 
 /* ef-main-window-files.c */
 void ef_main_window_files_init (EfMainWindow *self);
@@ -90,6 +95,9 @@ void ef_main_window_files_update_recent (EfMainWindow *self);
 void ef_main_window_show_open_dialog (EfMainWindow *self, gboolean folder);
 void ef_main_window_toast (EfMainWindow *self, const char *message);
 void ef_main_window_set_loading (EfMainWindow *self, const char *message);
+/* What a drop of files (GFile, the first one opens) on the window does; the drop target calls it, and
+ * tests can. FALSE if nothing could be opened. */
+gboolean ef_main_window_drop_files (EfMainWindow *self, GSList *files);
 
 /* ef-main-window-export.c */
 void ef_main_window_export_image (EfMainWindow *self);
@@ -100,6 +108,12 @@ void ef_main_window_export_measurements (EfMainWindow *self);
 void ef_main_window_export_image_to (EfMainWindow *self, const char *path);
 void ef_main_window_export_png_to (EfMainWindow *self, const char *path);
 void ef_main_window_export_measurements_to (EfMainWindow *self, const char *path);
+
+/* ef-main-window-verify.c: the region against exact backprojection at sampled pixels ("verify-finished"). */
+void     ef_main_window_verify_region (EfMainWindow *self);   /* starts a check, or stops the one in flight */
+void     ef_main_window_verify_reset (EfMainWindow *self);    /* stops any check and forgets the result */
+gboolean ef_main_window_verify_available (EfMainWindow *self); /* a formed region is there to check */
+gboolean ef_main_window_verify_running (EfMainWindow *self);
 
 /* ef-main-window.c */
 void ef_main_window_queue_session_save (EfMainWindow *self);

@@ -5,6 +5,7 @@
 
 #include <glib/gi18n.h>
 #include <math.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "ef-demo.h"
@@ -19,6 +20,7 @@ enum {
   SIGNAL_ROI_FINISHED,
   SIGNAL_BATCH_DONE,
   SIGNAL_EXPORT_FINISHED,
+  SIGNAL_VERIFY_FINISHED,
   N_SIGNALS
 };
 
@@ -26,6 +28,57 @@ static guint signals[N_SIGNALS];
 
 /* Session changes are saved this long after the last one, so that a drag writes the file once. */
 #define SESSION_SAVE_DELAY_MS 500
+
+static gboolean verbose;
+
+void
+ef_main_window_set_verbose (gboolean on)
+{
+  verbose = on;
+}
+
+/* What --verbose prints: plain lines for people and scripts, in English whatever the locale. */
+static void G_GNUC_PRINTF (1, 2)
+report (const char *format, ...)
+{
+  va_list args;
+  g_autofree char *line = NULL;
+
+  if (!verbose)
+    return;
+  va_start (args, format);
+  line = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_print ("echoform: %s\n", line);
+}
+
+/* The sidebar's pages, and the shorter names the command line accepts for them. */
+static const struct {
+  const char *name;
+  const char *aliases[3];
+} panels[] = {
+  { "dataset", { "data", NULL } },
+  { "geometry", { "geo", NULL } },
+  { "processing", { "process", NULL } },
+  { "display", { NULL } },
+  { "measurements", { "measure", "measurement", NULL } },
+};
+
+const char *
+ef_main_window_panel_name (const char *name)
+{
+  if (name == NULL)
+    return NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (panels); i++)
+    {
+      if (g_ascii_strcasecmp (name, panels[i].name) == 0)
+        return panels[i].name;
+      for (guint j = 0; panels[i].aliases[j] != NULL; j++)
+        if (g_ascii_strcasecmp (name, panels[i].aliases[j]) == 0)
+          return panels[i].name;
+    }
+  return NULL;
+}
 
 void
 ef_batch_clear (EfBatch *batch)
@@ -84,6 +137,7 @@ void
 ef_main_window_apply_display (EfMainWindow *self)
 {
   ef_image_view_set_display (self->image_view, &self->display);
+  ef_main_window_jobs_sync_values_mode (self);
   ef_display_panel_set (self->display_panel, &self->display);
   ef_main_window_actions_sync (self);
 }
@@ -94,6 +148,7 @@ display_panel_changed (EfMainWindow *self)
   ef_display_panel_get (self->display_panel, &self->display);
   self->display_known = TRUE;
   ef_image_view_set_display (self->image_view, &self->display);
+  ef_main_window_jobs_sync_values_mode (self);
   ef_main_window_actions_sync (self);
   ef_main_window_queue_session_save (self);
 }
@@ -144,13 +199,26 @@ update_title (EfMainWindow *self)
   gtk_window_set_title (GTK_WINDOW (self), title);
 }
 
-static void
+/* Starts the batch run asked for, on the collection just loaded; FALSE (and "batch-done") if it cannot. */
+static gboolean
 start_batch (EfMainWindow *self)
 {
   EfBatch *b = &self->batch;
+  const char *panel = ef_main_window_panel_name (b->panel);
 
   self->batch_pending = FALSE;
+  if (b->panel != NULL && panel == NULL)
+    {
+      /* Translators: the page names stay in English: they are what the command line accepts. */
+      g_autofree char *msg = g_strdup_printf (_("There is no sidebar page “%s”: the pages are dataset, "
+                                                "geometry, processing, display and measurements"), b->panel);
+      g_signal_emit (self, signals[SIGNAL_BATCH_DONE], 0, FALSE, msg);
+      return FALSE;
+    }
   self->batch_running = TRUE;
+  report ("opened %s: %" G_GUINT64_FORMAT " pulses of %" G_GUINT64_FORMAT " samples",
+          self->dataset->info.path != NULL ? self->dataset->info.path : "the demo scene",
+          self->dataset->info.n_pulses, self->dataset->info.n_samples);
   if (b->has_roi)
     {
       self->has_roi = TRUE;
@@ -161,11 +229,12 @@ start_batch (EfMainWindow *self)
       self->proc.spacing_auto = FALSE;
       self->proc.spacing = b->spacing;
     }
-  if (b->panel != NULL)
+  if (panel != NULL)
     {
       adw_flap_set_reveal_flap (self->flap, TRUE);
-      adw_view_stack_set_visible_child_name (self->panel_stack, b->panel);
+      adw_view_stack_set_visible_child_name (self->panel_stack, panel);
     }
+  return TRUE;
 }
 
 void
@@ -228,9 +297,8 @@ ef_main_window_set_dataset (EfMainWindow *self, EfDataset *dataset)
   ef_image_view_set_marker (self->image_view, NULL);
   ef_measure_panel_set_result (self->measure_panel, NULL, 0, NULL);
 
-  if (self->batch_pending)
+  if (self->batch_pending && start_batch (self))
     {
-      start_batch (self);
       if (self->batch.view != NULL && ef_view_mode_from_string (self->batch.view, &self->display.mode)
           && self->display.mode == EF_VIEW_PHASE)
         self->display.colormap = EF_COLORMAP_CYCLIC;
@@ -399,6 +467,12 @@ batch_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
       return G_SOURCE_CONTINUE;
     }
   self->batch_tick_id = 0;
+  /* What the picture shows, from the widgets themselves. */
+  report ("sidebar %s, page %s%s", adw_flap_get_reveal_flap (self->flap) ? "shown" : "hidden",
+          adw_view_stack_get_visible_child_name (self->panel_stack),
+          ef_measure_panel_shows_result (self->measure_panel) ? ", a measurement with both cuts" : "");
+  if (self->batch.screenshot != NULL)
+    report ("screenshot %s", self->batch.screenshot);
   if (self->batch.screenshot != NULL && !ef_main_window_save_screenshot (self, self->batch.screenshot, &error))
     {
       batch_finish (self, FALSE, error->message);
@@ -420,12 +494,31 @@ ef_main_window_batch_roi_finished (EfMainWindow *self, EfJobState state, const G
       batch_finish (self, FALSE, error ? error->message : _("The region could not be formed"));
       return;
     }
+  if (self->roi_runner != NULL && state == EF_JOB_DONE)
+    {
+      const EfGrid *g = ef_job_runner_get_grid (self->roi_runner);
+      const EfRunnerProgress *p = ef_job_runner_get_progress (self->roi_runner);
+
+      report ("region %.2f,%.2f,%.2f,%.2f formed: %u x %u px at %.3f m, %s on %s, %.2f s", self->roi[0],
+              self->roi[1], self->roi[2], self->roi[3], g->width, g->height, g->spacing,
+              ef_algo_to_string (ef_job_runner_get_params (self->roi_runner)->backend.algo),
+              ef_job_runner_get_backend_name (self->roi_runner), p->elapsed_s);
+    }
   if (self->batch.has_measure)
     {
       g_autoptr (GError) merror = NULL;
 
       if (!ef_main_window_measure_at (self, self->batch.measure[0], self->batch.measure[1], &merror))
         g_printerr ("%s\n", merror->message);
+      else
+        {
+          const EfMeasurement *m = &g_array_index (self->measurements, EfMeasurement,
+                                                   self->measurements->len - 1);
+
+          report ("point at x %.2f m, y %.2f m: range IRW %.3f m, PSLR %.2f dB, ISLR %.2f dB; "
+                  "cross-range IRW %.3f m, PSLR %.2f dB, ISLR %.2f dB", m->x, m->y, m->range_irw, m->range_pslr,
+                  m->range_islr, m->cross_irw, m->cross_pslr, m->cross_islr);
+        }
       if (self->batch.panel == NULL)
         {
           adw_flap_set_reveal_flap (self->flap, TRUE);
@@ -580,6 +673,7 @@ ef_main_window_dispose (GObject *object)
   EfMainWindow *self = EF_MAIN_WINDOW (object);
 
   g_clear_handle_id (&self->session_save_id, g_source_remove);
+  ef_main_window_verify_reset (self);
   if (self->batch_tick_id != 0)
     {
       gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->batch_tick_id);
@@ -652,6 +746,18 @@ ef_main_window_class_init (EfMainWindowClass *klass)
                                                   0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING,
                                                   G_TYPE_BOOLEAN);
 
+  /**
+   * EfMainWindow::verify-finished:
+   * @ok: whether the check ran to its end
+   * @ser_db: the region's signal-to-error ratio against exact float64 backprojection, dB
+   * @n_pixels: how many pixels were checked
+   *
+   * A check of the region (the "verify-region" action) ended; one that was stopped says nothing.
+   */
+  signals[SIGNAL_VERIFY_FINISHED] = g_signal_new ("verify-finished", G_TYPE_FROM_CLASS (klass),
+                                                  G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 3,
+                                                  G_TYPE_BOOLEAN, G_TYPE_DOUBLE, G_TYPE_UINT);
+
   g_type_ensure (EF_TYPE_IMAGE_VIEW);
   g_type_ensure (EF_TYPE_DATASET_PANEL);
   g_type_ensure (EF_TYPE_GEOMETRY_PLOT);
@@ -688,6 +794,7 @@ ef_main_window_init (EfMainWindow *self)
 
   self->settings = g_settings_new (APP_ID);
   self->measurements = g_array_new (FALSE, TRUE, sizeof (EfMeasurement));
+  self->verify_ser_db = NAN;
   ef_processing_init (&self->proc);
   ef_processing_load_settings (&self->proc, self->settings);
   ef_display_params_init (&self->display);

@@ -20,13 +20,20 @@ typedef struct {
   gboolean has_measure;
   double   measure[2];    /* x, y, m */
   char    *screenshot;    /* PNG path, or NULL */
-  char    *panel;         /* sidebar page to show: dataset, geometry, processing, display, measurements */
+  char    *panel;         /* sidebar page to show (ef_main_window_panel_name); a name of none fails the run */
   gboolean zoom_roi;      /* zoom the view to the region */
   char    *view;          /* magnitude, phase, real or imaginary; NULL keeps it */
   char    *colormap;      /* grey, perceptual or cyclic; NULL keeps it */
 } EfBatch;
 
 void ef_batch_clear (EfBatch *batch);
+
+/* The sidebar page that name stands for (dataset, geometry, processing, display, measurements, or one of
+ * their short forms such as "measure"), static; NULL for none. */
+const char *ef_main_window_panel_name (const char *name);
+/* Batch runs say on standard output what they did and what the window shows when the screenshot is
+ * taken (the command line's --verbose). Process-wide. */
+void ef_main_window_set_verbose (gboolean verbose);
 
 EfMainWindow *ef_main_window_new (GtkApplication *app);
 

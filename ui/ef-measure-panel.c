@@ -55,6 +55,14 @@ ef_measure_panel_set_result (EfMeasurePanel *self, const EfPointResult *r, guint
   ef_cut_plot_set_cut (self->cross_plot, &r->cross);
 }
 
+gboolean
+ef_measure_panel_shows_result (EfMeasurePanel *self)
+{
+  g_return_val_if_fail (EF_IS_MEASURE_PANEL (self), FALSE);
+  return g_strcmp0 (gtk_stack_get_visible_child_name (GTK_STACK (self->stack)), "result") == 0
+         && ef_cut_plot_has_cut (self->range_plot) && ef_cut_plot_has_cut (self->cross_plot);
+}
+
 static void
 ef_measure_panel_dispose (GObject *object)
 {
@@ -99,6 +107,33 @@ table_cell (GtkGrid *grid, const char *text, int col, int row, gboolean header)
     gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   gtk_grid_attach (grid, label, col, row, 1, 1);
   return GTK_LABEL (label);
+}
+
+/* The point's facts as a compact two-column table, so that the figures and both cuts fit below it in a
+ * window 800 pixels tall. */
+static GtkWidget *
+point_table (EfMeasurePanel *self)
+{
+  GtkWidget *frame = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkGrid *grid = GTK_GRID (gtk_grid_new ());
+  const char *names[] = { _("Position"), _("Peak, per pulse"), _("Measured in"), _("Points measured") };
+  GtkLabel **values[] = { &self->position, &self->peak, &self->where, &self->count };
+
+  gtk_widget_add_css_class (frame, "card");
+  gtk_grid_set_row_spacing (grid, 8);
+  gtk_grid_set_column_spacing (grid, 12);
+  gtk_widget_set_margin_start (GTK_WIDGET (grid), 12);
+  gtk_widget_set_margin_end (GTK_WIDGET (grid), 12);
+  gtk_widget_set_margin_top (GTK_WIDGET (grid), 10);
+  gtk_widget_set_margin_bottom (GTK_WIDGET (grid), 10);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      table_cell (grid, names[i], 0, (int) i, FALSE);
+      *values[i] = table_cell (grid, "–", 1, (int) i, FALSE);
+      gtk_label_set_ellipsize (*values[i], PANGO_ELLIPSIZE_MIDDLE);
+    }
+  gtk_box_append (GTK_BOX (frame), GTK_WIDGET (grid));
+  return frame;
 }
 
 /* A small table: IRW, PSLR and ISLR down, range and cross-range across. */
@@ -156,10 +191,7 @@ ef_measure_panel_init (EfMeasurePanel *self)
   g = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
   adw_preferences_group_set_title (g, _("Point"));
   adw_preferences_group_set_header_suffix (g, button_row ());
-  self->position = ef_panel_add_value_row (g, _("Position"), NULL);
-  self->peak = ef_panel_add_value_row (g, _("Peak, per pulse"), NULL);
-  self->where = ef_panel_add_value_row (g, _("Measured in"), NULL);
-  self->count = ef_panel_add_value_row (g, _("Points measured"), NULL);
+  adw_preferences_group_add (g, point_table (self));
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), g);
 
   /* The figures side by side for both cuts, then the cuts themselves. */

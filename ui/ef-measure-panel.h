@@ -15,5 +15,7 @@ GtkWidget *ef_measure_panel_new (void);
  * measured ("ROI, 0.10 m pixels"). */
 void ef_measure_panel_set_result (EfMeasurePanel *self, const EfPointResult *result, guint n_total,
                                   const char *where);
+/* TRUE when the page shows a result: the figures and both cuts. */
+gboolean ef_measure_panel_shows_result (EfMeasurePanel *self);
 
 G_END_DECLS

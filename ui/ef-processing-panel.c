@@ -18,6 +18,8 @@ struct _EfProcessingPanel {
   GtkSwitch     *spacing_auto;
   GtkLabel      *in_use, *roi_info;
   GtkWidget     *spacing_row, *cells_row;
+  AdwActionRow  *verify_row;
+  GtkButton     *verify_button;
   guint          updating;      /* > 0 while the widgets are set from code */
 };
 
@@ -98,6 +100,17 @@ ef_processing_panel_set_backend_in_use (EfProcessingPanel *self, const char *nam
 }
 
 void
+ef_processing_panel_set_verify (EfProcessingPanel *self, const char *text, gboolean running)
+{
+  g_return_if_fail (EF_IS_PROCESSING_PANEL (self));
+  if (text == NULL)
+    text = _("How far the formed region is from exact backprojection, at 256 pixels: for the fast algorithms "
+             "and half precision");
+  adw_action_row_set_subtitle (self->verify_row, text);
+  gtk_button_set_label (self->verify_button, running ? _("Stop") : _("Check"));
+}
+
+void
 ef_processing_panel_set_roi_info (EfProcessingPanel *self, const char *text)
 {
   g_return_if_fail (EF_IS_PROCESSING_PANEL (self));
@@ -149,6 +162,16 @@ ef_processing_panel_init (EfProcessingPanel *self)
   self->precision = ef_panel_add_combo_row (g, _("Precision"), precisions);
   self->backend = ef_panel_add_combo_row (g, _("Backend"), backends);
   self->in_use = ef_panel_add_value_row (g, _("In use"), NULL);
+  self->verify_row = ADW_ACTION_ROW (adw_action_row_new ());
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->verify_row), _("Against exact backprojection"));
+  self->verify_button = GTK_BUTTON (gtk_button_new ());
+  gtk_widget_set_valign (GTK_WIDGET (self->verify_button), GTK_ALIGN_CENTER);
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (self->verify_button), "win.verify-region");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->verify_button),
+                               _("Backproject a sample of the region's pixels exactly and compare"));
+  adw_action_row_add_suffix (self->verify_row, GTK_WIDGET (self->verify_button));
+  adw_preferences_group_add (g, GTK_WIDGET (self->verify_row));
+  ef_processing_panel_set_verify (self, NULL, FALSE);
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (self->page), g);
 
   g = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());

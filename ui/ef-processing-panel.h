@@ -17,5 +17,8 @@ void ef_processing_panel_set (EfProcessingPanel *self, const EfProcessing *proc,
 void ef_processing_panel_get (EfProcessingPanel *self, EfProcessing *proc);
 void ef_processing_panel_set_backend_in_use (EfProcessingPanel *self, const char *name, const char *note);
 void ef_processing_panel_set_roi_info (EfProcessingPanel *self, const char *text);
+/* The check against exact backprojection: its result or state (NULL: the hint), and whether one runs
+ * (the button then stops it). */
+void ef_processing_panel_set_verify (EfProcessingPanel *self, const char *text, gboolean running);
 
 G_END_DECLS

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ef-cuda-private.h"
+#include "ef-cuda-ffbp.h"
 #include "ef-cuda-image-private.h"
 #include "ef-cuda-tune-private.h"
 
@@ -21,6 +22,11 @@
  * compressed and backprojected. The profile buffer and the pair table are used only on the compute
  * stream, which orders them, so one of each is enough. process_block returns once the work is queued;
  * read_image, stats and free wait for it. An error from a kernel shows at the next wait.
+ *
+ * With algo FFBP or FBP the profiles go from d_prof through the GPU former (ef-cuda-ffbp.h) into the
+ * same accumulator instead of through the pair table; a sub-block that the plan gives to exact
+ * backprojection takes the path above. The former is made at the first sub-block, where the processed
+ * band is known even when the dataset's header leaves it out.
  */
 
 #define N_PLANS 3
@@ -83,6 +89,8 @@ typedef struct {
 
   Plan           plans[N_PLANS];
   guint64        plan_clock;
+
+  EfCudaFfbp    *ffbp;          /* owned: the FFBP or FBP former, or NULL */
 
   guint          n_blocks;      /* process_block calls so far */
   EfCudaStats    stats;
@@ -375,34 +383,17 @@ collect_timing (CudaPriv *priv, int slot, GError **error)
   return TRUE;
 }
 
-/* ---- one sub-block ---- */
+/* ---- exact backprojection of a sub-block ---- */
 
+/* The kernel shape for the sub-block's geometry, and a table guard wide enough for its range bins. */
 static gboolean
-run_sub_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *samples, guint count, GError **error)
+bp_setup (EfBackend *self, const EfProfileMeta *meta, guint count, double max_inv_dr, guint *variant_out,
+          GError **error)
 {
   CudaPriv *priv = self->priv;
   const EfGrid *g = &self->params.grid;
-  const int slot = (int) priv->slot;
-  Timing *tm = &priv->timing[slot];
-  g_autofree EfProfileMeta *meta = g_new (EfProfileMeta, count);
-  double max_inv_dr = 0;
-  gboolean mono = TRUE;
-  cudaStream_t cs = priv->opts.synchronous ? priv->s_comp : priv->s_copy;
   guint variant;
   int ext;
-  EfCudaBpArgs args;
-
-  /* The pinned buffer of this slot was last read by a copy two sub-blocks ago. */
-  EF_CUDA_CHECK (cudaEventSynchronize (priv->ev_h2d[slot]), error);
-  if (!collect_timing (priv, slot, error))
-    return FALSE;
-
-  for (guint p = 0; p < count; p++)
-    {
-      pulse_meta (priv, &self->info, &pulses[p], &meta[p], &priv->h_pulses[slot][p]);
-      max_inv_dr = MAX (max_inv_dr, priv->h_pulses[slot][p].inv_dr);
-      mono = mono && memcmp (pulses[p].tx, pulses[p].rcv, sizeof pulses[p].tx) == 0;
-    }
 
   variant = priv->opts.variant ? priv->opts.variant : ef_cuda_choose_variant (g, meta, count, priv->precision);
   if (variant == 0)
@@ -439,6 +430,123 @@ run_sub_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *samples, gu
       if (!table_fits (priv->n, priv->guard, error) || !alloc_table (priv, error))
         return FALSE;
     }
+  *variant_out = variant;
+  return TRUE;
+}
+
+/* The pair table from d_prof (fp16: with its scale), on the compute stream. chunk: the fp16 scale's
+ * pulses per half-precision sum (the kernel shape's; FFBP reads single pulses). */
+static gboolean
+pack_table (EfBackend *self, int slot, guint chunk, guint count, GError **error)
+{
+  CudaPriv *priv = self->priv;
+
+  if (priv->precision == EF_PRECISION_FP16
+      && !ef_cuda_rc_absmax (priv->s_comp, priv->d_prof, (gsize) count * priv->n * 2, priv->d_scale, chunk,
+                             error))
+    return FALSE;
+  return ef_cuda_rc_pack (priv->s_comp, priv->precision, priv->d_prof, priv->n, priv->guard, priv->stride,
+                          priv->d_pulses[slot], priv->d_scale, priv->d_table, count, error);
+}
+
+/* The backprojection of the table into the accumulator, on the compute stream. */
+static gboolean
+launch_bp (EfBackend *self, int slot, guint variant, guint count, gboolean mono, GError **error)
+{
+  CudaPriv *priv = self->priv;
+  const EfGrid *g = &self->params.grid;
+  EfCudaBpArgs args;
+
+  memset (&args, 0, sizeof args);
+  for (int i = 0; i < 3; i++)
+    {
+      args.origin[i] = g->origin[i];
+      args.su[i] = g->spacing * g->u[i];
+      args.sv[i] = g->spacing * g->v[i];
+    }
+  args.width = g->width;
+  args.height = g->height;
+  args.table = priv->d_table;
+  args.stride = priv->stride;
+  args.guard = priv->guard;
+  args.ib_lo = -priv->guard + priv->ext;
+  args.ib_hi = (int) priv->n + priv->guard - 1 - priv->ext;
+  args.pulses = priv->d_pulses[slot];
+  args.n_pulses = count;
+  args.bistatic = !mono;
+  args.image = priv->d_image;
+  args.scale = priv->d_scale;
+  return ef_cuda_bp_launch (priv->s_comp, priv->precision, variant, &args, error);
+}
+
+/* ---- fast backprojection of a sub-block ---- */
+
+/* The FFBP or FBP former, made at the first sub-block with the processed band: the header's, or the
+ * first pulse's when the header leaves it out (as the CPU backend does). */
+static gboolean
+fast_former (EfBackend *self, const EfPulse *pulses, GError **error)
+{
+  CudaPriv *priv = self->priv;
+  EfFfbpParams fp;
+  double band = self->info.bandwidth;
+
+  if (priv->ffbp != NULL)
+    return TRUE;
+  if (!(band > 0))
+    band = self->info.domain == EF_DOMAIN_FX ? pulses[0].fx2 - pulses[0].fx1 + pulses[0].scss
+                                             : pulses[0].fx2 - pulses[0].fx1;
+  if (self->params.algo == EF_ALGO_FBP)
+    ef_fbp_params_init (&fp);
+  else
+    ef_ffbp_params_init (&fp);
+  priv->ffbp = ef_cuda_ffbp_new (&self->params.grid, band, &fp, priv->precision, error);
+  return priv->ffbp != NULL;
+}
+
+/* ---- one sub-block ---- */
+
+static gboolean
+run_sub_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *samples, guint count, GError **error)
+{
+  CudaPriv *priv = self->priv;
+  const EfGrid *g = &self->params.grid;
+  const int slot = (int) priv->slot;
+  Timing *tm = &priv->timing[slot];
+  g_autofree EfProfileMeta *meta = g_new (EfProfileMeta, count);
+  double max_inv_dr = 0;
+  gboolean mono = TRUE;
+  cudaStream_t cs = priv->opts.synchronous ? priv->s_comp : priv->s_copy;
+  const gboolean fast = self->params.algo == EF_ALGO_FFBP || self->params.algo == EF_ALGO_FBP;
+  EfProfiles view = { 0 };
+  gboolean use_bp = FALSE;
+  guint variant = 0;
+
+  /* The pinned buffer of this slot was last read by a copy two sub-blocks ago. */
+  EF_CUDA_CHECK (cudaEventSynchronize (priv->ev_h2d[slot]), error);
+  if (!collect_timing (priv, slot, error))
+    return FALSE;
+
+  for (guint p = 0; p < count; p++)
+    {
+      pulse_meta (priv, &self->info, &pulses[p], &meta[p], &priv->h_pulses[slot][p]);
+      max_inv_dr = MAX (max_inv_dr, priv->h_pulses[slot][p].inv_dr);
+      mono = mono && memcmp (pulses[p].tx, pulses[p].rcv, sizeof pulses[p].tx) == 0;
+    }
+
+  /* The fast path plans the block on the host now, while the device may still work on the last one;
+   * a block that the plan gives to exact backprojection takes the path below. */
+  if (fast)
+    {
+      view.n_pulses = view.capacity = count;
+      view.n_bins = priv->n;
+      view.meta = meta;
+      view.monostatic = mono;
+      if (!fast_former (self, pulses, error)
+          || !ef_cuda_ffbp_prepare (priv->ffbp, &view, &use_bp, NULL, error))
+        return FALSE;
+    }
+  if ((!fast || use_bp) && !bp_setup (self, meta, count, max_inv_dr, &variant, error))
+    return FALSE;
 
   memcpy (priv->h_samples[slot], samples, (gsize) count * priv->n_in * sizeof (EfCf32));
 
@@ -494,35 +602,24 @@ run_sub_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *samples, gu
         return FALSE;
       break;
     }
-  if (priv->precision == EF_PRECISION_FP16
-      && !ef_cuda_rc_absmax (priv->s_comp, priv->d_prof, (gsize) count * priv->n * 2, priv->d_scale,
-                             ef_cuda_shapes[variant - 1].chunk, error))
-    return FALSE;
-  if (!ef_cuda_rc_pack (priv->s_comp, priv->precision, priv->d_prof, priv->n, priv->guard, priv->stride,
-                        priv->d_pulses[slot], priv->d_scale, priv->d_table, count, error))
+  if (!pack_table (self, slot, variant ? ef_cuda_shapes[variant - 1].chunk : 32, count, error))
     return FALSE;
   EF_CUDA_CHECK (cudaEventRecord (tm->rc1, priv->s_comp), error);
-
-  memset (&args, 0, sizeof args);
-  for (int i = 0; i < 3; i++)
+  if (fast && !use_bp)
     {
-      args.origin[i] = g->origin[i];
-      args.su[i] = g->spacing * g->u[i];
-      args.sv[i] = g->spacing * g->v[i];
+      EfCudaFfbpInput in = { 0 };
+
+      in.prof = priv->d_prof;
+      in.pulses = priv->d_pulses[slot];
+      in.table = priv->d_table;
+      in.table_precision = priv->precision;
+      in.table_scale = priv->d_scale;
+      in.table_stride = priv->stride;
+      in.guard = (guint) priv->guard;
+      if (!ef_cuda_ffbp_queue (priv->ffbp, priv->s_comp, &in, priv->d_image, error))
+        return FALSE;
     }
-  args.width = g->width;
-  args.height = g->height;
-  args.table = priv->d_table;
-  args.stride = priv->stride;
-  args.guard = priv->guard;
-  args.ib_lo = -priv->guard + priv->ext;
-  args.ib_hi = (int) priv->n + priv->guard - 1 - priv->ext;
-  args.pulses = priv->d_pulses[slot];
-  args.n_pulses = count;
-  args.bistatic = !mono;
-  args.image = priv->d_image;
-  args.scale = priv->d_scale;
-  if (!ef_cuda_bp_launch (priv->s_comp, priv->precision, variant, &args, error))
+  else if (!launch_bp (self, slot, variant, count, mono, error))
     return FALSE;
   EF_CUDA_CHECK (cudaEventRecord (tm->bp1, priv->s_comp), error);
   EF_CUDA_CHECK (cudaEventRecord (priv->ev_done[slot], priv->s_comp), error);
@@ -642,6 +739,7 @@ cuda_free (EfBackend *self)
       (void) cudaGetLastError ();
     }
   free_block_buffers (priv);
+  g_clear_pointer (&priv->ffbp, ef_cuda_ffbp_free);
   FREE_DEV (priv->d_coef);
   FREE_DEV (priv->d_chirp);
   /* A display may still hold the image; the last reference frees it. */
@@ -792,10 +890,10 @@ ef_backend_cuda_new_full (const EfDatasetInfo *info, const EfBackendParams *para
                    "The CUDA backend computes in fp32 or fp16, not %s", ef_precision_to_string (params->precision));
       return NULL;
     }
-  if (params->algo != EF_ALGO_BP)
+  if (params->algo != EF_ALGO_BP && params->algo != EF_ALGO_FFBP && params->algo != EF_ALGO_FBP)
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
-                   "The CUDA backend has no %s; use bp", ef_algo_to_string (params->algo));
+                   "The CUDA backend has no %s; use bp, ffbp or fbp", ef_algo_to_string (params->algo));
       return NULL;
     }
   if (params->grid.width == 0 || params->grid.height == 0 || !(params->grid.spacing > 0))

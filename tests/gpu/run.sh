@@ -2,8 +2,8 @@
 # tests/gpu/run.sh: build, test and benchmark the CUDA backend on a GPU machine, from the repository root.
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-#   tests/gpu/run.sh [all|test|bench|multi|e2e|tune|ncu|none]...
-#                    (default: all = test bench multi e2e tune ncu)
+#   tests/gpu/run.sh [all|test|bench|multi|e2e|tune|ncu|ffbp|none]...
+#                    (default: all = test bench multi e2e tune ncu ffbp)
 #
 # Builds the engine and the CLI with -Dgui=disabled -Dcuda=enabled into $EF_BUILD (default
 # /tmp/ef-build-gpu), then:
@@ -20,6 +20,10 @@
 #          frame-time benchmark (EF_GL_BENCH_ARGS adds options); needs .gl/*.deb and .gl/dev/*.deb.
 #   pfa    (not in all) the polar format algorithm: test-cuda-pfa, and bench-cuda-pfa (4096^2 px x 8192
 #          pulses x 4096 samples at 700 km, upsampling 16 and 2) against GPU backprojection.
+#   ffbp   FFBP and FBP on the GPU: test-ffbp-plan, test-cuda-ffbp (one process per test) and
+#          compute-sanitizer memcheck on its tiny case; bench-cuda-ffbp against exact GPU backprojection
+#          at 4096^2 px x 8192 pulses (10 km and 700 km) and 2048^2 x 2048, upsampling 8 (at 2, linear
+#          interpolation of the profiles caps any fast algorithm near 24 dB from BP: timed, not scored).
 # Logs go to $OUT (default /tmp/ef-gpu-out); a short table is printed last.
 #
 # A machine without GLib's development files gets them from Debian packages in .gpu-debs/, unpacked
@@ -337,6 +341,62 @@ run_pfa () {
   note "pfa step took $((SECONDS - t0)) s"
 }
 
+run_ffbp () {
+  local t0=$SECONDS rc p paths
+  ninja -C "$BUILD" tests/gpu/test-cuda-ffbp tests/gpu/bench-cuda-ffbp tests/gpu/test-ffbp-plan > "$OUT/build-ffbp.log" 2>&1 \
+    || { grep -E "error|FAILED" "$OUT/build-ffbp.log" | head -30; note "ffbp: build failed"; return 0; }
+  (cd "$BUILD" && G_DEBUG=fatal-warnings ./tests/gpu/test-ffbp-plan --tap) > "$OUT/test-ffbp-plan.log" 2>&1
+  note "test-ffbp-plan: exit $? ($(grep -c '^ok' "$OUT/test-ffbp-plan.log") ok, $(grep -c '^not ok' "$OUT/test-ffbp-plan.log") not ok)"
+  # One process per test, so that a crash in one still lets the others report.
+  : > "$OUT/test-cuda-ffbp.log"
+  rc=0
+  paths=$(cd "$BUILD" && ./tests/gpu/test-cuda-ffbp -l 2> /dev/null | grep '^/')
+  [ -z "$paths" ] && (cd "$BUILD" && ./tests/gpu/test-cuda-ffbp --tap) >> "$OUT/test-cuda-ffbp.log" 2>&1
+  for p in $paths; do
+    (cd "$BUILD" && G_DEBUG=fatal-warnings timeout 300 ./tests/gpu/test-cuda-ffbp --tap -p "$p") >> "$OUT/test-cuda-ffbp.log" 2>&1
+    local prc=$?
+    if [ $prc -ne 0 ]; then
+      rc=$prc
+      note "test-cuda-ffbp $p: exit $prc"
+    fi
+  done
+  note "test-cuda-ffbp: exit $rc ($(grep -c '^ok' "$OUT/test-cuda-ffbp.log") ok, $(grep -c '^not ok' "$OUT/test-cuda-ffbp.log") not ok)"
+  grep -E "^# [a-z]|^not ok|ERROR|CRITICAL" "$OUT/test-cuda-ffbp.log" | grep -vE "^# (random seed|device)" | head -60
+  if command -v compute-sanitizer > /dev/null; then
+    (cd "$BUILD" && timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
+       ./tests/gpu/test-cuda-ffbp --tap -p /compute/cuda/ffbp/tiny) > "$OUT/sanitizer-ffbp.log" 2>&1
+    note "compute-sanitizer memcheck on /compute/cuda/ffbp/tiny: exit $?; $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer-ffbp.log" | tail -1)"
+  fi
+  # The CLI end to end: a simulated scene formed by FFBP on the device.
+  printf '[simulate]\ngeometry=airborne\npulses=1024\nsamples=1024\ntargets=0,0,0;5,2,0;-7,4,0\n' > "$OUT/ffbp-scene.ini"
+  "$BUILD/app/cli/echoform-cli" form "$OUT/ffbp-scene.ini" -o "$OUT/ffbp-cli.npy" --algo ffbp --backend cuda --block 1024 \
+    --json > "$OUT/ffbp-cli.json" 2> "$OUT/ffbp-cli.log"
+  note "echoform-cli form --algo ffbp --backend cuda: exit $?; $(tr -d '\n ' < "$OUT/ffbp-cli.json" | grep -oE '"backend":"[a-z]+"|"bp_per_s":[0-9.e+]+' | tr '\n' ' ')"
+  rm -f "$OUT/ffbp-cli.npy" "$OUT/ffbp-cli.json" "$OUT/ffbp-scene.ini"
+  : > "$OUT/ffbp.tsv"
+  : > "$OUT/bench-ffbp.log"
+  for args in "--label ffbp-4k-10km --edge 4096 --pulses 8192 --standoff 10e3" \
+              "--label ffbp-4k-700km --edge 4096 --pulses 8192 --standoff 700e3" \
+              "--label ffbp-2k-10km --edge 2048 --pulses 2048 --standoff 10e3" \
+              "--label ffbp-4k-10km-u2 --edge 4096 --pulses 8192 --upsample 2 --no-ser --only ffbp,ffbp16,fbp"; do
+    # shellcheck disable=SC2086
+    timeout 600 "$BUILD/tests/gpu/bench-cuda-ffbp" $args >> "$OUT/ffbp.tsv" 2>> "$OUT/bench-ffbp.log"
+    rc=$?
+    [ $rc -ne 0 ] && note "bench-cuda-ffbp $args: exit $rc"
+  done
+  grep -vE "rep [0-9]" "$OUT/bench-ffbp.log"
+  awk -F'\t' '$1 == "RESULT" && $8 != "bp" { printf "ffbp %s %s %s: %s ms, x%s over GPU BP, SER %s dB vs BP, %s dB vs float64\n", $2, $8, $9, $10, $12, $13, $14 }' \
+    "$OUT/ffbp.tsv" >> "$SUMMARY"
+  note "ffbp step took $((SECONDS - t0)) s"
+}
+
+ffbp_table () {
+  echo
+  echo "label              algo prec  formation ms  BP-equiv/s  x BP   SER vs BP  SER vs f64  leaves stages fused  leaves ms  merges ms  final ms"
+  awk -F'\t' '$1 == "RESULT" { printf "%-18s %-4s %-4s %13s %11s %5s %10s %11s %7s %6s %5s %10s %10s %9s\n", $2, $8, $9, $10, $11, $12, $13, $14, $16, $17, $18, $21, $22, $23 }' \
+    "$OUT/ffbp.tsv"
+}
+
 table () {
   echo
   echo "label              device                     prec shape gpus  kernel ms    BP/s (kernel)  BP/s (end to end)  read ms  SER dB  PSNR dB"
@@ -353,7 +413,7 @@ case " $STEPS " in *" gl "*) gl_deps || exit 1 ;; esac
 build || exit 1
 for s in $STEPS; do
   case $s in
-    all) run_tests; run_bench; run_multi; run_e2e; run_tune; run_ncu ;;
+    all) run_tests; run_bench; run_multi; run_e2e; run_tune; run_ncu; run_ffbp ;;
     tune) run_tune ;;
     test) run_tests ;;
     bench) run_bench ;;
@@ -362,6 +422,7 @@ for s in $STEPS; do
     ncu) run_ncu ;;
     gl) run_gl ;;
     pfa) run_pfa ;;
+    ffbp) run_ffbp ;;
     none) ;;
     *) echo "run.sh: unknown step $s" >&2 ;;
   esac
@@ -372,6 +433,7 @@ done
 echo
 cat "$SUMMARY"
 [ -s "$OUT/bench.tsv" ] && table
+[ -s "$OUT/ffbp.tsv" ] && ffbp_table
 if [ -s "$OUT/e2e.tsv" ]; then
   echo
   echo "end to end     device            edge   pulses samples prec gpus dataset GB  dev GB  wall s   job BP/s  steady BP/s  kernel BP/s  % of kernel"

@@ -6,17 +6,27 @@
 #include <adwaita.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ef-application.h"
 #include "ef-demo.h"
 #include "ef-gui-test-util.h"
+#include "ef-image-view-private.h"
 #include "ef-main-window.h"
 
 /* The probe asks to run every millisecond; how late it runs is how long the main loop was busy. */
 #define PROBE_INTERVAL_MS 1
 
+/* A probe later than this is a stall worth explaining. */
+#define STALL_MS 16.0
+
+typedef struct {
+  gint64 begin_us, end_us;
+} Span;
+
 typedef struct {
   GArray  *lateness_ms;   /* double */
+  GArray  *stalls;        /* Span: the main loop's busy time around each late probe */
   gint64   last_us;
   gboolean active;
 } Probe;
@@ -31,9 +41,56 @@ probe_tick (gpointer data)
     {
       double late = (now - p->last_us) / 1000.0 - PROBE_INTERVAL_MS;
       g_array_append_val (p->lateness_ms, late);
+      if (late > STALL_MS)
+        {
+          Span s = { p->last_us, now };
+          g_array_append_val (p->stalls, s);
+        }
     }
   p->last_us = now;
   return G_SOURCE_CONTINUE;
+}
+
+/* The phases of each frame of the window, from the frame clock's signals. These handlers are connected
+ * after GDK's own, so each mark is the end of GDK's work in that phase. */
+typedef struct {
+  gint64 begin_us;        /* before-paint */
+  gint64 layout_us;       /* after the layout phase (size requests and allocations) */
+  gint64 paint_us;        /* after the paint phase (snapshot, the GL area's render, the renderer) */
+  gint64 end_us;          /* after-paint */
+} FramePhases;
+
+typedef struct {
+  GArray     *frames;     /* FramePhases */
+  FramePhases current;
+  gboolean    active;
+} FrameLog;
+
+static void
+frame_before_paint (GdkFrameClock *clock, FrameLog *log)
+{
+  memset (&log->current, 0, sizeof log->current);
+  log->current.begin_us = g_get_monotonic_time ();
+}
+
+static void
+frame_layout (GdkFrameClock *clock, FrameLog *log)
+{
+  log->current.layout_us = g_get_monotonic_time ();
+}
+
+static void
+frame_paint (GdkFrameClock *clock, FrameLog *log)
+{
+  log->current.paint_us = g_get_monotonic_time ();
+}
+
+static void
+frame_after_paint (GdkFrameClock *clock, FrameLog *log)
+{
+  log->current.end_us = g_get_monotonic_time ();
+  if (log->active && log->current.begin_us > 0)
+    g_array_append_val (log->frames, log->current);
 }
 
 /* Redraws the view every frame, to see what one frame costs with nothing else running. */
@@ -60,6 +117,102 @@ percentile (GArray *a, double q)
   if (a->len == 0)
     return NAN;
   return g_array_index (a, double, MIN (a->len - 1, (guint) floor (q * (a->len - 1) + 0.5)));
+}
+
+/* Sorts values (ms) and prints count, p50, p99 and max under a name. */
+static void
+print_distribution (const char *name, GArray *values)
+{
+  g_array_sort (values, cmp_double);
+  g_print ("  %-34s n %4u  p50 %6.2f ms  p99 %6.2f ms  max %6.2f ms\n", name, values->len,
+           percentile (values, 0.5), percentile (values, 0.99),
+           values->len ? g_array_index (values, double, values->len - 1) : NAN);
+}
+
+static void
+append_ms (GArray *a, gint64 us)
+{
+  double ms = us / 1000.0;
+  g_array_append_val (a, ms);
+}
+
+/* Where the main loop's time went in the frames drawn while refining, and how much of each stall was
+ * a frame's work. */
+static void
+print_frame_report (FrameLog *log, Probe *probe)
+{
+  g_autoptr (GArray) total = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GArray) layout = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GArray) paint = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GArray) rest = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GArray) stall_in = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GArray) stall_out = g_array_new (FALSE, FALSE, sizeof (double));
+
+  for (guint i = 0; i < log->frames->len; i++)
+    {
+      const FramePhases *f = &g_array_index (log->frames, FramePhases, i);
+
+      append_ms (total, f->end_us - f->begin_us);
+      if (f->layout_us > 0)
+        append_ms (layout, f->layout_us - f->begin_us);
+      if (f->paint_us > 0)
+        append_ms (paint, f->paint_us - MAX (f->layout_us, f->begin_us));
+      if (f->paint_us > 0)
+        append_ms (rest, f->end_us - f->paint_us);
+    }
+  /* Each stall: the part of it spent in frames, and the rest (other main-loop sources). */
+  for (guint i = 0; i < probe->stalls->len; i++)
+    {
+      const Span *st = &g_array_index (probe->stalls, Span, i);
+      gint64 in = 0;
+
+      for (guint j = 0; j < log->frames->len; j++)
+        {
+          const FramePhases *f = &g_array_index (log->frames, FramePhases, j);
+          gint64 a = MAX (st->begin_us, f->begin_us), b = MIN (st->end_us, f->end_us);
+          if (b > a)
+            in += b - a;
+        }
+      append_ms (stall_in, in);
+      append_ms (stall_out, st->end_us - st->begin_us - in);
+    }
+  g_print ("frames drawn while refining:\n");
+  print_distribution ("whole frame", total);
+  print_distribution ("  layout phase", layout);
+  print_distribution ("  paint phase (snapshot, render)", paint);
+  print_distribution ("  after paint", rest);
+  g_print ("stalls over %.0f ms: %u\n", STALL_MS, probe->stalls->len);
+  print_distribution ("  time in frames", stall_in);
+  print_distribution ("  time outside frames", stall_out);
+}
+
+/* The view's own renders, timed with glFinish (EF_BENCH_TIMING=1). */
+static void
+print_render_report (GArray *timings)
+{
+  g_autoptr (GArray) read = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GArray) upload = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GArray) draw = g_array_new (FALSE, FALSE, sizeof (double));
+  guint64 pixels = 0, converted = 0;
+
+  for (guint i = 0; i < timings->len; i++)
+    {
+      const EfImageViewFrameTiming *t = &g_array_index (timings, EfImageViewFrameTiming, i);
+
+      if (t->pixels > 0)
+        {
+          append_ms (read, t->read_us);
+          append_ms (upload, t->upload_us);
+        }
+      append_ms (draw, t->draw_us);
+      pixels += t->pixels;
+      converted += t->converted;
+    }
+  g_print ("image view renders (glFinish after each part): %u, %" G_GUINT64_FORMAT " pixels uploaded, %"
+           G_GUINT64_FORMAT " of them converted on the main thread\n", timings->len, pixels, converted);
+  print_distribution ("read (renders that upload)", read);
+  print_distribution ("convert + glTexSubImage2D", upload);
+  print_distribution ("draw layers", draw);
 }
 
 typedef struct {
@@ -98,7 +251,10 @@ main (int argc, char *argv[])
   g_autoptr (EfDataset) demo = NULL;
   EfMainWindow *window;
   EfImageView *view;
-  Probe probe = { g_array_new (FALSE, FALSE, sizeof (double)), 0, FALSE };
+  Probe probe = { g_array_new (FALSE, FALSE, sizeof (double)), g_array_new (FALSE, FALSE, sizeof (Span)), 0,
+                  FALSE };
+  FrameLog frames = { g_array_new (FALSE, FALSE, sizeof (FramePhases)), { 0 }, FALSE };
+  gboolean timing = g_getenv ("EF_BENCH_TIMING") != NULL;
   Done done = { 0 };
   guint updates_before, updates, block = argc > 1 ? (guint) atoi (argv[1]) : 0;
   guint n_runs = argc > 2 ? (guint) MAX (1, atoi (argv[2])) : 3, min_updates = G_MAXUINT;
@@ -137,20 +293,42 @@ main (int argc, char *argv[])
     }
   ef_main_window_set_dataset (window, demo);
   spin_until_idle (window, 60);
+  {
+    EfJobRunner *ov = ef_main_window_get_overview_runner (window);
+    const EfGrid *g = ef_job_runner_get_grid (ov);
+
+    g_print ("overview: %u x %u px, %" G_GUINT64_FORMAT " pulses, %s in blocks of %u, %.2f s\n", g->width,
+             g->height, ef_job_runner_get_progress (ov)->pulses_total,
+             ef_algo_to_string (ef_job_runner_get_params (ov)->backend.algo),
+             ef_job_runner_get_params (ov)->backend.block_size, ef_job_runner_get_progress (ov)->elapsed_s);
+  }
   g_action_group_activate_action (G_ACTION_GROUP (window), "set-spacing", g_variant_new_double (0.1));
   g_signal_connect (window, "roi-finished", G_CALLBACK (roi_finished), &done);
 
   {
-    guint frames = 0, id = gtk_widget_add_tick_callback (GTK_WIDGET (view), redraw_tick, &frames, NULL);
+    guint n_frames = 0, id = gtk_widget_add_tick_callback (GTK_WIDGET (view), redraw_tick, &n_frames, NULL);
     gint64 t0 = g_get_monotonic_time ();
 
     while (g_get_monotonic_time () < t0 + G_USEC_PER_SEC)
       if (!g_main_context_iteration (NULL, FALSE))
         g_usleep (200);
     gtk_widget_remove_tick_callback (GTK_WIDGET (view), id);
-    g_print ("idle: %u frames in 1 s with the view redrawn each frame (%.1f ms a frame)\n", frames,
-             1000.0 / MAX (frames, 1));
+    g_print ("idle: %u frames in 1 s with the view redrawn each frame (%.1f ms a frame)\n", n_frames,
+             1000.0 / MAX (n_frames, 1));
   }
+  {
+    GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
+
+    g_signal_connect (clock, "before-paint", G_CALLBACK (frame_before_paint), &frames);
+    g_signal_connect (clock, "layout", G_CALLBACK (frame_layout), &frames);
+    g_signal_connect (clock, "paint", G_CALLBACK (frame_paint), &frames);
+    g_signal_connect (clock, "after-paint", G_CALLBACK (frame_after_paint), &frames);
+  }
+  if (timing)
+    ef_image_view_set_timing (view, TRUE);
+  /* The view's layers drawn on the processor whatever the renderer: what GTK's compositing costs alone. */
+  if (g_getenv ("EF_BENCH_SOFT") != NULL)
+    ef_image_view_set_force_soft (view, TRUE);
   g_timeout_add (PROBE_INTERVAL_MS, probe_tick, &probe);
   for (guint run = 0; run < n_runs; run++)
     {
@@ -162,12 +340,17 @@ main (int argc, char *argv[])
       start_us = g_get_monotonic_time ();
       probe.active = TRUE;
       probe.last_us = 0;
+      frames.active = TRUE;
       ef_main_window_set_roi (window, roi);
+      /* The region filling the view: every update redraws all of it. */
+      if (g_getenv ("EF_BENCH_ZOOM_ROI") != NULL)
+        ef_image_view_zoom_to_box (view, roi);
       /* Each region gets a new layer, whose count starts at zero. */
       updates_before = ef_image_view_get_n_updates (view, EF_LAYER_ROI);
       spin_until_idle (window, 120);
       settled_us = g_get_monotonic_time ();
       probe.active = FALSE;
+      frames.active = FALSE;
 
       updates = ef_image_view_get_n_updates (view, EF_LAYER_ROI) - updates_before;
       progress = ef_job_runner_get_progress (ef_main_window_get_roi_runner (window));
@@ -191,7 +374,13 @@ main (int argc, char *argv[])
            g_getenv ("GSK_RENDERER") ? g_getenv ("GSK_RENDERER") : "default", min_updates, max_time,
            percentile (probe.lateness_ms, 0.99));
 
+  print_frame_report (&frames, &probe);
+  if (timing)
+    print_render_report (ef_image_view_get_timings (view));
+
   gtk_window_destroy (GTK_WINDOW (window));
   g_array_unref (probe.lateness_ms);
+  g_array_unref (probe.stalls);
+  g_array_unref (frames.frames);
   return ok ? 0 : 1;
 }

@@ -1,4 +1,5 @@
-/* test-gui-view.c: the image view's GL life cycle, tiled textures and colours on screen. */
+/* test-gui-view.c: the image view: GL life cycle, tiled textures, colours on screen, drawing on the
+ * processor, and its pointer and keyboard input. */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "test-gui-view"
 #include "config.h"
@@ -9,7 +10,7 @@
 
 #include "ef-colormap.h"
 #include "ef-gui-test-util.h"
-#include "ef-image-view.h"
+#include "ef-image-view-private.h"
 
 /* A synthetic source: a dim background with a bright square, complex values of known phase. */
 typedef struct {
@@ -340,6 +341,445 @@ test_display_path (void)
   g_assert_finalize_object (view);
 }
 
+/* ---- drawing on the processor ------------------------------------------------------------------- */
+
+/* A smooth source (magnitude in dB a slow ramp across the image, plus a ripple), so that the processor's
+ * picture and the shader's can be compared pixel by pixel even where they round a coordinate apart. */
+typedef struct {
+  guint width, height;
+  guint n_reads, n_value_reads;
+} Smooth;
+
+static float
+smooth_db (const Smooth *s, guint x, guint y)
+{
+  return -40.0f + 35.0f * (float) x / s->width + 4.0f * sinf (0.02f * (float) y);
+}
+
+static gboolean
+smooth_read (gpointer data, const EfRect *rect, EfCf32 *out, GError **error)
+{
+  Smooth *s = data;
+
+  s->n_reads++;
+  for (guint r = 0; r < rect->height; r++)
+    for (guint c = 0; c < rect->width; c++)
+      out[(gsize) r * rect->width + c] = powf (10.0f, smooth_db (s, rect->x + c, rect->y + r) / 20.0f);
+  return TRUE;
+}
+
+/* Prepared display values (magnitude only), as a job's helper thread would hand them. */
+static gboolean
+smooth_values (gpointer data, EfViewMode mode, const EfRect *rect, float *out)
+{
+  Smooth *s = data;
+
+  if (mode != EF_VIEW_MAGNITUDE)
+    return FALSE;
+  s->n_value_reads++;
+  for (guint r = 0; r < rect->height; r++)
+    for (guint c = 0; c < rect->width; c++)
+      out[(gsize) r * rect->width + c] = smooth_db (s, rect->x + c, rect->y + r);
+  return TRUE;
+}
+
+static gboolean
+view_settled_any (gpointer data)
+{
+  return gtk_widget_get_realized (data) && ef_image_view_is_settled (data)
+         && ef_image_view_get_n_updates (data, EF_LAYER_OVERVIEW) > 0;
+}
+
+/* Grabs the view drawn one way, then the other (GL, then on the processor), and counts pixels that differ. */
+static void
+compare_soft_gl (EfImageView *view, double *frac_off, int *max_diff)
+{
+  gsize stride_gl, stride_soft;
+  int w, h, w2, h2;
+  g_autofree guint8 *gl = NULL;
+  g_autofree guint8 *soft = NULL;
+  guint64 off = 0, n = 0;
+
+  ef_image_view_set_force_soft (view, FALSE);
+  wait_for (view_settled_any, view, 10000);
+  spin (100);
+  gl = grab (GTK_WIDGET (view), &w, &h, &stride_gl);
+  g_assert_false (ef_image_view_is_soft (view));
+  ef_image_view_set_force_soft (view, TRUE);
+  spin (100);
+  wait_for (view_settled_any, view, 10000);
+  soft = grab (GTK_WIDGET (view), &w2, &h2, &stride_soft);
+  g_assert_true (ef_image_view_is_soft (view));
+  g_assert_cmpint (w, ==, w2);
+  g_assert_cmpint (h, ==, h2);
+  *max_diff = 0;
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      for (int c = 0; c < 3; c++)
+        {
+          int d = abs ((int) gl[(gsize) y * stride_gl + 4 * x + c]
+                       - (int) soft[(gsize) y * stride_soft + 4 * x + c]);
+
+          *max_diff = MAX (*max_diff, d);
+          off += d > 3;
+          n++;
+        }
+  *frac_off = (double) off / n;
+}
+
+/* The layers drawn on the processor (what the cairo renderer uses) look like the shader's, zoomed in
+ * (nearest pixel) and zoomed out (power averaged over the footprint), with any colour map; display
+ * values from the source are used as they are, with no complex read. */
+static void
+test_soft_drawing (void)
+{
+  GtkWidget *window = gtk_window_new ();
+  EfImageView *view = EF_IMAGE_VIEW (ef_image_view_new ());
+  Smooth src = { 600, 400, 0, 0 };
+  EfDisplayParams display;
+  EfGrid grid;
+  double box[4] = { -30, -20, 30, 20 }, frac;
+  int max_diff;
+
+  if (g_strcmp0 (g_getenv ("GSK_RENDERER"), "cairo") == 0)
+    {
+      /* GTK's cairo renderer draws on the processor whatever is asked: there is no GL picture to compare. */
+      g_test_skip ("the cairo renderer draws the view on the processor only");
+      gtk_window_destroy (GTK_WINDOW (window));
+      g_object_unref (g_object_ref_sink (view));
+      return;
+    }
+  g_object_ref_sink (view);
+  g_assert_true (ef_grid_init_roi (&grid, -30, -20, 30, 20, 0.1, NULL));
+  g_assert_cmpuint (grid.width, ==, src.width);
+  ef_display_params_init (&display);
+  display.db_min = -45;
+  display.db_max = 0;
+  display.gamma = 1.5;
+  ef_image_view_set_display (view, &display);
+  ef_image_view_set_layer (view, EF_LAYER_OVERVIEW, &grid, smooth_read, &src, NULL);
+  ef_image_view_set_layer_values (view, EF_LAYER_OVERVIEW, smooth_values);
+  ef_image_view_damage (view, EF_LAYER_OVERVIEW, &(EfRect) { 0, 0, grid.width, grid.height }, 1);
+  gtk_window_set_default_size (GTK_WINDOW (window), 640, 480);
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
+  gtk_window_present (GTK_WINDOW (window));
+  ef_image_view_set_scene_box (view, box);
+
+  /* Zoomed out: 600 pixels across some 600 widget pixels, then a third of that. */
+  for (int pass = 0; pass < 3; pass++)
+    {
+      if (pass == 1)
+        ef_image_view_zoom_by (view, 1.0 / 3.0, -1, -1);
+      if (pass == 2)
+        {
+          /* Zoomed in 4x on the middle, in colour. */
+          ef_image_view_zoom_fit (view);
+          ef_image_view_zoom_by (view, 4.0, -1, -1);
+          display.colormap = EF_COLORMAP_PERCEPTUAL;
+          ef_image_view_set_display (view, &display);
+        }
+      compare_soft_gl (view, &frac, &max_diff);
+      g_test_message ("pass %d (scale %.2f px/m): %.4f%% of channels differ by more than 3, at most %d", pass,
+                      ef_image_view_get_scale (view), 100 * frac, max_diff);
+      g_assert_cmpfloat (frac, <, 0.005);
+      g_assert_cmpint (max_diff, <=, 40);
+    }
+  /* Every cell came as prepared values. */
+  g_assert_cmpuint (src.n_value_reads, >, 0);
+  g_assert_cmpuint (src.n_reads, ==, 0);
+
+  /* Phase: the source has no prepared values for it, so the view converts what it reads. */
+  display.mode = EF_VIEW_PHASE;
+  display.colormap = EF_COLORMAP_CYCLIC;
+  ef_image_view_set_display (view, &display);
+  wait_for (view_settled_any, view, 10000);
+  spin (50);
+  g_assert_cmpuint (src.n_reads, >, 0);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  spin (50);
+  g_assert_finalize_object (view);
+}
+
+/* ---- input ----------------------------------------------------------------------------------------- */
+
+typedef struct {
+  guint  n_edits;
+  double roi[4];
+  guint  n_picks;
+  double pick[2];
+} Edits;
+
+static void
+roi_edited (EfImageView *view, double x0, double y0, double x1, double y1, Edits *e)
+{
+  e->n_edits++;
+  e->roi[0] = x0;
+  e->roi[1] = y0;
+  e->roi[2] = x1;
+  e->roi[3] = y1;
+}
+
+static void
+point_picked (EfImageView *view, double x, double y, Edits *e)
+{
+  e->n_picks++;
+  e->pick[0] = x;
+  e->pick[1] = y;
+}
+
+static gboolean
+view_allocated (gpointer data)
+{
+  return gtk_widget_get_realized (data) && gtk_widget_get_width (data) > 100;
+}
+
+static EfImageView *
+input_view (GtkWidget **window)
+{
+  EfImageView *view = EF_IMAGE_VIEW (ef_image_view_new ());
+  double box[4] = { -50, -20, 50, 20 };
+
+  g_object_ref_sink (view);
+  *window = gtk_window_new ();
+  gtk_window_set_default_size (GTK_WINDOW (*window), 500, 400);
+  gtk_window_set_child (GTK_WINDOW (*window), GTK_WIDGET (view));
+  gtk_window_present (GTK_WINDOW (*window));
+  wait_for (view_allocated, view, 10000);
+  spin (50);
+  ef_image_view_set_scene_box (view, box);
+  return view;
+}
+
+static void
+assert_box (const double got[4], double x0, double y0, double x1, double y1, double tol)
+{
+  g_test_message ("box %.4f %.4f %.4f %.4f, expected %.4f %.4f %.4f %.4f", got[0], got[1], got[2], got[3], x0,
+                  y0, x1, y1);
+  g_assert_cmpfloat (fabs (got[0] - x0), <=, tol);
+  g_assert_cmpfloat (fabs (got[1] - y0), <=, tol);
+  g_assert_cmpfloat (fabs (got[2] - x1), <=, tol);
+  g_assert_cmpfloat (fabs (got[3] - y1), <=, tol);
+}
+
+/* A drag with the region tool draws a ROI; dragging inside it moves it, a handle resizes it, Esc cancels
+ * an edit in flight, and a click draws nothing. Widget offsets are whole metres times the scale, so the
+ * ROI lands on exact numbers of metres and of pixels at the view's spacing. */
+static void
+test_input_roi (void)
+{
+  GtkWidget *window;
+  EfImageView *view = input_view (&window);
+  Edits e = { 0 };
+  double s, wx, wy, roi[4], edit[4];
+
+  g_signal_connect (view, "roi-edited", G_CALLBACK (roi_edited), &e);
+  ef_image_view_set_tool (view, EF_TOOL_REGION);
+  ef_image_view_set_roi_spacing (view, 0.1);
+  s = ef_image_view_get_scale (view);
+
+  /* Create: from (-10, 5) to (10, -5), dragged down and right. */
+  ef_image_view_scene_to_widget (view, -10, 5, &wx, &wy);
+  ef_image_view_input_drag_begin (view, GDK_BUTTON_PRIMARY, 0, wx, wy);
+  ef_image_view_input_drag_update (view, 10 * s, 5 * s);
+  g_assert_true (ef_image_view_get_edit_roi (view, edit));
+  assert_box (edit, -10, 0, 0, 5, 1e-9);
+  ef_image_view_input_drag_update (view, 20 * s, 10 * s);
+  g_assert_false (ef_image_view_get_roi (view, NULL));
+  ef_image_view_input_drag_end (view, 20 * s, 10 * s);
+  g_assert_false (ef_image_view_get_edit_roi (view, NULL));
+  g_assert_cmpuint (e.n_edits, ==, 1);
+  assert_box (e.roi, -10, -5, 10, 5, 1e-9);
+  g_assert_true (ef_image_view_get_roi (view, roi));
+  assert_box (roi, -10, -5, 10, 5, 1e-9);
+  /* 20 m x 10 m at 0.1 m: 200 x 100 pixels. */
+  g_assert_cmpfloat_with_epsilon ((roi[2] - roi[0]) / 0.1, 200, 1e-6);
+  g_assert_cmpfloat_with_epsilon ((roi[3] - roi[1]) / 0.1, 100, 1e-6);
+
+  /* Move: grab the middle, 2 m east and 1 m north. */
+  ef_image_view_scene_to_widget (view, 0, 0, &wx, &wy);
+  ef_image_view_input_drag_begin (view, GDK_BUTTON_PRIMARY, 0, wx, wy);
+  ef_image_view_input_drag_update (view, 2 * s, -1 * s);
+  ef_image_view_input_drag_end (view, 2 * s, -1 * s);
+  g_assert_cmpuint (e.n_edits, ==, 2);
+  assert_box (e.roi, -8, -4, 12, 6, 1e-9);
+
+  /* Resize by the handle in the middle of the east edge: 3 m further east; the rest stays. */
+  ef_image_view_scene_to_widget (view, 12, 1, &wx, &wy);
+  ef_image_view_input_drag_begin (view, GDK_BUTTON_PRIMARY, 0, wx + 2, wy - 1);
+  ef_image_view_input_drag_update (view, 3 * s, 0);
+  ef_image_view_input_drag_end (view, 3 * s, 0);
+  g_assert_cmpuint (e.n_edits, ==, 3);
+  assert_box (e.roi, -8, -4, 15, 6, 1e-9);
+
+  /* Resize by the north-west corner: 1 m west and 2 m north. */
+  ef_image_view_scene_to_widget (view, -8, 6, &wx, &wy);
+  ef_image_view_input_drag_begin (view, GDK_BUTTON_PRIMARY, 0, wx - 1, wy + 1);
+  ef_image_view_input_drag_update (view, -1 * s, -2 * s);
+  ef_image_view_input_drag_end (view, -1 * s, -2 * s);
+  g_assert_cmpuint (e.n_edits, ==, 4);
+  assert_box (e.roi, -9, -4, 15, 8, 1e-9);
+
+  /* A handle dragged past the opposite edge turns the box over, and it stays a box. */
+  ef_image_view_scene_to_widget (view, 15, 2, &wx, &wy);
+  ef_image_view_input_drag_begin (view, GDK_BUTTON_PRIMARY, 0, wx, wy);
+  ef_image_view_input_drag_end (view, -30 * s, 0);
+  g_assert_cmpuint (e.n_edits, ==, 5);
+  assert_box (e.roi, -15, -4, -9, 8, 1e-9);
+
+  /* Esc in the middle of a move: no edit, the ROI as it was, and the drag's end changes nothing. */
+  ef_image_view_scene_to_widget (view, -12, 2, &wx, &wy);
+  ef_image_view_input_drag_begin (view, GDK_BUTTON_PRIMARY, 0, wx, wy);
+  ef_image_view_input_drag_update (view, 10 * s, 10 * s);
+  g_assert_true (ef_image_view_get_edit_roi (view, edit));
+  assert_box (edit, -5, -14, 1, -2, 1e-9);
+  g_assert_true (ef_image_view_input_key (view, GDK_KEY_Escape, 0));
+  g_assert_false (ef_image_view_get_edit_roi (view, NULL));
+  ef_image_view_input_drag_end (view, 10 * s, 10 * s);
+  g_assert_cmpuint (e.n_edits, ==, 5);
+  g_assert_true (ef_image_view_get_roi (view, roi));
+  assert_box (roi, -15, -4, -9, 8, 1e-9);
+  /* Esc with nothing in flight is not the view's. */
+  g_assert_false (ef_image_view_input_key (view, GDK_KEY_Escape, 0));
+
+  /* Esc while drawing a new ROI from outside the old one keeps the old one. */
+  ef_image_view_scene_to_widget (view, 20, 10, &wx, &wy);
+  ef_image_view_input_drag_begin (view, GDK_BUTTON_PRIMARY, 0, wx, wy);
+  ef_image_view_input_drag_update (view, 50, 50);
+  g_assert_true (ef_image_view_input_key (view, GDK_KEY_Escape, 0));
+  ef_image_view_input_drag_end (view, 50, 50);
+  g_assert_cmpuint (e.n_edits, ==, 5);
+  g_assert_true (ef_image_view_get_roi (view, roi));
+  assert_box (roi, -15, -4, -9, 8, 1e-9);
+
+  /* A click (under 3 pixels of drag) outside the ROI draws no region. */
+  ef_image_view_input_drag_begin (view, GDK_BUTTON_PRIMARY, 0, wx, wy);
+  ef_image_view_input_drag_end (view, 2, 2);
+  g_assert_cmpuint (e.n_edits, ==, 5);
+
+  /* Ctrl-drag draws a new region even with the pan tool, and even from inside the old one. */
+  ef_image_view_set_tool (view, EF_TOOL_PAN);
+  ef_image_view_scene_to_widget (view, -12, 2, &wx, &wy);
+  ef_image_view_input_drag_begin (view, GDK_BUTTON_PRIMARY, GDK_CONTROL_MASK, wx, wy);
+  ef_image_view_input_drag_end (view, 4 * s, 4 * s);
+  g_assert_cmpuint (e.n_edits, ==, 6);
+  assert_box (e.roi, -12, -2, -8, 2, 1e-9);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  spin (50);
+  g_assert_finalize_object (view);
+}
+
+/* Panning by drag keeps the grabbed scene point under the pointer; the wheel, a touchpad and a pinch zoom
+ * about the pointer or the fingers; the measure tool's click picks the point under it. */
+static void
+test_input_navigation (void)
+{
+  GtkWidget *window;
+  EfImageView *view = input_view (&window);
+  Edits e = { 0 };
+  double s0, wx, wy, x, y, cx, cy;
+
+  g_signal_connect (view, "point-picked", G_CALLBACK (point_picked), &e);
+  s0 = ef_image_view_get_scale (view);
+
+  /* Pan: the point at the drag's start follows the pointer, all the way. */
+  ef_image_view_scene_to_widget (view, 7, 3, &wx, &wy);
+  ef_image_view_input_drag_begin (view, GDK_BUTTON_PRIMARY, 0, wx, wy);
+  ef_image_view_input_drag_update (view, 30, -12);
+  ef_image_view_widget_to_scene (view, wx + 30, wy - 12, &x, &y);
+  g_assert_cmpfloat_with_epsilon (x, 7, 1e-9);
+  g_assert_cmpfloat_with_epsilon (y, 3, 1e-9);
+  ef_image_view_input_drag_update (view, -45, 20);
+  ef_image_view_input_drag_end (view, -45, 20);
+  ef_image_view_widget_to_scene (view, wx - 45, wy + 20, &x, &y);
+  g_assert_cmpfloat_with_epsilon (x, 7, 1e-9);
+  g_assert_cmpfloat_with_epsilon (y, 3, 1e-9);
+  g_assert_cmpfloat_with_epsilon (ef_image_view_get_scale (view), s0, 1e-12);
+
+  /* The middle button pans whatever the tool, and draws no region. */
+  ef_image_view_set_tool (view, EF_TOOL_REGION);
+  ef_image_view_scene_to_widget (view, 0, 0, &wx, &wy);
+  ef_image_view_input_drag_begin (view, GDK_BUTTON_MIDDLE, 0, wx, wy);
+  ef_image_view_input_drag_update (view, 25, 25);
+  ef_image_view_input_drag_end (view, 25, 25);
+  ef_image_view_widget_to_scene (view, wx + 25, wy + 25, &x, &y);
+  g_assert_cmpfloat_with_epsilon (x, 0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (y, 0, 1e-9);
+  g_assert_false (ef_image_view_get_roi (view, NULL));
+
+  /* Wheel: one notch towards the user zooms in by 1.2 about the pointer. */
+  ef_image_view_scene_to_widget (view, -12, 4, &wx, &wy);
+  ef_image_view_input_motion (view, wx, wy);
+  g_assert_true (ef_image_view_input_scroll (view, GDK_SCROLL_UNIT_WHEEL, -1));
+  g_assert_cmpfloat_with_epsilon (ef_image_view_get_scale (view), 1.2 * s0, 1e-9 * s0);
+  ef_image_view_widget_to_scene (view, wx, wy, &x, &y);
+  g_assert_cmpfloat_with_epsilon (x, -12, 1e-9);
+  g_assert_cmpfloat_with_epsilon (y, 4, 1e-9);
+  /* A touchpad's 40 pixels are two notches out. */
+  g_assert_true (ef_image_view_input_scroll (view, GDK_SCROLL_UNIT_SURFACE, 40));
+  g_assert_cmpfloat_with_epsilon (ef_image_view_get_scale (view), 1.2 * s0 / 1.44, 1e-9 * s0);
+  ef_image_view_widget_to_scene (view, wx, wy, &x, &y);
+  g_assert_cmpfloat_with_epsilon (x, -12, 1e-9);
+  g_assert_cmpfloat_with_epsilon (y, 4, 1e-9);
+  /* With the pointer gone, about the middle. */
+  ef_image_view_input_leave (view);
+  cx = 0.5 * gtk_widget_get_width (GTK_WIDGET (view));
+  cy = 0.5 * gtk_widget_get_height (GTK_WIDGET (view));
+  ef_image_view_widget_to_scene (view, cx, cy, &x, &y);
+  ef_image_view_input_scroll (view, GDK_SCROLL_UNIT_WHEEL, 1);
+  {
+    double x2, y2;
+    ef_image_view_widget_to_scene (view, cx, cy, &x2, &y2);
+    g_assert_cmpfloat_with_epsilon (x2, x, 1e-9);
+    g_assert_cmpfloat_with_epsilon (y2, y, 1e-9);
+  }
+
+  /* Pinch: the scale follows the fingers' spread from where the pinch began, about their centre. */
+  s0 = ef_image_view_get_scale (view);
+  ef_image_view_scene_to_widget (view, 5, -5, &wx, &wy);
+  ef_image_view_input_pinch_begin (view);
+  ef_image_view_input_pinch (view, 2.0, wx, wy);
+  g_assert_cmpfloat_with_epsilon (ef_image_view_get_scale (view), 2 * s0, 1e-9 * s0);
+  ef_image_view_input_pinch (view, 1.5, wx, wy);
+  g_assert_cmpfloat_with_epsilon (ef_image_view_get_scale (view), 1.5 * s0, 1e-9 * s0);
+  ef_image_view_widget_to_scene (view, wx, wy, &x, &y);
+  g_assert_cmpfloat_with_epsilon (x, 5, 1e-9);
+  g_assert_cmpfloat_with_epsilon (y, -5, 1e-9);
+
+  /* Keys: an arrow moves the view 48 pixels, minus zooms out about the middle. */
+  s0 = ef_image_view_get_scale (view);
+  ef_image_view_widget_to_scene (view, cx, cy, &x, &y);
+  g_assert_true (ef_image_view_input_key (view, GDK_KEY_Right, 0));
+  {
+    double x2, y2;
+    ef_image_view_widget_to_scene (view, cx, cy, &x2, &y2);
+    g_assert_cmpfloat_with_epsilon (x2 - x, 48 / s0, 1e-9);
+    g_assert_cmpfloat_with_epsilon (y2, y, 1e-9);
+  }
+  g_assert_true (ef_image_view_input_key (view, GDK_KEY_minus, 0));
+  g_assert_cmpfloat_with_epsilon (ef_image_view_get_scale (view), 0.8 * s0, 1e-9 * s0);
+
+  /* Measure tool: a click picks the point under it; a drag that moves pans instead. */
+  ef_image_view_set_tool (view, EF_TOOL_MEASURE);
+  ef_image_view_scene_to_widget (view, 3, -2, &wx, &wy);
+  ef_image_view_input_drag_begin (view, GDK_BUTTON_PRIMARY, 0, wx, wy);
+  ef_image_view_input_drag_end (view, 1, 0);
+  g_assert_cmpuint (e.n_picks, ==, 1);
+  g_assert_cmpfloat (fabs (e.pick[0] - 3), <, 2 / ef_image_view_get_scale (view));
+  g_assert_cmpfloat (fabs (e.pick[1] + 2), <, 2 / ef_image_view_get_scale (view));
+  ef_image_view_input_drag_begin (view, GDK_BUTTON_PRIMARY, 0, wx, wy);
+  ef_image_view_input_drag_update (view, 40, 0);
+  ef_image_view_input_drag_end (view, 40, 0);
+  g_assert_cmpuint (e.n_picks, ==, 1);
+  ef_image_view_widget_to_scene (view, wx + 40, wy, &x, &y);
+  g_assert_cmpfloat_with_epsilon (x, 3, 1e-9);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  spin (50);
+  g_assert_finalize_object (view);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -352,5 +792,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/gui/image-view/realize-unrealize-tiled", test_realize_unrealize);
   g_test_add_func ("/gui/image-view/upload-budget", test_uploads_budget);
   g_test_add_func ("/gui/image-view/display-path", test_display_path);
+  g_test_add_func ("/gui/image-view/soft-drawing", test_soft_drawing);
+  g_test_add_func ("/gui/image-view/input/roi", test_input_roi);
+  g_test_add_func ("/gui/image-view/input/navigation", test_input_navigation);
   return g_test_run ();
 }

@@ -11,7 +11,7 @@
 #include "ef-gui-test-util.h"
 #include "ef-demo.h"
 #include "ef-image-io.h"
-#include "ef-main-window.h"
+#include "ef-main-window-private.h"
 #include "ef-preferences-window.h"
 
 static EfApplication *app;
@@ -415,6 +415,219 @@ test_open_file (void)
   close_window (window);
 }
 
+/* A file dropped on the window opens as if chosen in the file chooser; what is not a local file does not. */
+static void
+test_drop_file (void)
+{
+  const char *path = g_getenv ("EF_DEMO_CPHD");
+  EfMainWindow *window;
+  gboolean loaded = FALSE;
+  g_autoptr (GFile) remote = g_file_new_for_uri ("http://example.invalid/scene.cphd");
+  g_autoptr (GFile) local = NULL;
+  GSList *files;
+
+  if (path == NULL || !g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("the build made no demo file");
+      return;
+    }
+  window = new_window ();
+  g_signal_connect (window, "dataset-loaded", G_CALLBACK (dataset_loaded), &loaded);
+  g_assert_false (ef_main_window_drop_files (window, NULL));
+  files = g_slist_prepend (NULL, remote);
+  g_assert_false (ef_main_window_drop_files (window, files));
+  g_slist_free (files);
+  spin (0.2);
+  g_assert_false (loaded);
+  g_assert_null (ef_main_window_get_dataset (window));
+
+  /* Only the first of several files opens, in this window. */
+  local = g_file_new_for_path (path);
+  files = g_slist_append (g_slist_append (NULL, local), remote);
+  g_assert_true (ef_main_window_drop_files (window, files));
+  g_slist_free (files);
+  spin_until (flag_set, &loaded, 60);
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "demo.cphd");
+  g_assert_cmpuint (ef_main_window_get_dataset (window)->info.n_pulses, ==, demo->info.n_pulses);
+  spin_until (window_idle, window, 120);
+  close_window (window);
+}
+
+typedef struct {
+  guint    n_progress;
+  gboolean finished;
+} RunnerSeen;
+
+static void
+runner_progress (EfJobRunner *runner, const EfRect *dirty, guint n_dirty, RunnerSeen *seen)
+{
+  seen->n_progress++;
+}
+
+static void
+runner_finished (EfJobRunner *runner, int state, RunnerSeen *seen)
+{
+  seen->finished = TRUE;
+}
+
+/* Display values from a job's helper thread are exactly what converting its image gives, in the mode
+ * asked for, and another mode asked for after the end is made and announced too. */
+static void
+check_values (EfJobRunner *runner, EfViewMode mode, const EfGrid *grid)
+{
+  gsize n = ef_grid_n_pixels (grid);
+  g_autofree EfCf32 *pixels = g_new (EfCf32, n);
+  g_autofree float *want = g_new (float, n);
+  g_autofree float *got = g_new (float, n);
+  EfRect all = { 0, 0, grid->width, grid->height }, part = { 7, 5, 33, 21 };
+
+  g_assert_true (ef_job_runner_read (runner, &all, pixels, NULL));
+  ef_display_values_convert (mode, pixels, want, n);
+  g_assert_true (ef_job_runner_read_values (runner, mode, &all, got));
+  g_assert_cmpmem (got, n * sizeof (float), want, n * sizeof (float));
+  /* A rectangle inside. */
+  g_assert_true (ef_job_runner_read_values (runner, mode, &part, got));
+  for (guint r = 0; r < part.height; r++)
+    g_assert_cmpmem (got + (gsize) r * part.width, part.width * sizeof (float),
+                     want + (gsize) (part.y + r) * grid->width + part.x, part.width * sizeof (float));
+}
+
+static void
+test_runner_values (void)
+{
+  g_autoptr (EfJobRunner) runner = NULL;
+  g_autoptr (GError) error = NULL;
+  RunnerSeen seen = { 0 };
+  EfJobParams params;
+  EfGrid grid;
+  float v;
+  guint before;
+
+  g_assert_true (ef_grid_init_roi (&grid, -6.4, -3.2, 6.4, 3.2, 0.05, NULL));
+  ef_job_params_init (&params, &grid);
+  params.backend.block_size = 64;
+  params.order = EF_ORDER_INTERLEAVED;
+  runner = ef_job_runner_new (demo, &params, &error);
+  g_assert_no_error (error);
+  ef_job_runner_enable_values (runner, EF_VIEW_MAGNITUDE);
+  g_signal_connect (runner, "progress", G_CALLBACK (runner_progress), &seen);
+  g_signal_connect (runner, "finished", G_CALLBACK (runner_finished), &seen);
+  /* Nothing before the first block. */
+  g_assert_false (ef_job_runner_read_values (runner, EF_VIEW_MAGNITUDE, &(EfRect) { 0, 0, 1, 1 }, &v));
+  ef_job_runner_start (runner);
+  spin_until (flag_set, &seen.finished, 60);
+  g_assert_cmpint (ef_job_runner_get_progress (runner)->state, ==, EF_JOB_DONE);
+  g_assert_cmpuint (seen.n_progress, >, 0);
+  check_values (runner, EF_VIEW_MAGNITUDE, &grid);
+  g_assert_false (ef_job_runner_read_values (runner, EF_VIEW_PHASE, &(EfRect) { 0, 0, 1, 1 }, &v));
+  /* Outside the grid: nothing. */
+  g_assert_false (ef_job_runner_read_values (runner, EF_VIEW_MAGNITUDE, &(EfRect) { grid.width - 1, 0, 2, 1 },
+                                             &v));
+
+  before = seen.n_progress;
+  ef_job_runner_set_values_mode (runner, EF_VIEW_PHASE);
+  {
+    gint64 end = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+    while (seen.n_progress == before)
+      {
+        g_assert_cmpint (g_get_monotonic_time (), <, end);
+        if (!g_main_context_iteration (NULL, FALSE))
+          g_usleep (500);
+      }
+  }
+  check_values (runner, EF_VIEW_PHASE, &grid);
+  g_assert_false (ef_job_runner_read_values (runner, EF_VIEW_MAGNITUDE, &(EfRect) { 0, 0, 1, 1 }, &v));
+  g_clear_object (&runner);
+  spin_until (no_pending_frees, NULL, 30);
+}
+
+typedef struct {
+  guint    n;
+  gboolean ok;
+  double   ser_db;
+  guint    n_pixels;
+} VerifySeen;
+
+static void
+verify_finished (EfMainWindow *window, gboolean ok, double ser_db, guint n_pixels, VerifySeen *seen)
+{
+  seen->n++;
+  seen->ok = ok;
+  seen->ser_db = ser_db;
+  seen->n_pixels = n_pixels;
+}
+
+static gboolean
+verify_seen (gpointer data)
+{
+  return ((VerifySeen *) data)->n > 0;
+}
+
+static gboolean
+action_enabled (EfMainWindow *window, const char *name)
+{
+  return g_action_group_get_action_enabled (G_ACTION_GROUP (window), name);
+}
+
+/* The overview on the processor asks for FFBP; a region formed by FFBP, checked against exact
+ * backprojection at a sample of pixels, is tens of dB from it, one formed by BP more than 90 dB; the
+ * check can be stopped, and a new region forgets the last one's. */
+static void
+test_verify_region (void)
+{
+  EfMainWindow *window = new_window ();
+  VerifySeen seen = { 0 };
+  double target[3], roi[4];
+  const EfJobParams *ov;
+
+  ef_demo_get_point_target (1, target);
+  roi[0] = target[0] - 12;
+  roi[1] = target[1] - 12;
+  roi[2] = target[0] + 12;
+  roi[3] = target[1] + 12;
+  g_signal_connect (window, "verify-finished", G_CALLBACK (verify_finished), &seen);
+  ef_main_window_set_dataset (window, demo);
+  ov = ef_job_runner_get_params (ef_main_window_get_overview_runner (window));
+  g_assert_cmpint (ov->backend.algo, ==, EF_ALGO_FFBP);
+  g_assert_cmpuint (ov->backend.block_size, >=, 256);
+  g_assert_false (action_enabled (window, "verify-region"));
+
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "algorithm", g_variant_new_string ("ffbp"));
+  ef_main_window_set_roi (window, roi);
+  spin_until (window_idle, window, 120);
+  g_assert_cmpint (ef_job_runner_get_params (ef_main_window_get_roi_runner (window))->backend.algo, ==,
+                   EF_ALGO_FFBP);
+  g_assert_true (action_enabled (window, "verify-region"));
+
+  /* Started and stopped before the loop runs again: it says nothing. */
+  g_action_group_activate_action (G_ACTION_GROUP (window), "verify-region", NULL);
+  g_assert_true (ef_main_window_verify_running (window));
+  g_action_group_activate_action (G_ACTION_GROUP (window), "verify-region", NULL);
+  g_assert_false (ef_main_window_verify_running (window));
+  spin (0.5);
+  g_assert_cmpuint (seen.n, ==, 0);
+
+  g_action_group_activate_action (G_ACTION_GROUP (window), "verify-region", NULL);
+  spin_until (verify_seen, &seen, 60);
+  g_test_message ("FFBP region: %.1f dB at %u pixels", seen.ser_db, seen.n_pixels);
+  g_assert_true (seen.ok);
+  g_assert_cmpuint (seen.n_pixels, ==, 256);
+  g_assert_cmpfloat (seen.ser_db, >, 30);
+  g_assert_false (ef_main_window_verify_running (window));
+
+  /* Exact backprojection, fp32. */
+  seen.n = 0;
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "algorithm", g_variant_new_string ("bp"));
+  g_assert_false (action_enabled (window, "verify-region"));
+  spin_until (window_idle, window, 120);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "verify-region", NULL);
+  spin_until (verify_seen, &seen, 60);
+  g_test_message ("BP region: %.1f dB at %u pixels", seen.ser_db, seen.n_pixels);
+  g_assert_true (seen.ok);
+  g_assert_cmpfloat (seen.ser_db, >, 90);
+  close_window (window);
+}
+
 /* The dialogs open from their actions and close again without a warning. */
 static void
 test_dialogs (void)
@@ -484,6 +697,9 @@ main (int argc, char *argv[])
   g_test_add_func ("/gui/window/export-image", test_export_image);
   g_test_add_func ("/gui/window/dialogs", test_dialogs);
   g_test_add_func ("/gui/window/open-file", test_open_file);
+  g_test_add_func ("/gui/window/drop-file", test_drop_file);
+  g_test_add_func ("/gui/runner/display-values", test_runner_values);
+  g_test_add_func ("/gui/window/verify-region", test_verify_region);
   status = g_test_run ();
 
   ef_dataset_unref (demo);
