@@ -290,9 +290,6 @@ ef_backend_new (EfBackendKind kind, const EfDatasetInfo *info, const EfBackendPa
 #if HAVE_CUDA
       if (params->precision == EF_PRECISION_FP64)
         why = g_strdup ("fp64 runs on the CPU only");
-      else if (params->algo != EF_ALGO_BP && params->algo != EF_ALGO_FFBP && params->algo != EF_ALGO_FBP
-               && kind == EF_BACKEND_AUTO)
-        why = g_strdup_printf ("%s runs on the CPU only", ef_algo_to_string (params->algo));
       else if (ef_cuda_available (&why))
         {
           self = ef_backend_cuda_new (info, params, &local);

@@ -8,6 +8,7 @@
 
 #include "ef-cuda-private.h"
 #include "ef-cuda-ffbp.h"
+#include "ef-cuda-pfa.h"
 #include "ef-cuda-image-private.h"
 #include "ef-cuda-tune-private.h"
 
@@ -27,6 +28,10 @@
  * same accumulator instead of through the pair table; a sub-block that the plan gives to exact
  * backprojection takes the path above. The former is made at the first sub-block, where the processed
  * band is known even when the dataset's header leaves it out.
+ *
+ * With algo PFA the profiles in d_prof are gridded into the device PFA former's k-space grid
+ * (ef-cuda-pfa.h), and after every block the image formed from all the pulses so far is written over
+ * the accumulator, so that a display and read_image see it as they see a backprojected one.
  */
 
 #define N_PLANS 3
@@ -91,6 +96,8 @@ typedef struct {
   guint64        plan_clock;
 
   EfCudaFfbp    *ffbp;          /* owned: the FFBP or FBP former, or NULL */
+  EfCudaPfa     *pfa;           /* owned: the PFA former, or NULL */
+  gboolean       pfa_told;      /* the depth-of-focus warning was given */
 
   guint          n_blocks;      /* process_block calls so far */
   EfCudaStats    stats;
@@ -481,26 +488,68 @@ launch_bp (EfBackend *self, int slot, guint variant, guint count, gboolean mono,
 
 /* ---- fast backprojection of a sub-block ---- */
 
-/* The FFBP or FBP former, made at the first sub-block with the processed band: the header's, or the
- * first pulse's when the header leaves it out (as the CPU backend does). */
+/* The processed band of the profiles: the header's, or the first pulse's when the header leaves it out
+ * (as the CPU backend does). */
+static double
+processed_band (EfBackend *self, const EfPulse *pulses)
+{
+  double band = self->info.bandwidth;
+
+  if (!(band > 0))
+    band = self->info.domain == EF_DOMAIN_FX ? pulses[0].fx2 - pulses[0].fx1 + pulses[0].scss
+                                             : pulses[0].fx2 - pulses[0].fx1;
+  return band;
+}
+
+/* The FFBP or FBP former, made at the first sub-block with the processed band. */
 static gboolean
 fast_former (EfBackend *self, const EfPulse *pulses, GError **error)
 {
   CudaPriv *priv = self->priv;
   EfFfbpParams fp;
-  double band = self->info.bandwidth;
+  double band = processed_band (self, pulses);
 
   if (priv->ffbp != NULL)
     return TRUE;
-  if (!(band > 0))
-    band = self->info.domain == EF_DOMAIN_FX ? pulses[0].fx2 - pulses[0].fx1 + pulses[0].scss
-                                             : pulses[0].fx2 - pulses[0].fx1;
   if (self->params.algo == EF_ALGO_FBP)
     ef_fbp_params_init (&fp);
   else
     ef_ffbp_params_init (&fp);
   priv->ffbp = ef_cuda_ffbp_new (&self->params.grid, band, &fp, priv->precision, error);
   return priv->ffbp != NULL;
+}
+
+/* The PFA former, made at the first sub-block. */
+static gboolean
+pfa_former (EfBackend *self, const EfPulse *pulses, GError **error)
+{
+  CudaPriv *priv = self->priv;
+  EfPfaParams pp;
+
+  if (priv->pfa != NULL)
+    return TRUE;
+  ef_pfa_params_init (&pp);
+  priv->pfa = ef_cuda_pfa_new (&self->params.grid, processed_band (self, pulses), &pp, error);
+  return priv->pfa != NULL;
+}
+
+/* Writes the PFA image of every pulse gridded so far over the accumulator. The first time, it also
+ * waits for the report and tells once when the region reaches past the depth of focus. */
+static gboolean
+pfa_form (EfBackend *self, GError **error)
+{
+  CudaPriv *priv = self->priv;
+  EfPfaReport rep;
+
+  if (!ef_cuda_pfa_form (priv->pfa, priv->s_comp, priv->d_image, priv->n_blocks == 0 ? &rep : NULL, error))
+    return FALSE;
+  /* Once per image: the defocus is the algorithm's, not a failure. */
+  if (priv->n_blocks == 0 && rep.outside_dof && !priv->pfa_told)
+    {
+      g_message ("%s", rep.note);
+      priv->pfa_told = TRUE;
+    }
+  return TRUE;
 }
 
 /* ---- one sub-block ---- */
@@ -517,6 +566,7 @@ run_sub_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *samples, gu
   gboolean mono = TRUE;
   cudaStream_t cs = priv->opts.synchronous ? priv->s_comp : priv->s_copy;
   const gboolean fast = self->params.algo == EF_ALGO_FFBP || self->params.algo == EF_ALGO_FBP;
+  const gboolean pfa = self->params.algo == EF_ALGO_PFA;
   EfProfiles view = { 0 };
   gboolean use_bp = FALSE;
   guint variant = 0;
@@ -545,7 +595,9 @@ run_sub_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *samples, gu
           || !ef_cuda_ffbp_prepare (priv->ffbp, &view, &use_bp, NULL, error))
         return FALSE;
     }
-  if ((!fast || use_bp) && !bp_setup (self, meta, count, max_inv_dr, &variant, error))
+  if (pfa && !pfa_former (self, pulses, error))
+    return FALSE;
+  if (!pfa && (!fast || use_bp) && !bp_setup (self, meta, count, max_inv_dr, &variant, error))
     return FALSE;
 
   memcpy (priv->h_samples[slot], samples, (gsize) count * priv->n_in * sizeof (EfCf32));
@@ -602,10 +654,15 @@ run_sub_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *samples, gu
         return FALSE;
       break;
     }
-  if (!pack_table (self, slot, variant ? ef_cuda_shapes[variant - 1].chunk : 32, count, error))
+  if (!pfa && !pack_table (self, slot, variant ? ef_cuda_shapes[variant - 1].chunk : 32, count, error))
     return FALSE;
   EF_CUDA_CHECK (cudaEventRecord (tm->rc1, priv->s_comp), error);
-  if (fast && !use_bp)
+  if (pfa)
+    {
+      if (!ef_cuda_pfa_add (priv->pfa, priv->s_comp, meta, priv->d_prof, priv->n, count, error))
+        return FALSE;
+    }
+  else if (fast && !use_bp)
     {
       EfCudaFfbpInput in = { 0 };
 
@@ -667,6 +724,8 @@ cuda_process_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *sample
       if (!alloc_with_retry (priv, error))
         return FALSE;
     }
+  if (priv->pfa != NULL && count > 0 && !pfa_form (self, error))
+    return FALSE;
   priv->n_blocks++;
   /* A display reads the image as of the newest mark the device has passed. */
   return ef_cuda_image_mark (priv->image, priv->s_comp, error);
@@ -711,6 +770,11 @@ cuda_clear (EfBackend *self, GError **error)
                                   priv->s_comp),
                  error);
   priv->n_blocks = 0;
+  if (priv->pfa != NULL)
+    {
+      ef_cuda_pfa_clear (priv->pfa);
+      priv->pfa_told = FALSE;
+    }
   /* A display may be showing blocks: the cleared image is news. Before any block (at creation) it is
    * not, and a display shows nothing until the first block is done. */
   return had_blocks ? ef_cuda_image_mark (priv->image, priv->s_comp, error) : TRUE;
@@ -740,6 +804,7 @@ cuda_free (EfBackend *self)
     }
   free_block_buffers (priv);
   g_clear_pointer (&priv->ffbp, ef_cuda_ffbp_free);
+  g_clear_pointer (&priv->pfa, ef_cuda_pfa_free);
   FREE_DEV (priv->d_coef);
   FREE_DEV (priv->d_chirp);
   /* A display may still hold the image; the last reference frees it. */
@@ -890,10 +955,11 @@ ef_backend_cuda_new_full (const EfDatasetInfo *info, const EfBackendParams *para
                    "The CUDA backend computes in fp32 or fp16, not %s", ef_precision_to_string (params->precision));
       return NULL;
     }
-  if (params->algo != EF_ALGO_BP && params->algo != EF_ALGO_FFBP && params->algo != EF_ALGO_FBP)
+  if (params->algo != EF_ALGO_BP && params->algo != EF_ALGO_FFBP && params->algo != EF_ALGO_FBP
+      && params->algo != EF_ALGO_PFA)
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
-                   "The CUDA backend has no %s; use bp, ffbp or fbp", ef_algo_to_string (params->algo));
+                   "The CUDA backend has no %s; use bp, ffbp, fbp or pfa", ef_algo_to_string (params->algo));
       return NULL;
     }
   if (params->grid.width == 0 || params->grid.height == 0 || !(params->grid.spacing > 0))

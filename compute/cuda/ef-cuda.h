@@ -44,7 +44,9 @@ typedef struct {
 
 #define EF_CUDA_OPTIONS_DEFAULT ((EfCudaOptions) { FALSE, 0, 0 })
 
-/* Creates the CUDA backend for params->precision FP32 or FP16. On device out-of-memory it retries with
+/* Creates the CUDA backend for params->precision FP32 or FP16 and params->algo BP, FFBP, FBP (the
+ * FFBP former's polar grids in half precision for FP16) or PFA (always fp32 on the device; the image is
+ * formed after every block). On device out-of-memory it retries with
  * smaller pulse blocks before failing with EF_COMPUTE_ERROR_NO_MEMORY. Blocks while it allocates.
  * With params->n_devices > 1 (or EF_BACKEND_ALL_DEVICES and more than one device) it drives several
  * devices: every block is split into one contiguous share per device, each device accumulates its

@@ -10,6 +10,7 @@
 
 #include "cuda/ef-cuda.h"
 #include "cuda/ef-cuda-pfa.h"
+#include "ef-backend.h"
 #include "ef-error.h"
 #include "ef-metrics.h"
 #include "ef-pfa.h"
@@ -220,6 +221,95 @@ test_random_scene (void)
   g_assert_cmpfloat (ser_cpu, >=, 60.0);
   g_assert_cmpfloat (ser_bp, >=, 30.0);
   g_assert_cmpfloat (ser_glob, >=, 60.0);
+}
+
+/* Through the backends, as the job and the CLI run it: the CUDA backend (range compression with cuFFT,
+ * then the device former; the image formed after every block) against the CPU backend's PFA on the same
+ * dataset and blocks, and against float64 backprojection. The device image is read back over a poisoned
+ * buffer after each of several blocks, so the progressive image is checked too. */
+static void
+test_backend (void)
+{
+  EfSimParams sp;
+  g_autoptr (EfDataset) ds = NULL;
+  g_autofree EfSimTarget *tg = ef_test_random_targets (200, -12, -10, 8, 11);
+  EfRangeParams rp = EF_RANGE_PARAMS_DEFAULT;
+  g_autoptr (EfProfiles) p64 = NULL;
+  EfBackendParams bp = { 0 };
+  g_autoptr (EfBackend) gpu = NULL;
+  g_autoptr (EfBackend) cpu = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *note = NULL;
+  g_autofree EfCf64 *ref = NULL;
+  g_autofree EfCf32 *img_gpu = NULL;
+  g_autofree EfCf32 *img_cpu = NULL;
+  g_autofree EfCf32 *s = NULL;
+  const guint block = 96;
+  EfRect all;
+  double ser_cpu = 0, ser_bp;
+  gsize n;
+  guint np;
+
+  ef_sim_params_init_airborne (&sp);
+  sp.targets = tg;
+  sp.n_targets = 200;
+  sp.seed = g_test_rand_int ();
+  ds = ef_sim_run (&sp, NULL);
+  np = (guint) ds->info.n_pulses;
+  g_assert_true (ef_grid_init_roi (&bp.grid, -11.7, -9.2, 7.1, 10.3, 0.149, NULL));
+  n = ef_grid_n_pixels (&bp.grid);
+  all = (EfRect) { 0, 0, bp.grid.width, bp.grid.height };
+  p64 = ef_test_compress (ds, &rp, TRUE);
+  ref = g_new0 (EfCf64, n);
+  ef_bp_reference (&bp.grid, p64, ref);
+  bp.range = rp;
+  bp.precision = EF_PRECISION_FP32;
+  bp.algo = EF_ALGO_PFA;
+  bp.block_size = block;
+  bp.device = -1;
+  gpu = ef_backend_new (EF_BACKEND_CUDA, &ds->info, &bp, &note, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (ef_backend_name (gpu), ==, "cuda");
+  cpu = ef_backend_new (EF_BACKEND_CPU, &ds->info, &bp, NULL, &error);
+  g_assert_no_error (error);
+  s = g_new (EfCf32, (gsize) block * ds->info.n_samples);
+  img_gpu = g_new (EfCf32, n);
+  img_cpu = g_new (EfCf32, n);
+  for (guint p0 = 0; p0 < np; p0 += block)
+    {
+      guint m = MIN (block, np - p0);
+
+      g_assert_true (ef_dataset_read_block (ds, p0, m, s, NULL));
+      g_assert_true (ef_backend_process_block (gpu, ds->pulses + p0, s, m, &error));
+      g_assert_no_error (error);
+      g_assert_true (ef_backend_process_block (cpu, ds->pulses + p0, s, m, &error));
+      g_assert_no_error (error);
+      ef_cuda_test_poison (img_gpu, n);
+      g_assert_true (ef_backend_read_image (gpu, &all, img_gpu, &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (ef_cuda_test_count_nonfinite (img_gpu, n), ==, 0);
+      g_assert_true (ef_backend_read_image (cpu, &all, img_cpu, &error));
+      g_assert_no_error (error);
+      ser_cpu = ef_ser_db_f32 (img_gpu, img_cpu, n);
+      g_assert_cmpfloat (ser_cpu, >=, 60.0);
+    }
+  ser_bp = ef_cuda_test_ser_db (img_gpu, ref, n);
+  g_test_message ("backend pfa: %ux%u px, %u pulses in blocks of %u: CUDA against CPU backend %.1f dB, against "
+                  "float64 BP %.1f dB", bp.grid.width, bp.grid.height, np, block, ser_cpu, ser_bp);
+  g_assert_cmpfloat (ser_bp, >=, 30.0);
+
+  /* Cleared, the device former starts again: one block gives that block's image. */
+  g_assert_true (gpu->ops->clear (gpu, &error));
+  g_assert_no_error (error);
+  g_assert_true (cpu->ops->clear (cpu, &error));
+  g_assert_no_error (error);
+  g_assert_true (ef_dataset_read_block (ds, 0, block, s, NULL));
+  g_assert_true (ef_backend_process_block (gpu, ds->pulses, s, block, &error));
+  g_assert_true (ef_backend_process_block (cpu, ds->pulses, s, block, &error));
+  g_assert_true (ef_backend_read_image (gpu, &all, img_gpu, &error));
+  g_assert_true (ef_backend_read_image (cpu, &all, img_cpu, &error));
+  g_assert_no_error (error);
+  g_assert_cmpfloat (ef_ser_db_f32 (img_gpu, img_cpu, n), >=, 60.0);
 }
 
 /* Bistatic white profiles of an odd length (1000 bins), with reference ranges a little off the origin:
@@ -625,5 +715,6 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/cuda/pfa/progressive", test_progressive);
   g_test_add_func ("/compute/cuda/pfa/oom", test_oom);
   g_test_add_func ("/compute/cuda/pfa/bad-args", test_bad_args);
+  g_test_add_func ("/compute/cuda/pfa/backend", test_backend);
   return g_test_run ();
 }
