@@ -90,3 +90,32 @@ ef_test_ser_db64 (const EfCf64 *t, const EfCf64 *r, gsize n)
     }
   return den > 0 ? 10 * log10 (num / den) : INFINITY;
 }
+
+gpointer
+ef_test_form_pfa (const EfProfiles *all, const EfGrid *grid, double bandwidth, const EfPfaParams *pp, guint block,
+                  EfPfaReport *rep)
+{
+  g_autoptr (GError) error = NULL;
+  const gboolean f64 = all->data64 != NULL;
+  g_autoptr (EfPfa) pfa = ef_pfa_new (grid, bandwidth, f64, pp, &error);
+  const gsize n = ef_grid_n_pixels (grid);
+  gpointer img = f64 ? (gpointer) g_new (EfCf64, n) : (gpointer) g_new (EfCf32, n);
+
+  g_assert_no_error (error);
+  for (guint p0 = 0; p0 < all->n_pulses; p0 += block)
+    {
+      EfProfiles view = *all;
+
+      view.n_pulses = MIN (block, all->n_pulses - p0);
+      view.meta = all->meta + p0;
+      if (f64)
+        view.data64 = all->data64 + (gsize) p0 * all->n_bins;
+      else
+        view.data32 = all->data32 + (gsize) p0 * all->n_bins;
+      g_assert_true (ef_pfa_add (pfa, &view, &error));
+      g_assert_no_error (error);
+    }
+  g_assert_true (ef_pfa_form (pfa, f64 ? img : NULL, f64 ? NULL : img, rep, &error));
+  g_assert_no_error (error);
+  return img;
+}

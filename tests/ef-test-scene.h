@@ -5,6 +5,7 @@
 #include "ef-bp.h"
 #include "ef-dataset.h"
 #include "ef-grid.h"
+#include "ef-pfa.h"
 #include "ef-rangecomp.h"
 #include "ef-sim.h"
 
@@ -12,6 +13,10 @@
 EfProfiles *ef_test_compress (EfDataset *ds, const EfRangeParams *rp, gboolean fp64);
 /* Forms the fp64 reference image of the whole grid. Owned, width * height. */
 EfCf64 *ef_test_form_fp64 (EfDataset *ds, const EfGrid *grid, const EfRangeParams *rp);
+/* The CPU PFA of a whole profile set, added in blocks of `block` pulses and formed once at the end, in the
+ * profiles' precision: a new EfCf64 array for fp64 profiles, EfCf32 for fp32. rep may be NULL. */
+gpointer ef_test_form_pfa (const EfProfiles *all, const EfGrid *grid, double bandwidth, const EfPfaParams *pp,
+                           guint block, EfPfaReport *rep);
 /* Forms the fp32 image through the fast path. Owned. */
 EfCf32 *ef_test_form_fp32 (EfDataset *ds, const EfGrid *grid, const EfRangeParams *rp);
 /* n random point targets in [x0,x1]x[y0,y1] with random complex amplitudes. Owned. */

@@ -13,31 +13,6 @@
 
 #define DEG (G_PI / 180.0)
 
-/* PFA of a whole collection in blocks of `block` pulses, formed once at the end. */
-static EfCf64 *
-form_pfa64 (const EfProfiles *all, const EfGrid *grid, double bandwidth, const EfPfaParams *pp, guint block,
-            EfPfaReport *rep)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (EfPfa) pfa = ef_pfa_new (grid, bandwidth, TRUE, pp, &error);
-  EfCf64 *img = g_new (EfCf64, ef_grid_n_pixels (grid));
-
-  g_assert_no_error (error);
-  for (guint p0 = 0; p0 < all->n_pulses; p0 += block)
-    {
-      EfProfiles view = *all;
-
-      view.n_pulses = MIN (block, all->n_pulses - p0);
-      view.meta = all->meta + p0;
-      view.data64 = all->data64 + (gsize) p0 * all->n_bins;
-      g_assert_true (ef_pfa_add (pfa, &view, &error));
-      g_assert_no_error (error);
-    }
-  g_assert_true (ef_pfa_form (pfa, img, NULL, rep, &error));
-  g_assert_no_error (error);
-  return img;
-}
-
 static EfImage *
 image_from64 (const EfGrid *grid, const EfCf64 *acc)
 {
@@ -79,7 +54,7 @@ measure_target (const EfProfiles *prof, double bandwidth, const EfSimTarget *t, 
   ef_bp_reference (&grid, prof, ref);
   ef_pfa_params_init (&pp);
   pp.correct_distortion = correct;
-  img = form_pfa64 (prof, &grid, bandwidth, &pp, 128, &mp->rep);
+  img = ef_test_form_pfa (prof, &grid, bandwidth, &pp, 128, &mp->rep);
   ib = image_from64 (&grid, ref);
   ip = image_from64 (&grid, img);
   ef_grid_position_to_pixel (&grid, t->pos, &col, &row);
@@ -280,7 +255,7 @@ test_random_scene (void)
   ref = g_new0 (EfCf64, n);
   ef_bp_reference (&grid, p64, ref);
   ef_pfa_params_init (&pp);
-  img = form_pfa64 (p64, &grid, sp.bandwidth, &pp, 64, &rep);
+  img = ef_test_form_pfa (p64, &grid, sp.bandwidth, &pp, 64, &rep);
   ser = ef_test_ser_db64 (img, ref, n);
   pfa32 = ef_pfa_new (&grid, sp.bandwidth, FALSE, &pp, NULL);
   g_assert_true (ef_pfa_add (pfa32, p32, NULL));
@@ -322,7 +297,7 @@ test_progressive (void)
   n = ef_grid_n_pixels (&grid);
   p64 = ef_test_compress (ds, &rp, TRUE);
   ef_pfa_params_init (&pp);
-  whole = form_pfa64 (p64, &grid, sp.bandwidth, &pp, 256, NULL);
+  whole = ef_test_form_pfa (p64, &grid, sp.bandwidth, &pp, 256, NULL);
   pfa = ef_pfa_new (&grid, sp.bandwidth, TRUE, &pp, NULL);
   img = g_new (EfCf64, n);
   /* Nothing gridded yet: a black image. */

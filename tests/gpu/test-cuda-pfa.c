@@ -120,31 +120,6 @@ form_gpu (const EfProfiles *p32, const EfGrid *grid, double bandwidth, const EfP
   return img;
 }
 
-/* The CPU former on the same fp32 profiles, in blocks of `block`. */
-static EfCf32 *
-form_cpu32 (const EfProfiles *p32, const EfGrid *grid, double bandwidth, const EfPfaParams *pp, guint block,
-            EfPfaReport *rep)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (EfPfa) pfa = ef_pfa_new (grid, bandwidth, FALSE, pp, &error);
-  EfCf32 *img = g_new (EfCf32, ef_grid_n_pixels (grid));
-
-  g_assert_no_error (error);
-  for (guint p0 = 0; p0 < p32->n_pulses; p0 += block)
-    {
-      EfProfiles view = *p32;
-
-      view.n_pulses = MIN (block, p32->n_pulses - p0);
-      view.meta = p32->meta + p0;
-      view.data32 = p32->data32 + (gsize) p0 * p32->n_bins;
-      g_assert_true (ef_pfa_add (pfa, &view, &error));
-      g_assert_no_error (error);
-    }
-  g_assert_true (ef_pfa_form (pfa, NULL, img, rep, &error));
-  g_assert_no_error (error);
-  return img;
-}
-
 /* The GPU's report is the CPU's: the same host code, and the largest shift measured per pixel in double. */
 static void
 check_report (const EfPfaReport *gpu, const EfPfaReport *cpu)
@@ -203,7 +178,7 @@ test_random_scene (void)
   ref = g_new0 (EfCf64, n);
   ef_bp_reference (&grid, p64, ref);
   ef_pfa_params_init (&pp);
-  cpu = form_cpu32 (p32, &grid, sp.bandwidth, &pp, 64, &rep_cpu);
+  cpu = ef_test_form_pfa (p32, &grid, sp.bandwidth, &pp, 64, &rep_cpu);
   gpu = form_gpu (p32, &grid, sp.bandwidth, &pp, &run, &rep_gpu);
   glob = form_gpu (p32, &grid, sp.bandwidth, &pp, &run_glob, &rep_glob);
   ser_cpu = ef_ser_db_f32 (gpu, cpu, n);
@@ -336,7 +311,7 @@ test_bistatic_white (void)
   pp.kernel_width = 8;
   pp.oversample = 1.7;
   pp.resample_taps = 10;
-  cpu = form_cpu32 (p32, &grid, bandwidth, &pp, 50, &rep_cpu);
+  cpu = ef_test_form_pfa (p32, &grid, bandwidth, &pp, 50, &rep_cpu);
   gpu = form_gpu (p32, &grid, bandwidth, &pp, &run, &rep_gpu);
   ser = ef_ser_db_f32 (gpu, cpu, ef_grid_n_pixels (&grid));
   g_test_message ("bistatic white profiles, %ux%u px, kernel 8 cells at 1.7x, 10 taps: GPU against CPU fp32 "
@@ -462,7 +437,7 @@ test_depth_of_focus (void)
                                        tg[i].pos[1] + half, spacing, NULL));
       ef_pfa_params_init (&pp);
       px = form_gpu (p32, &grid, sp.bandwidth, &pp, &run, &rep_gpu);
-      cpu = form_cpu32 (p32, &grid, sp.bandwidth, &pp, 256, &rep_cpu);
+      cpu = ef_test_form_pfa (p32, &grid, sp.bandwidth, &pp, 256, &rep_cpu);
       img = image_from32 (&grid, px);
       ef_grid_position_to_pixel (&grid, tg[i].pos, &col, &row);
       g_assert_true (ef_point_analyse (img, col, row, 40, NULL, &pr, &error));
