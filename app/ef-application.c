@@ -6,9 +6,11 @@
 #include <glib/gi18n.h>
 #include <math.h>
 #include <stdlib.h>
+#include <epoxy/gl.h>
 
 #include "ef-application.h"
 #include "ef-colormap.h"
+#include "ef-gl-renderer.h"
 #include "ef-job-runner.h"
 #include "ef-preferences-window.h"
 #include "ef-main-window.h"
@@ -331,12 +333,42 @@ set_accels (GtkApplication *app, const char *action, const char *first, ...)
   gtk_application_set_accels_for_action (app, action, accels);
 }
 
+/* GTK's GL renderer composes the whole window through OpenGL every frame. On a rasteriser that runs on
+ * the processor that costs 40-60 ms a frame for this window (Mesa's llvmpipe on two cores), where GTK's
+ * cairo renderer takes 2-3 ms and the image view then draws on the processor too; and the processor is
+ * what the job needs. So, unless the user chose a renderer (GSK_RENDERER), a software GL gets cairo.
+ * Windows made after this take it. */
+static void
+choose_renderer (void)
+{
+  GdkDisplay *display = gdk_display_get_default ();
+  g_autoptr (GdkGLContext) context = NULL;
+  g_autoptr (GError) error = NULL;
+  const char *name;
+
+  if (display == NULL || g_getenv ("GSK_RENDERER") != NULL)
+    return;
+  context = gdk_display_create_gl_context (display, &error);
+  if (context == NULL || !gdk_gl_context_realize (context, &error))
+    return;   /* no GL at all: GTK chooses without it */
+  gdk_gl_context_make_current (context);
+  name = (const char *) glGetString (GL_RENDERER);
+  if (ef_gl_renderer_name_is_software (name))
+    {
+      g_message ("OpenGL is %s, which draws on the processor: using GTK's cairo renderer (set GSK_RENDERER "
+                 "to choose)", name);
+      g_setenv ("GSK_RENDERER", "cairo", TRUE);
+    }
+  gdk_gl_context_clear_current ();
+}
+
 static void
 ef_application_startup (GApplication *app)
 {
   GtkApplication *gtk_app = GTK_APPLICATION (app);
 
   G_APPLICATION_CLASS (ef_application_parent_class)->startup (app);
+  choose_renderer ();
 
   g_set_application_name (_("Echoform"));
   gtk_window_set_default_icon_name (APP_ID);

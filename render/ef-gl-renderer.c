@@ -477,3 +477,17 @@ ef_gl_renderer_draw_image (EfGlRenderer *self, EfGlImage *image, const double m[
   else
     draw_complex (self, image, m, params, gain_db);
 }
+
+gboolean
+ef_gl_renderer_name_is_software (const char *gl_renderer)
+{
+  static const char *const names[] = { "llvmpipe", "softpipe", "swrast", "SWR", "Software Rasterizer",
+                                       "Microsoft Basic Render" };
+
+  if (gl_renderer == NULL)
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (strstr (gl_renderer, names[i]) != NULL)
+      return TRUE;
+  return FALSE;
+}

@@ -29,4 +29,8 @@ void ef_gl_renderer_draw_image (EfGlRenderer *renderer, EfGlImage *image, const 
 /* The version string of the current context, for the about window and logs; static. */
 const char *ef_gl_renderer_describe (EfGlRenderer *renderer);
 
+/* TRUE when a GL_RENDERER string names a rasteriser that runs on the processor (Mesa's llvmpipe,
+ * softpipe, swrast, OpenSWR, Microsoft's WARP). */
+gboolean ef_gl_renderer_name_is_software (const char *gl_renderer);
+
 G_END_DECLS

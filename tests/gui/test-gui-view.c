@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ef-colormap.h"
+#include "ef-gl-renderer.h"
 #include "ef-gui-test-util.h"
 #include "ef-image-view-private.h"
 
@@ -780,6 +781,19 @@ test_input_navigation (void)
   g_assert_finalize_object (view);
 }
 
+/* Which GL renderers draw on the processor (the application then asks GTK for its cairo renderer). */
+static void
+test_software_names (void)
+{
+  g_assert_true (ef_gl_renderer_name_is_software ("llvmpipe (LLVM 15.0.6, 256 bits)"));
+  g_assert_true (ef_gl_renderer_name_is_software ("softpipe"));
+  g_assert_true (ef_gl_renderer_name_is_software ("Mesa X11 swrast"));
+  g_assert_false (ef_gl_renderer_name_is_software ("NVIDIA H200/PCIe/SSE2"));
+  g_assert_false (ef_gl_renderer_name_is_software ("AMD Radeon RX 6600 (radeonsi, navi23, LLVM 15.0.6)"));
+  g_assert_false (ef_gl_renderer_name_is_software ("Mesa Intel(R) UHD Graphics 620 (KBL GT2)"));
+  g_assert_false (ef_gl_renderer_name_is_software (NULL));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -788,6 +802,7 @@ main (int argc, char *argv[])
   adw_init ();
 
   g_test_add_func ("/gui/colormap/values", test_colormap);
+  g_test_add_func ("/gui/renderer/software-names", test_software_names);
   g_test_add_func ("/gui/image-view/transform", test_view_transform);
   g_test_add_func ("/gui/image-view/realize-unrealize-tiled", test_realize_unrealize);
   g_test_add_func ("/gui/image-view/upload-budget", test_uploads_budget);
