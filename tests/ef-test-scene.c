@@ -2,7 +2,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <complex.h>
 #include <math.h>
+#include <string.h>
 
 #include "ef-test-scene.h"
 
@@ -118,4 +120,16 @@ ef_test_form_pfa (const EfProfiles *all, const EfGrid *grid, double bandwidth, c
   g_assert_true (ef_pfa_form (pfa, f64 ? img : NULL, f64 ? NULL : img, rep, &error));
   g_assert_no_error (error);
   return img;
+}
+
+void
+ef_test_place_targets (EfSimTarget *tg, const double (*xy)[2], guint n)
+{
+  memset (tg, 0, n * sizeof *tg);
+  for (guint i = 0; i < n; i++)
+    {
+      tg[i].pos[0] = xy[i][0];
+      tg[i].pos[1] = xy[i][1];
+      tg[i].amp = cexp (I * g_test_rand_double_range (-G_PI, G_PI));
+    }
 }

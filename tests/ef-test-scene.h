@@ -19,6 +19,9 @@ gpointer ef_test_form_pfa (const EfProfiles *all, const EfGrid *grid, double ban
                            guint block, EfPfaReport *rep);
 /* Forms the fp32 image through the fast path. Owned. */
 EfCf32 *ef_test_form_fp32 (EfDataset *ds, const EfGrid *grid, const EfRangeParams *rp);
+/* Fills tg[n] with point targets at xy[i] (metres, on the ground plane) of unit amplitude and random
+ * phase. */
+void ef_test_place_targets (EfSimTarget *tg, const double (*xy)[2], guint n);
 /* n random point targets in [x0,x1]x[y0,y1] with random complex amplitudes. Owned. */
 EfSimTarget *ef_test_random_targets (guint n, double x0, double y0, double x1, double y1);
 /* Signal-to-error ratio of t against the reference r, both float64, dB. */

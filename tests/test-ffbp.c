@@ -104,13 +104,7 @@ test_point_targets (gconstpointer data)
   double rres, xres, res;
 
   geo->init (&sp);
-  memset (tg, 0, sizeof tg);
-  for (guint i = 0; i < G_N_ELEMENTS (tg); i++)
-    {
-      tg[i].pos[0] = target_xy[i][0];
-      tg[i].pos[1] = target_xy[i][1];
-      tg[i].amp = cexp (I * g_test_rand_double_range (-G_PI, G_PI));
-    }
+  ef_test_place_targets (tg, target_xy, G_N_ELEMENTS (tg));
   sp.targets = tg;
   sp.n_targets = G_N_ELEMENTS (tg);
   ds = ef_sim_run (&sp, &error);

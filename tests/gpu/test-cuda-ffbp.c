@@ -195,13 +195,7 @@ test_point_targets (gconstpointer data)
   EfFfbpParams fp;
   double rres, xres, res;
 
-  memset (tg, 0, sizeof tg);
-  for (guint i = 0; i < G_N_ELEMENTS (tg); i++)
-    {
-      tg[i].pos[0] = target_xy[i][0];
-      tg[i].pos[1] = target_xy[i][1];
-      tg[i].amp = cexp (I * g_test_rand_double_range (-G_PI, G_PI));
-    }
+  ef_test_place_targets (tg, target_xy, G_N_ELEMENTS (tg));
   ds = simulate (geo, 512, tg, G_N_ELEMENTS (tg), &sp);
   rres = 0.886 * EF_C / (2 * sp.bandwidth * cos (ef_dataset_mean_grazing (ds)));
   xres = 0.886 * ef_dataset_crossrange_resolution (ds);

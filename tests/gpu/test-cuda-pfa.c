@@ -407,13 +407,7 @@ test_depth_of_focus (void)
   sp.standoff = 1500;
   sp.aperture_deg = 12;
   sp.n_pulses = 768;
-  memset (tg, 0, sizeof tg);
-  for (guint i = 0; i < G_N_ELEMENTS (tg); i++)
-    {
-      tg[i].pos[0] = xy[i][0];
-      tg[i].pos[1] = xy[i][1];
-      tg[i].amp = cexp (I * g_test_rand_double_range (-G_PI, G_PI));
-    }
+  ef_test_place_targets (tg, xy, G_N_ELEMENTS (tg));
   sp.targets = tg;
   sp.n_targets = G_N_ELEMENTS (tg);
   ds = ef_sim_run (&sp, NULL);

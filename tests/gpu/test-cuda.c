@@ -217,13 +217,7 @@ test_point_targets (gconstpointer data)
   gsize n;
   double ser, psnr, res = 0.25;
 
-  memset (tg, 0, sizeof tg);
-  for (guint i = 0; i < G_N_ELEMENTS (tg); i++)
-    {
-      tg[i].pos[0] = target_xy[i][0];
-      tg[i].pos[1] = target_xy[i][1];
-      tg[i].amp = cexp (I * g_test_rand_double_range (-G_PI, G_PI));
-    }
+  ef_test_place_targets (tg, target_xy, G_N_ELEMENTS (tg));
   ds = simulate (ef_sim_params_init_airborne, EF_DOMAIN_FX, 512, tg, G_N_ELEMENTS (tg));
   g_assert_true (ef_grid_init_roi (&grid, -16.05, -16.1, 16.1, 16.05, res / 4, NULL));
   n = ef_grid_n_pixels (&grid);
