@@ -88,7 +88,7 @@ main (int argc, char **argv)
   g_autoptr (EfBackend) be = NULL;
   EfCudaStats st0, st1;
   const double fc = 9.6e9, bw = 600e6;
-  double graze, span, best_wall = G_MAXDOUBLE, best_bp_ms = G_MAXDOUBLE, ser = NAN, psnr = NAN, rc_ms = 0, h2d_ms = 0;
+  double best_wall = G_MAXDOUBLE, best_bp_ms = G_MAXDOUBLE, ser = NAN, psnr = NAN, rc_ms = 0, h2d_ms = 0;
   double read_ms = NAN;
   guint n_used = 1;
   guint64 n_bp;
@@ -126,32 +126,7 @@ main (int argc, char **argv)
       return 0;
     }
 
-  /* The collection: a circular arc wide enough that cross-range resolution matches range resolution. */
-  graze = (standoff > 100e3 ? 45.0 : 30.0) * G_PI / 180.0;
-  span = bw / (fc * cos (graze));
-  info.domain = EF_DOMAIN_FX;
-  info.n_pulses = (guint64) pulses;
-  info.n_samples = (guint64) samples;
-  info.fc = fc;
-  info.bandwidth = bw;
-  info.n_channels = 1;
-  pl = g_new0 (EfPulse, pulses);
-  for (gint p = 0; p < pulses; p++)
-    {
-      double az = -0.5 * span + span * p / MAX (pulses - 1.0, 1.0);
-      EfPulse *pu = &pl[p];
-
-      pu->tx[0] = standoff * cos (graze) * cos (az);
-      pu->tx[1] = standoff * cos (graze) * sin (az);
-      pu->tx[2] = standoff * sin (graze);
-      memcpy (pu->rcv, pu->tx, sizeof pu->tx);
-      pu->r0 = standoff;
-      pu->sc0 = fc - 0.5 * bw;
-      pu->scss = bw / samples;
-      pu->fx1 = pu->sc0;
-      pu->fx2 = pu->sc0 + (samples - 1) * pu->scss;
-      pu->t = p * 1e-3;
-    }
+  pl = ef_cuda_test_arc (&info, (guint) pulses, (guint) samples, fc, bw, standoff);
   data = g_try_new (EfCf32, (gsize) pulses * samples);
   if (data == NULL)
     {

@@ -118,3 +118,35 @@ ef_cuda_test_poison (EfCf32 *x, gsize n)
   for (gsize i = 0; i < n; i++)
     x[i] = CMPLXF (NAN, NAN);
 }
+
+EfPulse *
+ef_cuda_test_arc (EfDatasetInfo *info, guint n_pulses, guint n_samples, double fc, double bw, double standoff)
+{
+  const double graze = (standoff > 100e3 ? 45.0 : 30.0) * G_PI / 180.0;
+  const double span = bw / (fc * cos (graze));
+  EfPulse *pl = g_new0 (EfPulse, MAX (n_pulses, 1u));
+
+  info->domain = EF_DOMAIN_FX;
+  info->n_pulses = n_pulses;
+  info->n_samples = n_samples;
+  info->fc = fc;
+  info->bandwidth = bw;
+  info->n_channels = 1;
+  for (guint p = 0; p < n_pulses; p++)
+    {
+      double az = -0.5 * span + span * p / MAX (n_pulses - 1.0, 1.0);
+      EfPulse *pu = &pl[p];
+
+      pu->tx[0] = standoff * cos (graze) * cos (az);
+      pu->tx[1] = standoff * cos (graze) * sin (az);
+      pu->tx[2] = standoff * sin (graze);
+      memcpy (pu->rcv, pu->tx, sizeof pu->tx);
+      pu->r0 = standoff;
+      pu->sc0 = fc - 0.5 * bw;
+      pu->scss = bw / n_samples;
+      pu->fx1 = pu->sc0;
+      pu->fx2 = pu->sc0 + (n_samples - 1) * pu->scss;
+      pu->t = p * 1e-3;
+    }
+  return pl;
+}

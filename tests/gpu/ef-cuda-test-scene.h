@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ef-bp.h"
+#include "ef-dataset.h"
 #include "ef-grid.h"
 #include "ef-rangecomp.h"
 
@@ -14,6 +15,13 @@
 EfProfiles *ef_cuda_test_profiles (guint n_pulses, guint n_bins, double dr, double standoff, double grazing_deg,
                                    double aperture_deg, double fc, gboolean bistatic, guint32 seed,
                                    EfProfiles **out32);
+
+/* The benchmarks' collection: n_pulses monostatic FX pulses of n_samples over a circular arc at standoff
+ * metres (30 degrees grazing, 45 beyond 100 km), wide enough that cross-range resolution matches range
+ * resolution, aimed at the origin, band bw about fc. Fills info's domain, sizes, fc, band and channels;
+ * returns the pulses, owned. */
+EfPulse *ef_cuda_test_arc (EfDatasetInfo *info, guint n_pulses, guint n_samples, double fc, double bw,
+                           double standoff);
 
 /* 10 log10(sum |ref|^2 / sum |test - ref|^2); a NaN in test gives -inf, which fails any bound. */
 double ef_cuda_test_ser_db (const EfCf32 *test, const EfCf64 *ref, gsize n);
