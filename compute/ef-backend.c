@@ -43,9 +43,8 @@ reference_parallel (const EfGrid *grid, const EfProfiles *profiles, EfCf64 *acc)
     }
 }
 
-/* The processed band: the header's, or the first pulse's when the header leaves it out. */
-static double
-cpu_bandwidth (EfBackend *self, const EfPulse *pulses)
+double
+ef_backend_processed_band (const EfBackend *self, const EfPulse *pulses)
 {
   double band = self->info.bandwidth;
 
@@ -67,7 +66,8 @@ cpu_pfa_add (EfBackend *self, const EfPulse *pulses, GError **error)
 
       ef_pfa_params_init (&pp);
       pp.n_threads = self->params.n_threads;
-      priv->pfa = ef_pfa_new (&self->params.grid, cpu_bandwidth (self, pulses), priv->acc64 != NULL, &pp, error);
+      priv->pfa = ef_pfa_new (&self->params.grid, ef_backend_processed_band (self, pulses), priv->acc64 != NULL,
+                              &pp, error);
       if (priv->pfa == NULL)
         return FALSE;
     }
@@ -87,7 +87,7 @@ cpu_fast_bp (EfBackend *self, const EfPulse *pulses, GError **error)
   if (priv->ffbp == NULL)
     {
       EfFfbpParams fp;
-      double band = cpu_bandwidth (self, pulses);
+      double band = ef_backend_processed_band (self, pulses);
 
       if (self->params.algo == EF_ALGO_FBP)
         ef_fbp_params_init (&fp);

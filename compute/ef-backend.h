@@ -58,6 +58,9 @@ gboolean   ef_backend_process_block (EfBackend *self, const EfPulse *pulses, con
                                      guint count, GError **error);
 gboolean   ef_backend_read_image (EfBackend *self, const EfRect *rect, EfCf32 *out, GError **error);
 const char *ef_backend_name (const EfBackend *self);
+/* The processed band of the profiles the backend forms (what sets the fast formers' range sampling): the
+ * dataset header's, or the first pulse's when the header leaves it out. */
+double      ef_backend_processed_band (const EfBackend *self, const EfPulse *pulses);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (EfBackend, ef_backend_free)
 

@@ -488,26 +488,13 @@ launch_bp (EfBackend *self, int slot, guint variant, guint count, gboolean mono,
 
 /* ---- fast backprojection of a sub-block ---- */
 
-/* The processed band of the profiles: the header's, or the first pulse's when the header leaves it out
- * (as the CPU backend does). */
-static double
-processed_band (EfBackend *self, const EfPulse *pulses)
-{
-  double band = self->info.bandwidth;
-
-  if (!(band > 0))
-    band = self->info.domain == EF_DOMAIN_FX ? pulses[0].fx2 - pulses[0].fx1 + pulses[0].scss
-                                             : pulses[0].fx2 - pulses[0].fx1;
-  return band;
-}
-
 /* The FFBP or FBP former, made at the first sub-block with the processed band. */
 static gboolean
 fast_former (EfBackend *self, const EfPulse *pulses, GError **error)
 {
   CudaPriv *priv = self->priv;
   EfFfbpParams fp;
-  double band = processed_band (self, pulses);
+  double band = ef_backend_processed_band (self, pulses);
 
   if (priv->ffbp != NULL)
     return TRUE;
@@ -529,7 +516,7 @@ pfa_former (EfBackend *self, const EfPulse *pulses, GError **error)
   if (priv->pfa != NULL)
     return TRUE;
   ef_pfa_params_init (&pp);
-  priv->pfa = ef_cuda_pfa_new (&self->params.grid, processed_band (self, pulses), &pp, error);
+  priv->pfa = ef_cuda_pfa_new (&self->params.grid, ef_backend_processed_band (self, pulses), &pp, error);
   return priv->pfa != NULL;
 }
 
