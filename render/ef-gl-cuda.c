@@ -29,6 +29,7 @@ struct _EfGlCuda {
   guint64                 written;   /* the mark last written, 0 for none */
   GArray                 *written_rects;  /* EfRect: the rectangles written at that mark */
   guint64                 n_writes;  /* calls that mapped and converted */
+  gboolean                held;      /* every texture is mapped, since ef_gl_cuda_hold */
 };
 
 static gboolean
@@ -112,6 +113,8 @@ ef_gl_cuda_free (EfGlCuda *self)
   if (cudaSetDevice (self->device) == cudaSuccess)
     {
       destroy_surfaces (self);
+      if (self->held && cudaGraphicsUnmapResources ((int) self->n_tiles, self->res, self->stream) != cudaSuccess)
+        (void) cudaGetLastError ();
       for (guint i = 0; i < self->n_tiles; i++)
         if (self->res[i] != NULL && cudaGraphicsUnregisterResource (self->res[i]) != cudaSuccess)
           (void) cudaGetLastError ();
@@ -187,6 +190,16 @@ intersect (const EfRect *a, const EfGlTile *t, EfRect *out)
   return TRUE;
 }
 
+/* Gives the textures held since ef_gl_cuda_hold back to GL, after the work queued on the display stream. */
+static gboolean
+release (EfGlCuda *self, GError **error)
+{
+  if (!self->held)
+    return TRUE;
+  self->held = FALSE;
+  return CHECK (cudaGraphicsUnmapResources ((int) self->n_tiles, self->res, self->stream), error);
+}
+
 gboolean
 ef_gl_cuda_update (EfGlCuda *self, EfCudaImage *source, const EfRect *rects, guint n_rects, guint64 *mark,
                    GError **error)
@@ -215,16 +228,18 @@ ef_gl_cuda_update (EfGlCuda *self, EfCudaImage *source, const EfRect *rects, gui
     return FALSE;
   destroy_surfaces (self);
   if (!ef_cuda_image_order_after_finished (source, self->stream, mark, error))
-    return FALSE;
-  if (*mark == 0 || n_rects == 0)
-    return TRUE;
-  /* The textures already hold this state of these rectangles: a frame drawn between two blocks maps
-   * nothing, so the GPU leaves the job only for the draw. */
-  if (*mark == self->written && self->written_rects != NULL && self->written_rects->len == n_rects
-      && memcmp (self->written_rects->data, rects, n_rects * sizeof (EfRect)) == 0)
-    return TRUE;
+    {
+      (void) release (self, NULL);
+      return FALSE;
+    }
+  /* Nothing finished yet, or the textures already hold this state of these rectangles: a frame drawn
+   * between two blocks converts nothing, so the GPU leaves the job only for the draw. */
+  if (*mark == 0 || n_rects == 0
+      || (*mark == self->written && self->written_rects != NULL && self->written_rects->len == n_rects
+          && memcmp (self->written_rects->data, rects, n_rects * sizeof (EfRect)) == 0))
+    return release (self, error);
 
-  /* Only the textures that a rectangle touches are mapped. */
+  /* Only the textures that a rectangle touches are converted (and mapped, unless held). */
   maps = g_new (cudaGraphicsResource_t, self->n_tiles);
   tiles = g_new (guint, self->n_tiles);
   for (guint i = 0; i < self->n_tiles; i++)
@@ -241,8 +256,8 @@ ef_gl_cuda_update (EfGlCuda *self, EfCudaImage *source, const EfRect *rects, gui
           }
     }
   if (n_maps == 0)
-    return TRUE;
-  if (!CHECK (cudaGraphicsMapResources ((int) n_maps, maps, self->stream), error))
+    return release (self, error);
+  if (!self->held && !CHECK (cudaGraphicsMapResources ((int) n_maps, maps, self->stream), error))
     return FALSE;
 
   clipped = g_array_new (FALSE, FALSE, sizeof (EfRect));
@@ -272,7 +287,12 @@ ef_gl_cuda_update (EfGlCuda *self, EfCudaImage *source, const EfRect *rects, gui
                                       w, (const EfRect *) clipped->data, clipped->len, t->x, t->y, error);
     }
   /* Unmapping orders GL's next use of the textures after the conversions; it does not wait here. */
-  if (!CHECK (cudaGraphicsUnmapResources ((int) n_maps, maps, self->stream), ok ? error : NULL))
+  if (self->held)
+    {
+      if (!release (self, ok ? error : NULL))
+        ok = FALSE;
+    }
+  else if (!CHECK (cudaGraphicsUnmapResources ((int) n_maps, maps, self->stream), ok ? error : NULL))
     ok = FALSE;
   if (cudaEventRecord (self->done, self->stream) == cudaSuccess)
     self->pending = TRUE;
@@ -292,6 +312,39 @@ ef_gl_cuda_update (EfGlCuda *self, EfCudaImage *source, const EfRect *rects, gui
   for (guint k = 0; k < n_rects; k++)
     ef_gl_image_mark_arrived (self->image, &rects[k]);
   return TRUE;
+}
+
+gboolean
+ef_gl_cuda_hold (EfGlCuda *self, GError **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (self->held)
+    return TRUE;
+  if (!CHECK (cudaSetDevice (self->device), error)
+      || !CHECK (cudaGraphicsMapResources ((int) self->n_tiles, self->res, self->stream), error))
+    return FALSE;
+  self->held = TRUE;
+  return TRUE;
+}
+
+gboolean
+ef_gl_cuda_release (EfGlCuda *self, GError **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (!self->held)
+    return TRUE;
+  if (!CHECK (cudaSetDevice (self->device), error))
+    return FALSE;
+  return release (self, error);
+}
+
+gboolean
+ef_gl_cuda_is_held (EfGlCuda *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return self->held;
 }
 
 guint64
@@ -336,6 +389,26 @@ guint64
 ef_gl_cuda_get_n_writes (EfGlCuda *self)
 {
   return 0;
+}
+
+gboolean
+ef_gl_cuda_hold (EfGlCuda *self, GError **error)
+{
+  g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_DEVICE, "This build has no CUDA support");
+  return FALSE;
+}
+
+gboolean
+ef_gl_cuda_release (EfGlCuda *self, GError **error)
+{
+  g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_DEVICE, "This build has no CUDA support");
+  return FALSE;
+}
+
+gboolean
+ef_gl_cuda_is_held (EfGlCuda *self)
+{
+  return FALSE;
 }
 
 #endif /* HAVE_CUDA */

@@ -30,13 +30,23 @@ EfGlCuda *ef_gl_cuda_new (EfGlImage *image, int device, GError **error);
 void      ef_gl_cuda_free (EfGlCuda *self);
 
 /* Writes rects (image pixels) of source into the textures, as host uploads would: maps the textures
- * that rects touch, converts those rectangles on the display stream after the newest block the device
- * has finished, and unmaps, so that GL draws after the conversion. Never waits for a block and never
- * makes the compute stream wait. *mark receives the mark of the state written (see
+ * that rects touch (unless held), converts those rectangles on the display stream after the newest
+ * block the device has finished, and unmaps, so that GL draws after the conversion; held textures are
+ * unmapped even when there is nothing to write, so every texture is GL's again on return. Never waits
+ * for a block and never makes the compute stream wait. *mark receives the mark of the state written (see
  * ef_cuda_image_order_after_finished); 0 means that none has finished yet and nothing was written.
  * Cells written are marked arrived. source must have the image's size and live on self's device. */
 gboolean  ef_gl_cuda_update (EfGlCuda *self, EfCudaImage *source, const EfRect *rects, guint n_rects,
                              guint64 *mark, GError **error);
+/* Maps every texture for CUDA now, at the end of a frame, after the frame's last use of them has been
+ * queued and before GL flushes it: GL's release of the textures then goes to the GPU with the frame's
+ * own work, and the next ef_gl_cuda_update only converts and unmaps. Without it, an update's map asks GL
+ * for the textures on its own, which costs the GPU one more switch from CUDA to GL and back. Until the
+ * next update (which always leaves the textures unmapped) GL must not touch them. Does not wait. */
+gboolean  ef_gl_cuda_hold (EfGlCuda *self, GError **error);
+/* Gives held textures back to GL without writing (ef_gl_cuda_update does it too). Does not wait. */
+gboolean  ef_gl_cuda_release (EfGlCuda *self, GError **error);
+gboolean  ef_gl_cuda_is_held (EfGlCuda *self);
 /* How many updates mapped the textures and converted (an update that finds the same mark and the same
  * rectangles as the last one written maps nothing). */
 guint64   ef_gl_cuda_get_n_writes (EfGlCuda *self);

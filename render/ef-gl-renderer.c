@@ -34,8 +34,8 @@ struct _EfGlRenderer {
   GLuint vao, vbo;
   GLuint lut[EF_COLORMAP_N];
   struct {
-    GLint pix_to_ndc, tile_origin, tile_size, quad_origin, quad_size, data, mask, lut, mask_scale, mode, db_min,
-          db_max, inv_gamma, gain_db;
+    GLint pix_to_ndc, tile_origin, tile_size, quad_origin, quad_size, data, mask, use_mask, lut, mask_scale, mode,
+          db_min, db_max, inv_gamma, gain_db;
   } u;
   ValueProgram value[N_VALUE_PROGRAMS];  /* program 0 when made from sources without image-value.frag */
   GLuint       display_lut;        /* owned: colour map with the gamma applied, DISPLAY_LUT_SIZE x 1 */
@@ -204,6 +204,7 @@ ef_gl_renderer_new_from_sources (GBytes *vert, GBytes *frag, GError **error)
   U (quad_size);
   U (data);
   U (mask);
+  U (use_mask);
   U (lut);
   U (mask_scale);
   U (mode);
@@ -300,10 +301,11 @@ draw_complex (EfGlRenderer *self, EfGlImage *image, const double m[6], const EfD
   };
   float mask_scale[2];
   guint map = (guint) params->colormap < EF_COLORMAP_N ? (guint) params->colormap : 0;
-  guint mask_tex;
+  guint mask_tex, cells_w = 0, cells_h = 0;
 
   mask_tex = ef_gl_image_get_mask_texture (image);
   ef_gl_image_get_mask_scale (image, mask_scale);
+  (void) ef_gl_image_get_mask (image, &cells_w, &cells_h);
 
   glUseProgram (self->program);
   glBindVertexArray (self->vao);
@@ -312,6 +314,7 @@ draw_complex (EfGlRenderer *self, EfGlImage *image, const double m[6], const EfD
   glUniform1i (self->u.mask, 1);
   glUniform1i (self->u.lut, 2);
   glUniform2f (self->u.mask_scale, mask_scale[0], mask_scale[1]);
+  glUniform1i (self->u.use_mask, ef_gl_image_get_n_valid_cells (image) < cells_w * cells_h);
   glUniform1i (self->u.mode, (GLint) params->mode);
   glUniform1f (self->u.db_min, (float) params->db_min);
   glUniform1f (self->u.db_max, (float) params->db_max);

@@ -956,7 +956,16 @@ share_layer (EfImageView *self, Layer *layer)
 
   if (layer->device_image == NULL || layer->gl == NULL || self->share_device < 0 || layer->share_failed
       || ef_cuda_image_get_device (layer->device_image) != self->share_device)
-    return FALSE;
+    {
+      /* Host uploads must find the textures GL's: a registration goes, giving back what it holds
+       * now (the trash is emptied only after the uploads). */
+      if (layer->gl_cuda != NULL)
+        {
+          (void) ef_gl_cuda_release (layer->gl_cuda, NULL);
+          g_ptr_array_add (self->trash_cuda, g_steal_pointer (&layer->gl_cuda));
+        }
+      return FALSE;
+    }
   if (layer->gl_cuda == NULL)
     {
       layer->gl_cuda = ef_gl_cuda_new (layer->gl, self->share_device, &error);
@@ -968,7 +977,17 @@ share_layer (EfImageView *self, Layer *layer)
         }
     }
   if (layer->n_dirty == 0)
-    return TRUE;
+    {
+      /* Nothing to write; textures held since the last frame go back to GL for the draw. */
+      if (!ef_gl_cuda_release (layer->gl_cuda, &error))
+        {
+          g_message ("Display path for this image: host upload from now on, because %s", error->message);
+          g_ptr_array_add (self->trash_cuda, g_steal_pointer (&layer->gl_cuda));
+          layer->share_failed = TRUE;
+          return FALSE;
+        }
+      return TRUE;
+    }
   rects = dirty_runs (layer);
   if (!ef_gl_cuda_update (layer->gl_cuda, layer->device_image, (const EfRect *) rects->data, rects->len, &mark,
                           &error))
@@ -990,6 +1009,24 @@ share_layer (EfImageView *self, Layer *layer)
   return TRUE;
 #else
   return FALSE;
+#endif
+}
+
+/* At the end of a frame, the textures that CUDA writes are mapped for it again (ef_gl_cuda_hold), so
+ * that GL gives them up with this frame's work and the next write is a conversion and an unmap. A
+ * failure only costs that saving: the next update maps them itself. */
+static void
+hold_shared_layers (EfImageView *self)
+{
+#if HAVE_CUDA
+  for (guint id = 0; id < EF_N_LAYERS; id++)
+    {
+      Layer *layer = &self->layers[id];
+      g_autoptr (GError) error = NULL;
+
+      if (layer->active && layer->gl_cuda != NULL && !ef_gl_cuda_hold (layer->gl_cuda, &error))
+        g_debug ("Textures not held for the next write: %s", error->message);
+    }
 #endif
 }
 
@@ -1086,6 +1123,7 @@ ef_image_view_render (GtkGLArea *area, GdkGLContext *context)
       layer_matrix (self, &layer->grid, m);
       ef_gl_renderer_draw_image (self->renderer, layer->gl, m, &self->display, layer->gain_db);
     }
+  hold_shared_layers (self);
   if (self->timings != NULL)
     {
       glFinish ();

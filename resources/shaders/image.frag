@@ -10,6 +10,7 @@ uniform sampler2D u_mask;      // R8: 1 where a cell of the image has arrived
 uniform sampler2D u_lut;       // 256 x 1 RGBA colour map
 uniform vec2  u_mask_scale;    // 1 / (cells * cell size), pixels -> mask texture coordinates
 uniform vec2  u_tile_size;     // texels in this tile
+uniform bool  u_use_mask;      // false once every cell has arrived: no mask fetch
 uniform int   u_mode;          // 0 magnitude, 1 phase, 2 real, 3 imaginary
 uniform float u_db_min;
 uniform float u_db_max;
@@ -31,19 +32,24 @@ void
 main ()
 {
   // Derivatives first: they are undefined after a discard in non-uniform flow.
+  // Every fetch counts where few units rasterise (a compute GPU's graphics runs on a few SMs): the
+  // mask is read only while cells are missing, and the centre texel only when it is used.
   vec2 fw = fwidth (v_uv);
   float texels_per_pixel = max (fw.x * u_tile_size.x, fw.y * u_tile_size.y);
-  vec2 z = texture (u_data, v_uv).rg;
+  bool average = u_mode == 0 && texels_per_pixel > 1.5;
+  vec2 z = vec2 (0.0);
   float t;
 
-  if (texture (u_mask, v_pix * u_mask_scale).r < 0.5)
+  if (u_use_mask && texture (u_mask, v_pix * u_mask_scale).r < 0.5)
     discard;
+  if (!average)
+    z = texture (u_data, v_uv).rg;
 
   if (u_mode == 0)
     {
       float p = dot (z, z);
       // Zoomed out, average the power under the pixel's footprint instead of picking one speckle.
-      if (texels_per_pixel > 1.5)
+      if (average)
         {
           vec2 d = 0.25 * fw;
           p = 0.25 * (power_at (v_uv + vec2 (-d.x, -d.y)) + power_at (v_uv + vec2 (d.x, -d.y))
