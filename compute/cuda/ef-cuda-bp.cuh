@@ -144,6 +144,16 @@ make_stage (const EfTaylor *t, double y, float kdr, long long row, EfStage *st)
   if (!(fabs (e0) < 1.0e9))
     e0 = -1.0e9;
   st->e0 = e0;
+  if (!isfinite (c[1] + c[2] + c[3] + c[4] + c[5] + c[6] + c[7] + c[8] + c[9]))
+    {
+      /* A series that is not finite leaves only the parked base: every pixel reads that guard zero. */
+      st->e0 = -1.0e9;
+      st->e1 = 0.0;
+      st->e2 = st->e3 = st->d0 = st->d1 = st->d2 = st->h0 = st->h1 = 0.0f;
+      st->kdr = kdr;
+      st->row = row - (long long) kMagicFBits;
+      return;
+    }
   st->e1 = c[1] + y * (c[4] + y * c[8]);
   st->e2 = (float) (c[3] + y * c[7]);
   st->e3 = (float) c[6];
