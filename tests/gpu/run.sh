@@ -15,7 +15,8 @@
 #   e2e    a job (reader thread, pinned transfers, cuFFT, backprojection) over a synthetic dataset of
 #          4x the device memory, against the kernel-only rate (EF_E2E_ARGS adds bench-job options);
 #   tune   `echoform-cli tune` on every device;
-#   ncu    Nsight Compute (--clock-control none) on the fp32 and fp16 kernels at a small size;
+#   ncu    the pulse loops' instructions per pixel (cuobjdump -sass, tests/gpu/sass-loops.py), and Nsight
+#          Compute (--clock-control none) on the fp32 and fp16 kernels at a small size;
 #   gl     (not in all) CUDA–OpenGL sharing on a headless EGL context: test-gl-cuda and its
 #          frame-time benchmark (EF_GL_BENCH_ARGS adds options); needs .gl/*.deb and .gl/dev/*.deb.
 #   pfa    (not in all) the polar format algorithm: test-cuda-pfa, and bench-cuda-pfa (4096^2 px x 8192
@@ -224,6 +225,14 @@ run_tune () {
 }
 
 run_ncu () {
+  # The pulse loops' instruction counts, from the machine code.
+  if command -v cuobjdump > /dev/null && command -v python3 > /dev/null; then
+    cuobjdump -sass "$BUILD/compute/cuda/libef-compute-cuda.a" > "$OUT/bp-sass.txt" 2> /dev/null
+    python3 "$ROOT/tests/gpu/sass-loops.py" "$OUT/bp-sass.txt" bp_fp32_kernel bp_fp16_kernel > "$OUT/sass-loops.txt" 2>&1
+    rm -f "$OUT/bp-sass.txt"
+    note "pulse loops (cuobjdump -sass): $(grep -c 'loop ' "$OUT/sass-loops.txt") found, see sass-loops.txt"
+    grep -A1 "ILi16ELi4ELi32ELi8E" "$OUT/sass-loops.txt" | grep "loop" | head -4
+  fi
   if ! command -v ncu > /dev/null; then
     note "ncu: not found"
     return 0
