@@ -261,16 +261,22 @@ typedef struct {
   EfAlgo      algo;
   EfPrecision precision;
   guint       block;
+  guint       devices;   /* 0 or 1: one; more: the multi-device backend, skipped without enough */
 } BackendCase;
 
 static const BackendCase backend_cases[] = {
-  { "ffbp/fp32/256", EF_ALGO_FFBP, EF_PRECISION_FP32, 256 },
-  { "ffbp/fp32/100", EF_ALGO_FFBP, EF_PRECISION_FP32, 100 },
+  { "ffbp/fp32/256", EF_ALGO_FFBP, EF_PRECISION_FP32, 256, 1 },
+  { "ffbp/fp32/100", EF_ALGO_FFBP, EF_PRECISION_FP32, 100, 1 },
   /* Blocks this short go to exact backprojection, on the same accumulator. */
-  { "ffbp/fp32/8", EF_ALGO_FFBP, EF_PRECISION_FP32, 8 },
-  { "ffbp/fp16/256", EF_ALGO_FFBP, EF_PRECISION_FP16, 256 },
-  { "fbp/fp32/512", EF_ALGO_FBP, EF_PRECISION_FP32, 512 },
-  { "fbp/fp16/512", EF_ALGO_FBP, EF_PRECISION_FP16, 512 },
+  { "ffbp/fp32/8", EF_ALGO_FFBP, EF_PRECISION_FP32, 8, 1 },
+  { "ffbp/fp16/256", EF_ALGO_FFBP, EF_PRECISION_FP16, 256, 1 },
+  { "fbp/fp32/512", EF_ALGO_FBP, EF_PRECISION_FP32, 512, 1 },
+  { "fbp/fp16/512", EF_ALGO_FBP, EF_PRECISION_FP16, 512, 1 },
+  /* Each device factorises its share of every block (an uneven split in the second case); the shares'
+   * images add up on read. */
+  { "ffbp/fp32/256/2-devices", EF_ALGO_FFBP, EF_PRECISION_FP32, 256, 2 },
+  { "ffbp/fp32/101/2-devices", EF_ALGO_FFBP, EF_PRECISION_FP32, 101, 2 },
+  { "fbp/fp16/512/2-devices", EF_ALGO_FBP, EF_PRECISION_FP16, 512, 2 },
 };
 
 static void
@@ -293,6 +299,11 @@ test_backend (gconstpointer data)
   double ser, psnr;
   gsize n;
 
+  if (c->devices > ef_cuda_device_count ())
+    {
+      g_test_skip ("not enough CUDA devices");
+      return;
+    }
   g_assert_true (ef_grid_init_roi (&bp.grid, -10.3, -9.9, 10.1, 10.4, 0.1, NULL));
   n = ef_grid_n_pixels (&bp.grid);
   all = (EfRect) { 0, 0, bp.grid.width, bp.grid.height };
@@ -302,6 +313,7 @@ test_backend (gconstpointer data)
   bp.algo = c->algo;
   bp.block_size = c->block;
   bp.device = -1;
+  bp.n_devices = MAX (c->devices, 1u);
   be = ef_backend_new (EF_BACKEND_CUDA, &ds->info, &bp, &note, &error);
   g_assert_no_error (error);
   g_assert_nonnull (be);

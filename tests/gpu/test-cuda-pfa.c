@@ -203,8 +203,9 @@ test_random_scene (void)
  * dataset and blocks, and against float64 backprojection. The device image is read back over a poisoned
  * buffer after each of several blocks, so the progressive image is checked too. */
 static void
-test_backend (void)
+test_backend (gconstpointer data)
 {
+  const guint devices = GPOINTER_TO_UINT (data);
   EfSimParams sp;
   g_autoptr (EfDataset) ds = NULL;
   g_autofree EfSimTarget *tg = ef_test_random_targets (200, -12, -10, 8, 11);
@@ -222,6 +223,12 @@ test_backend (void)
   const guint block = 96;
   EfRect all;
   double ser_cpu = 0, ser_bp;
+
+  if (devices > ef_cuda_device_count ())
+    {
+      g_test_skip ("not enough CUDA devices");
+      return;
+    }
   gsize n;
   guint np;
 
@@ -242,7 +249,9 @@ test_backend (void)
   bp.algo = EF_ALGO_PFA;
   bp.block_size = block;
   bp.device = -1;
+  bp.n_devices = devices;
   gpu = ef_backend_new (EF_BACKEND_CUDA, &ds->info, &bp, &note, &error);
+  bp.n_devices = 1;
   g_assert_no_error (error);
   g_assert_cmpstr (ef_backend_name (gpu), ==, "cuda");
   cpu = ef_backend_new (EF_BACKEND_CPU, &ds->info, &bp, NULL, &error);
@@ -269,8 +278,9 @@ test_backend (void)
       g_assert_cmpfloat (ser_cpu, >=, 60.0);
     }
   ser_bp = ef_cuda_test_ser_db (img_gpu, ref, n);
-  g_test_message ("backend pfa: %ux%u px, %u pulses in blocks of %u: CUDA against CPU backend %.1f dB, against "
-                  "float64 BP %.1f dB", bp.grid.width, bp.grid.height, np, block, ser_cpu, ser_bp);
+  g_test_message ("backend pfa, %u device(s): %ux%u px, %u pulses in blocks of %u: CUDA against CPU backend "
+                  "%.1f dB, against float64 BP %.1f dB", devices, bp.grid.width, bp.grid.height, np, block, ser_cpu,
+                  ser_bp);
   g_assert_cmpfloat (ser_bp, >=, 30.0);
 
   /* Cleared, the device former starts again: one block gives that block's image. */
@@ -684,6 +694,8 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/cuda/pfa/progressive", test_progressive);
   g_test_add_func ("/compute/cuda/pfa/oom", test_oom);
   g_test_add_func ("/compute/cuda/pfa/bad-args", test_bad_args);
-  g_test_add_func ("/compute/cuda/pfa/backend", test_backend);
+  g_test_add_data_func ("/compute/cuda/pfa/backend", GUINT_TO_POINTER (1), test_backend);
+  /* Each device grids its share of every block into its own k-space grid; the images add up on read. */
+  g_test_add_data_func ("/compute/cuda/pfa/backend/2-devices", GUINT_TO_POINTER (2), test_backend);
   return g_test_run ();
 }
