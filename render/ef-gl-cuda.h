@@ -41,8 +41,9 @@ gboolean  ef_gl_cuda_update (EfGlCuda *self, EfCudaImage *source, const EfRect *
 /* Maps every texture for CUDA now, at the end of a frame, after the frame's last use of them has been
  * queued and before GL flushes it: GL's release of the textures then goes to the GPU with the frame's
  * own work, and the next ef_gl_cuda_update only converts and unmaps. Without it, an update's map asks GL
- * for the textures on its own, which costs the GPU one more switch from CUDA to GL and back. Until the
- * next update (which always leaves the textures unmapped) GL must not touch them. Does not wait. */
+ * for the textures on its own, apart from the frame (on an H200 a write then costs the job about twice
+ * as much GPU time: tests/bench/RESULTS.md). Until the next update (which always leaves the textures
+ * unmapped) GL must not touch them. Does not wait. */
 gboolean  ef_gl_cuda_hold (EfGlCuda *self, GError **error);
 /* Gives held textures back to GL without writing (ef_gl_cuda_update does it too). Does not wait. */
 gboolean  ef_gl_cuda_release (EfGlCuda *self, GError **error);
