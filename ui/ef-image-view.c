@@ -56,6 +56,7 @@ typedef struct {
   guint               n_updates;
   EfCudaImage        *device_image; /* owned reference or NULL: the source's pixels on their device */
   EfGlCuda           *gl_cuda;     /* owned by the GL context; NULL: uploads from host memory */
+  guint64             held_writes; /* gl_cuda's write count when it was last held */
   gboolean            share_failed; /* sharing failed for these textures: uploads until they are remade */
   guint64             want_mark;   /* the device image's mark that the damage asks to see */
   EfImageViewValuesFunc values;    /* display values prepared by the source, or NULL */
@@ -969,6 +970,7 @@ share_layer (EfImageView *self, Layer *layer)
   if (layer->gl_cuda == NULL)
     {
       layer->gl_cuda = ef_gl_cuda_new (layer->gl, self->share_device, &error);
+      layer->held_writes = 0;
       if (layer->gl_cuda == NULL)
         {
           g_message ("Display path for this image: host upload, because %s", error->message);
@@ -1012,9 +1014,10 @@ share_layer (EfImageView *self, Layer *layer)
 #endif
 }
 
-/* At the end of a frame, the textures that CUDA writes are mapped for it again (ef_gl_cuda_hold), so
- * that GL gives them up with this frame's work and the next write is a conversion and an unmap. A
- * failure only costs that saving: the next update maps them itself. */
+/* At the end of a frame that wrote, the textures that CUDA writes are mapped for it again
+ * (ef_gl_cuda_hold), so that GL gives them up with this frame's work and the next write is a
+ * conversion and an unmap. A frame that wrote nothing (the job is done or quiet: panning, zooming)
+ * holds nothing, and the next write maps for itself. A failure only costs the saving. */
 static void
 hold_shared_layers (EfImageView *self)
 {
@@ -1023,8 +1026,15 @@ hold_shared_layers (EfImageView *self)
     {
       Layer *layer = &self->layers[id];
       g_autoptr (GError) error = NULL;
+      guint64 writes;
 
-      if (layer->active && layer->gl_cuda != NULL && !ef_gl_cuda_hold (layer->gl_cuda, &error))
+      if (!layer->active || layer->gl_cuda == NULL)
+        continue;
+      writes = ef_gl_cuda_get_n_writes (layer->gl_cuda);
+      if (writes == layer->held_writes)
+        continue;
+      layer->held_writes = writes;
+      if (!ef_gl_cuda_hold (layer->gl_cuda, &error))
         g_debug ("Textures not held for the next write: %s", error->message);
     }
 #endif
