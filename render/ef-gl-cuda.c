@@ -105,6 +105,16 @@ destroy_surfaces (EfGlCuda *self)
       }
 }
 
+/* Gives the textures held since ef_gl_cuda_hold back to GL, after the work queued on the display stream. */
+static gboolean
+release (EfGlCuda *self, GError **error)
+{
+  if (!self->held)
+    return TRUE;
+  self->held = FALSE;
+  return CHECK (cudaGraphicsUnmapResources ((int) self->n_tiles, self->res, self->stream), error);
+}
+
 void
 ef_gl_cuda_free (EfGlCuda *self)
 {
@@ -113,8 +123,7 @@ ef_gl_cuda_free (EfGlCuda *self)
   if (cudaSetDevice (self->device) == cudaSuccess)
     {
       destroy_surfaces (self);
-      if (self->held && cudaGraphicsUnmapResources ((int) self->n_tiles, self->res, self->stream) != cudaSuccess)
-        (void) cudaGetLastError ();
+      (void) release (self, NULL);
       for (guint i = 0; i < self->n_tiles; i++)
         if (self->res[i] != NULL && cudaGraphicsUnregisterResource (self->res[i]) != cudaSuccess)
           (void) cudaGetLastError ();
@@ -188,16 +197,6 @@ intersect (const EfRect *a, const EfGlTile *t, EfRect *out)
     return FALSE;
   *out = (EfRect) { x0, y0, x1 - x0, y1 - y0 };
   return TRUE;
-}
-
-/* Gives the textures held since ef_gl_cuda_hold back to GL, after the work queued on the display stream. */
-static gboolean
-release (EfGlCuda *self, GError **error)
-{
-  if (!self->held)
-    return TRUE;
-  self->held = FALSE;
-  return CHECK (cudaGraphicsUnmapResources ((int) self->n_tiles, self->res, self->stream), error);
 }
 
 gboolean
