@@ -136,7 +136,11 @@ pulse_taylor (const EfCudaPulse *pu, const double C[3], const double su[3], cons
 __host__ __device__ inline void
 make_stage (const EfTaylor *t, double y, float kdr, long long row, EfStage *st)
 {
-  const double *c = t->c;
+  /* A series that is not finite becomes the constant one below, parked: every pixel then reads the
+   * same guard zero. */
+  const EfTaylor parked = { { -1.0e9 } };
+  const double *c = isfinite (t->c[1] + t->c[2] + t->c[3] + t->c[4] + t->c[5] + t->c[6] + t->c[7] + t->c[8]
+                              + t->c[9]) ? t->c : parked.c;
   double e0 = c[0] + y * (c[2] + y * (c[5] + y * c[9]));
 
   /* Far outside the profile (or not finite): park it where every read is a guard zero, and keep the
@@ -144,16 +148,6 @@ make_stage (const EfTaylor *t, double y, float kdr, long long row, EfStage *st)
   if (!(fabs (e0) < 1.0e9))
     e0 = -1.0e9;
   st->e0 = e0;
-  if (!isfinite (c[1] + c[2] + c[3] + c[4] + c[5] + c[6] + c[7] + c[8] + c[9]))
-    {
-      /* A series that is not finite leaves only the parked base: every pixel reads that guard zero. */
-      st->e0 = -1.0e9;
-      st->e1 = 0.0;
-      st->e2 = st->e3 = st->d0 = st->d1 = st->d2 = st->h0 = st->h1 = 0.0f;
-      st->kdr = kdr;
-      st->row = row - (long long) kMagicFBits;
-      return;
-    }
   st->e1 = c[1] + y * (c[4] + y * c[8]);
   st->e2 = (float) (c[3] + y * c[7]);
   st->e3 = (float) c[6];

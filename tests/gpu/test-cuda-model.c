@@ -112,6 +112,43 @@ test_choose (void)
   g_assert_cmpuint (ef_cuda_choose_variant (&grid, near->meta, near->n_pulses, EF_PRECISION_FP32), ==, 0);
 }
 
+/* A pulse whose antenna position is not finite (so is its range series) parks every pixel on a guard
+ * zero: it adds nothing and reads nothing outside its row (the model asserts every read's row). The
+ * image is the reference formed without that pulse. */
+static void
+test_not_finite (void)
+{
+  const Case *c = &cases[0];
+  g_autoptr (EfProfiles) p32 = NULL;
+  g_autoptr (EfProfiles) p64 = NULL;
+  g_autofree EfCf64 *ref = NULL;
+  g_autofree EfCf32 *img = NULL;
+  g_autoptr (GError) error = NULL;
+  const guint bad = 7;
+  EfGrid grid;
+  gsize n;
+  double ser;
+
+  p64 = ef_cuda_test_profiles (48, c->n_bins, c->dr, c->standoff, c->grazing, c->aperture, 9.6e9, FALSE,
+                               g_test_rand_int (), &p32);
+  g_assert_true (ef_grid_init_roi (&grid, -0.5 * c->width * c->spacing, -0.5 * c->height * c->spacing,
+                                   0.5 * c->width * c->spacing, 0.5 * c->height * c->spacing, c->spacing, NULL));
+  n = ef_grid_n_pixels (&grid);
+  memset (p64->data64 + (gsize) bad * p64->n_bins, 0, p64->n_bins * sizeof (EfCf64));
+  ref = g_new0 (EfCf64, n);
+  ef_bp_reference (&grid, p64, ref);
+  for (int i = 0; i < 3; i++)
+    p32->meta[bad].tx[i] = p32->meta[bad].rcv[i] = NAN;
+  img = g_new0 (EfCf32, n);
+  /* Shape 1 given: the chooser refuses geometry it cannot measure. */
+  g_assert_true (ef_cuda_bp_model (&grid, p32, 1, img, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (ef_cuda_test_count_nonfinite (img, n), ==, 0);
+  ser = ef_cuda_test_ser_db (img, ref, n);
+  g_test_message ("pulse %u of 48 with a NaN antenna: SER %.1f dB against the reference without it", bad, ser);
+  g_assert_cmpfloat (ser, >=, 80.0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -124,5 +161,6 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/compute/cuda/model/every-shape", test_every_shape);
   g_test_add_func ("/compute/cuda/model/choose", test_choose);
+  g_test_add_func ("/compute/cuda/model/not-finite", test_not_finite);
   return g_test_run ();
 }
