@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # check_sarkit.sh: writes small CPHD files with Echoform and checks them with sarkit's cphdcheck --thorough.
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Usage: check_sarkit.sh PATH/TO/cphd-write-demo
+# Usage: check_sarkit.sh PATH/TO/cphd-write-demo [PYTHON]
 # Exit 0: every file passes (warnings are listed); 1: cphdcheck found an error; 77: sarkit is missing.
 set -u
 
-demo=${1:?usage: check_sarkit.sh PATH/TO/cphd-write-demo}
-python=${PYTHON:-python3}
+demo=${1:?usage: check_sarkit.sh PATH/TO/cphd-write-demo [PYTHON]}
+python=${2:-${PYTHON:-python3}}
 
 if ! "$python" -c "import sarkit.verification" >/dev/null 2>&1; then
   echo "sarkit is not installed (pip install sarkit==1.8.1); skipping the cphdcheck test"
