@@ -6,7 +6,7 @@
 set -u
 
 demo=${1:?usage: check_sarkit.sh PATH/TO/cphd-write-demo [PYTHON]}
-python=${2:-${PYTHON:-python3}}
+python=${2:-python3}
 
 if ! "$python" -c "import sarkit.verification" >/dev/null 2>&1; then
   echo "sarkit is not installed (pip install sarkit==1.8.1); skipping the cphdcheck test"

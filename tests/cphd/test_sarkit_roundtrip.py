@@ -12,7 +12,6 @@
 import json
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -413,6 +412,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    if shutil.which("python3") is None:  # pragma: no cover
-        sys.exit(SKIP)
     sys.exit(main(sys.argv))
