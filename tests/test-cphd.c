@@ -6,11 +6,15 @@
 #include <math.h>
 #include <string.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <glib/gstdio.h>
 
 #include "ef-cphd.h"
 #include "ef-dataset.h"
 #include "ef-error.h"
+#include "ef-job.h"
 #include "ef-sim.h"
 #include "cphd-testdata.h"
 
@@ -1093,6 +1097,216 @@ test_bad_absurd_sizes (void)
   save_and_expect (q, EF_IO_ERROR_INVALID_DATA, "NumVectors 18446744073709551615");
 }
 
+/* NumVectors x NumBytesPVP wraps round 2^64 to 0, so a naive "does the array fit" test passes and the
+ * reader walks records 2^62 bytes apart (it crashed here); or it is 2^64 exactly with NumVectors at the
+ * largest accepted, and the per-vector arrays would have been 6.4 GB. */
+static void
+test_bad_pvp_product (void)
+{
+  g_autoptr (Parts) p = valid_parts ();
+  g_autoptr (Parts) q = valid_parts ();
+  g_autoptr (Parts) r = valid_parts ();
+
+  xml_replace (p, "<NumBytesPVP>\\d+</NumBytesPVP>", "<NumBytesPVP>4611686018427387904</NumBytesPVP>");
+  save_and_expect (p, EF_IO_ERROR_FORMAT, "PVP array (16 vectors of 4611686018427387904 bytes at offset 0) does "
+                                          "not fit in the 3584-byte PVP block");
+  xml_replace (q, "<NumVectors>16</NumVectors>", "<NumVectors>4</NumVectors>");
+  xml_replace (q, "<NumBytesPVP>\\d+</NumBytesPVP>", "<NumBytesPVP>4611686018427387904</NumBytesPVP>");
+  save_and_expect (q, EF_IO_ERROR_FORMAT, "PVP array (4 vectors of 4611686018427387904 bytes");
+  xml_replace (r, "<NumVectors>16</NumVectors>", "<NumVectors>67108864</NumVectors>");
+  xml_replace (r, "<NumBytesPVP>\\d+</NumBytesPVP>", "<NumBytesPVP>274877906944</NumBytesPVP>");
+  save_and_expect (r, EF_IO_ERROR_FORMAT, "PVP array (67108864 vectors of 274877906944 bytes");
+}
+
+/* The largest NumVectors x NumSamples accepted, with a PVP block (sparse, 15 GB) that really holds the
+ * records: the signal array's size is 2^53 bytes, compared without wrapping, and refused before the
+ * reader allocates anything for 2^26 vectors. */
+static void
+test_bad_signal_product (void)
+{
+  g_autoptr (Parts) p = valid_parts ();
+  g_autofree char *path = tmp_file ("sparse.cphd");
+  guint rec = pvp_record_bytes (p);
+  guint64 xo = 4096, po = (xo + p->xml->len + 2 + 63) / 64 * 64, ps = ((guint64) 1 << 26) * rec;
+  guint64 so = po + ps, ss = p->sig->len;
+  g_autofree char *header = NULL;
+  int fd;
+
+  xml_replace (p, "<NumVectors>16</NumVectors>", "<NumVectors>67108864</NumVectors>");
+  xml_replace (p, "<NumSamples>32</NumSamples>", "<NumSamples>16777216</NumSamples>");
+  po = (xo + p->xml->len + 2 + 63) / 64 * 64;
+  so = po + ps;
+  header = g_strdup_printf ("CPHD/1.0.1\nXML_BLOCK_SIZE := %u\nXML_BLOCK_BYTE_OFFSET := %" G_GUINT64_FORMAT
+                            "\nPVP_BLOCK_SIZE := %" G_GUINT64_FORMAT "\nPVP_BLOCK_BYTE_OFFSET := %" G_GUINT64_FORMAT
+                            "\nSIGNAL_BLOCK_SIZE := %" G_GUINT64_FORMAT "\nSIGNAL_BLOCK_BYTE_OFFSET := %"
+                            G_GUINT64_FORMAT "\nCLASSIFICATION := UNCLASSIFIED\nRELEASE_INFO := UNRESTRICTED\n\f\n",
+                            (guint) p->xml->len, xo, ps, po, ss, so);
+  fd = g_open (path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (pwrite (fd, header, strlen (header), 0), ==, (gssize) strlen (header));
+  g_assert_cmpint (pwrite (fd, p->xml->str, p->xml->len, (off_t) xo), ==, (gssize) p->xml->len);
+  g_assert_cmpint (pwrite (fd, "\f\n", 2, (off_t) (xo + p->xml->len)), ==, 2);
+  g_assert_cmpint (pwrite (fd, p->pvp->data, p->pvp->len, (off_t) po), ==, (gssize) p->pvp->len);
+  g_assert_cmpint (ftruncate (fd, (off_t) (so + ss)), ==, 0);
+  g_assert_cmpint (pwrite (fd, p->sig->data, ss, (off_t) so), ==, (gssize) ss);
+  close (fd);
+  expect_error (path, EF_IO_ERROR_FORMAT, "signal array (67108864 x 16777216 CF8 samples at offset 0) does not fit");
+  g_unlink (path);
+}
+
+static void
+test_bad_pvp_overlap (void)
+{
+  g_autoptr (Parts) p = valid_parts ();
+  g_autofree char *sc0 = g_strdup_printf ("<SCSS><Offset>%u</Offset>", pvp_word (p, "SC0"));
+
+  /* Two parameters in one word would let a record shorter than the fifteen words CPHD requires pass. */
+  xml_replace (p, "<SCSS>\\s*<Offset>\\d+</Offset>", sc0);
+  save_and_expect (p, EF_IO_ERROR_FORMAT, "overlaps PVP SCSS");
+}
+
+static void
+test_bad_pvp_offset_huge (void)
+{
+  g_autoptr (Parts) p = valid_parts ();
+
+  /* Offset + Size wraps round 2^64; the message must not. */
+  xml_replace (p, "<SCSS>\\s*<Offset>\\d+</Offset>", "<SCSS><Offset>18446744073709551615</Offset>");
+  save_and_expect (p, EF_IO_ERROR_FORMAT, "PVP SCSS (words 18446744073709551615..18446744073709551615) lies outside");
+}
+
+/* Every number in the XML and the header set to each boundary value in turn: each file opens or is
+ * refused with an EF_IO_ERROR, and what opens reads in full. */
+static void
+test_bad_boundary_values (void)
+{
+  static const char *const values[] = {
+    "0", "1", "7", "2147483647", "2147483648", "2147483649", "4294967296", "4611686018427387904",
+    "9223372036854775807", "9223372036854775808", "18446744073709551615", "18446744073709551616", "-1",
+    "1234567890123456789012345678901234567890",
+  };
+  static const char *const elements[] = { "NumBytesPVP", "NumCPHDChannels", "NumVectors", "NumSamples",
+                                          "SignalArrayByteOffset", "PVPArrayByteOffset" };
+  static const char *const pvps[] = { "TxTime", "TxPos", "RcvTime", "RcvPos", "SRPPos", "FX1", "FX2", "SC0", "SCSS",
+                                      "SIGNAL" };
+  static const char *const keys[] = { "XML_BLOCK_SIZE", "XML_BLOCK_BYTE_OFFSET", "PVP_BLOCK_SIZE",
+                                      "PVP_BLOCK_BYTE_OFFSET", "SIGNAL_BLOCK_SIZE", "SIGNAL_BLOCK_BYTE_OFFSET" };
+  g_autofree char *path = tmp_file ("boundary.cphd");
+  guint opened = 0, refused = 0;
+
+  for (guint v = 0; v < G_N_ELEMENTS (values); v++)
+    {
+      guint n_cases = G_N_ELEMENTS (elements) + 2 * G_N_ELEMENTS (pvps) + G_N_ELEMENTS (keys);
+
+      for (guint c = 0; c < n_cases; c++)
+        {
+          g_autoptr (Parts) p = valid_parts ();
+          g_autoptr (GError) error = NULL;
+          g_autoptr (EfDataset) ds = NULL;
+          g_autofree char *override = NULL;
+          const char *o[] = { NULL, NULL };
+          guint e = c, k;
+
+          if (e < G_N_ELEMENTS (elements))
+            {
+              g_autofree char *pat = g_strdup_printf ("<%s>\\d+</%s>", elements[e], elements[e]);
+              g_autofree char *rep = g_strdup_printf ("<%s>%s</%s>", elements[e], values[v], elements[e]);
+              xml_replace (p, pat, rep);
+            }
+          else if ((e -= G_N_ELEMENTS (elements)) < 2 * G_N_ELEMENTS (pvps))
+            {
+              const char *field = e % 2 ? "Size" : "Offset";
+              g_autofree char *pat = g_strdup_printf ("(<%s>.*?<%s>)\\d+(</%s>)", pvps[e / 2], field, field);
+              g_autofree char *rep = g_strdup_printf ("\\g<1>%s\\g<2>", values[v]);
+              xml_replace (p, pat, rep);
+            }
+          else
+            {
+              k = e - 2 * G_N_ELEMENTS (pvps);
+              override = g_strdup_printf ("%s=%s", keys[k], values[v]);
+              o[0] = override;
+            }
+          parts_save_full (p, path, NULL, o);
+          ds = ef_cphd_open (path, 0, &error);
+          if (ds == NULL)
+            {
+              g_assert_nonnull (error);
+              g_assert_true (error->domain == EF_IO_ERROR);
+              refused++;
+            }
+          else
+            {
+              g_autofree EfCf32 *all = g_new (EfCf32, ds->info.n_pulses * ds->info.n_samples);
+              g_assert_cmpuint (ds->info.n_pulses * ds->info.n_samples, <=, 16 * 32);
+              g_assert_true (ef_dataset_read_block (ds, 0, (guint) ds->info.n_pulses, all, &error));
+              g_assert_no_error (error);
+              opened++;
+            }
+        }
+    }
+  g_test_message ("boundary values: %u opened, %u refused", opened, refused);
+  /* Only the values that change nothing (the SIGNAL PVP's offset set to where it already is, say)
+   * leave a valid file. */
+  g_assert_cmpuint (refused, >, 10 * opened);
+}
+
+/* The file is cut short after it was opened, as when another program rewrites it: reading the
+ * samples that are gone is an error, not SIGBUS, both directly and through a job. */
+static void
+test_bad_truncated_while_open (void)
+{
+  CphdTestSpec s;
+  g_autoptr (EfDataset) src = NULL;
+  g_autoptr (EfDataset) ds = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GError) job_error = NULL;
+  g_autofree char *path = tmp_file ("shrinks.cphd");
+  g_autofree EfCf32 *buf = NULL;
+  g_autoptr (EfJob) job = NULL;
+  EfJobParams jp;
+  EfGrid grid;
+  GStatBuf st;
+  guint64 ns;
+
+  cphd_test_spec_init (&s);
+  s.n_pulses = 256;
+  s.n_samples = 512;
+  s.seed = g_test_rand_int ();
+  src = cphd_test_dataset (&s);
+  g_assert_true (ef_cphd_write (src, path, NULL, &error));
+  g_assert_no_error (error);
+  ds = open_ok (path, 0);
+  ns = ds->info.n_samples;
+  buf = g_new (EfCf32, ds->info.n_pulses * ns);
+  g_assert_true (ef_dataset_read_block (ds, 0, 16, buf, &error));
+  g_assert_no_error (error);
+
+  /* Keep the first half of the signal (1 MB of CF8), then some. */
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  g_assert_cmpint (truncate (path, st.st_size - 100 * (off_t) ns * 8 - 5), ==, 0);
+  g_assert_true (ef_dataset_read_block (ds, 0, 100, buf, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (buf, 100 * ns * 8, ef_dataset_memory_samples (src), 100 * ns * 8);
+  g_assert_false (ef_dataset_read_block (ds, 100, 100, buf, &error));
+  g_assert_error (error, EF_IO_ERROR, EF_IO_ERROR_TRUNCATED);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "Cannot read pulses 100..199"));
+  g_assert_nonnull (strstr (error->message, "cut short while it was open"));
+  g_clear_error (&error);
+  g_assert_false (ef_dataset_read_block (ds, 255, 1, buf, &error));
+  g_assert_error (error, EF_IO_ERROR, EF_IO_ERROR_TRUNCATED);
+
+  /* The path the CLI and the window use. */
+  g_assert_true (ef_grid_init_roi (&grid, -2, -2, 2, 2, 0.25, NULL));
+  ef_job_params_init (&jp, &grid);
+  jp.backend.block_size = 32;
+  job = ef_job_new (ds, &jp, &job_error);
+  g_assert_no_error (job_error);
+  g_assert_false (ef_job_run (job, NULL, NULL, &job_error));
+  g_assert_error (job_error, EF_IO_ERROR, EF_IO_ERROR_TRUNCATED);
+  g_assert_nonnull (strstr (job_error->message, "cut short while it was open"));
+}
+
 static void
 test_bad_channel_count (void)
 {
@@ -1478,6 +1692,12 @@ main (int argc, char **argv)
   g_test_add_func ("/io/cphd/bad/zero-vectors", test_bad_zero_vectors);
   g_test_add_func ("/io/cphd/bad/channel-sizes", test_bad_channel_sizes);
   g_test_add_func ("/io/cphd/bad/absurd-sizes", test_bad_absurd_sizes);
+  g_test_add_func ("/io/cphd/bad/pvp-product", test_bad_pvp_product);
+  g_test_add_func ("/io/cphd/bad/signal-product", test_bad_signal_product);
+  g_test_add_func ("/io/cphd/bad/pvp-overlap", test_bad_pvp_overlap);
+  g_test_add_func ("/io/cphd/bad/pvp-offset-huge", test_bad_pvp_offset_huge);
+  g_test_add_func ("/io/cphd/bad/boundary-values", test_bad_boundary_values);
+  g_test_add_func ("/io/cphd/bad/truncated-while-open", test_bad_truncated_while_open);
   g_test_add_func ("/io/cphd/bad/channel-count", test_bad_channel_count);
   g_test_add_func ("/io/cphd/bad/channel-index", test_bad_channel_index);
   g_test_add_func ("/io/cphd/bad/signal-format", test_bad_signal_format);

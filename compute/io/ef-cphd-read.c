@@ -1,14 +1,18 @@
-/* ef-cphd-read.c: opens CPHD 1.x files: a strict header, the XML, the PVPs, and a memory-mapped signal. */
+/* ef-cphd-read.c: opens CPHD 1.x files: a strict header, the XML, the PVPs, and a signal read on demand. */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "ef-cphd-read"
 #include "config.h"
 
-#include <sys/mman.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <limits.h>
 #include <math.h>
 #include <string.h>
+
+#include <glib/gstdio.h>
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -27,14 +31,26 @@
 /* The file header is a few hundred bytes; anything this long without its terminator is not one. */
 #define MAX_HEADER_BYTES (64u * 1024u)
 #define MAX_HEADER_LINE 1024u
+/* Samples and PVPs are read through a buffer of about this size, whatever the block asked for. */
+#define READ_CHUNK_BYTES (4u * 1024u * 1024u)
+
+/*
+ * The file is read with pread(), never memory-mapped: a mapped file that another program truncates
+ * while it is open kills the reader with SIGBUS on the next page it touches, whereas a short read is
+ * an error that can be reported. Every buffer is sized from a count that was first checked against
+ * the bytes the file holds.
+ */
 
 typedef struct {
-  GMappedFile  *map;        /* owned */
-  const guint8 *signal;     /* borrowed from map: the chosen channel's first sample */
+  int           fd;             /* owned */
+  char         *path;           /* owned, for messages */
+  guint64       signal_offset;  /* byte offset in the file of the chosen channel's first sample */
   guint64       vector_bytes;
   EfCphdFormat  format;
-  gboolean      conjugate;  /* SGN = +1 */
-  double       *amp_sf;     /* owned, one per vector, or NULL when the file has none */
+  gboolean      conjugate;      /* SGN = +1 */
+  double       *amp_sf;         /* owned, one per vector, or NULL when the file has none */
+  guint8       *scratch;        /* owned: raw samples being converted */
+  gsize         scratch_size;
 } CphdPriv;
 
 /* ---- byte helpers ---- */
@@ -86,6 +102,50 @@ static gboolean
 fits (guint64 offset, guint64 size, guint64 limit)
 {
   return offset <= limit && size <= limit - offset;
+}
+
+/* a * b, FALSE when it does not fit in 64 bits. */
+static gboolean
+mul_u64 (guint64 a, guint64 b, guint64 *out)
+{
+  return !__builtin_mul_overflow (a, b, out);
+}
+
+/* Reads len bytes at offset, or says why not: a file that ends early (cut short, perhaps while it was
+ * open) is TRUNCATED, any other failure is the system's. */
+static gboolean
+read_at (int fd, const char *path, void *buf, gsize len, guint64 offset, const char *what, GError **error)
+{
+  guint8 *p = buf;
+  gsize done = 0;
+
+  while (done < len)
+    {
+      gssize n = pread (fd, p + done, MIN (len - done, (gsize) G_MAXSSIZE), (off_t) (offset + done));
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          int saved = errno;
+          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FAILED, "Could not read %s from %s: %s", what, path,
+                       g_strerror (saved));
+          return FALSE;
+        }
+      if (n == 0)
+        {
+          GStatBuf st;
+          guint64 now = fstat (fd, &st) == 0 ? (guint64) st.st_size : offset + done;
+
+          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_TRUNCATED,
+                       "%s now ends at byte %" G_GUINT64_FORMAT ", inside %s (bytes %" G_GUINT64_FORMAT " to %"
+                       G_GUINT64_FORMAT "): the file was cut short while it was open", path, now, what,
+                       offset, offset + len);
+          return FALSE;
+        }
+      done += (gsize) n;
+    }
+  return TRUE;
 }
 
 /* ---- the file header ---- */
@@ -453,15 +513,31 @@ parse_pvp_layout (xmlNodePtr root, guint64 num_bytes_pvp, PvLayout *l, GError **
         }
       if (offset > num_bytes_pvp / 8 || size > num_bytes_pvp / 8 - offset)
         {
+          /* The end is shown saturated: an Offset near 2^64 must not wrap round in the message. */
           g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
                        "PVP %s (words %" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT ") lies outside the %"
                        G_GUINT64_FORMAT "-byte vector record (Data/NumBytesPVP)",
-                       pv_spec[i].name, offset, offset + size, num_bytes_pvp);
+                       pv_spec[i].name, offset, offset > G_MAXUINT64 - size ? G_MAXUINT64 : offset + size,
+                       num_bytes_pvp);
           return FALSE;
         }
       l->present[i] = TRUE;
       l->offset[i] = offset * 8;
     }
+  /* CPHD places the parameters side by side. Overlapping ones would let a record of a few words pass for
+   * a full one, and a small PVP block claim more vectors than it can describe. */
+  for (int i = 0; i < PV_N; i++)
+    for (int j = i + 1; j < PV_N; j++)
+      if (l->present[i] && l->present[j] && l->offset[i] < l->offset[j] + 8 * pv_spec[j].size
+          && l->offset[j] < l->offset[i] + 8 * pv_spec[i].size)
+        {
+          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                       "PVP %s (words %" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT ") overlaps PVP %s (words %"
+                       G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT ")", pv_spec[i].name, l->offset[i] / 8,
+                       l->offset[i] / 8 + pv_spec[i].size, pv_spec[j].name, l->offset[j] / 8,
+                       l->offset[j] / 8 + pv_spec[j].size);
+          return FALSE;
+        }
   return TRUE;
 }
 
@@ -482,66 +558,72 @@ channels_free (Channel *ch, guint n)
 
 /* ---- the dataset ---- */
 
-/* Blocks are read once, in order: let the kernel drop the mapped pages behind us, so that a file larger
- * than memory does not fill the page tables of this process (and the figures users watch) with pages it
- * will not touch again. Whole pages inside the range only; a later read maps them back in. */
-static void
-release_pages (const guint8 *start, gsize len)
-{
-#if defined(MADV_DONTNEED)
-  gsize page = (gsize) sysconf (_SC_PAGESIZE);
-  guintptr a = ((guintptr) start + page - 1) & ~(guintptr) (page - 1);
-  guintptr b = ((guintptr) start + len) & ~(guintptr) (page - 1);
-
-  if (b > a)
-    madvise ((void *) a, b - a, MADV_DONTNEED);
-#endif
-}
-
 static gboolean
 cphd_read_block (EfDataset *self, guint64 first, guint count, EfCf32 *out, GError **error)
 {
   CphdPriv *priv = self->priv;
   guint64 ns = self->info.n_samples;
   guint64 bad = 0;
+  float sgn = priv->conjugate ? -1.0f : 1.0f;
+  /* Whole vectors per read; a single vector may exceed the chunk, and is then read alone. */
+  guint per_read = (guint) MAX ((guint64) 1, MIN ((guint64) count, READ_CHUNK_BYTES / priv->vector_bytes));
 
-  for (guint i = 0; i < count; i++)
+  /* ef_cphd_open checked that every vector lies inside the file, so none of this overflows. */
+  if (priv->scratch_size < per_read * priv->vector_bytes)
     {
-      guint64 v = first + i;
-      const guint8 *src = priv->signal + v * priv->vector_bytes;
-      EfCf32 *dst = out + (gsize) i * ns;
-      float scale = priv->amp_sf != NULL ? (float) priv->amp_sf[v] : 1.0f;
-      float sgn = priv->conjugate ? -1.0f : 1.0f;
-
-      switch (priv->format)
-        {
-        case EF_CPHD_CF8:
-          for (guint64 k = 0; k < ns; k++)
-            {
-              float re = be_float (src + 8 * k), im = be_float (src + 8 * k + 4);
-              if (priv->amp_sf != NULL)
-                {
-                  re *= scale;
-                  im *= scale;
-                }
-              if (isnan (re) || isnan (im))
-                bad++;
-              dst[k] = CMPLXF (re, sgn * im);
-            }
-          break;
-        case EF_CPHD_CI4:
-          for (guint64 k = 0; k < ns; k++)
-            dst[k] = CMPLXF (scale * (float) be_int16 (src + 4 * k), sgn * scale * (float) be_int16 (src + 4 * k + 2));
-          break;
-        case EF_CPHD_CI2:
-          for (guint64 k = 0; k < ns; k++)
-            dst[k] = CMPLXF (scale * (float) (gint8) src[2 * k], sgn * scale * (float) (gint8) src[2 * k + 1]);
-          break;
-        default:
-          g_assert_not_reached ();
-        }
+      g_free (priv->scratch);
+      priv->scratch_size = per_read * priv->vector_bytes;
+      priv->scratch = g_malloc (priv->scratch_size);
     }
-  release_pages (priv->signal + first * priv->vector_bytes, (gsize) count * priv->vector_bytes);
+  for (guint done = 0; done < count;)
+    {
+      guint n = MIN (per_read, count - done);
+
+      if (!read_at (priv->fd, priv->path, priv->scratch, (gsize) n * priv->vector_bytes,
+                    priv->signal_offset + (first + done) * priv->vector_bytes, "the signal array", error))
+        {
+          g_prefix_error (error, "Cannot read pulses %" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT ": ", first + done,
+                          first + done + n - 1);
+          return FALSE;
+        }
+      for (guint i = 0; i < n; i++)
+        {
+          guint64 v = first + done + i;
+          const guint8 *src = priv->scratch + (gsize) i * priv->vector_bytes;
+          EfCf32 *dst = out + (gsize) (done + i) * ns;
+          float scale = priv->amp_sf != NULL ? (float) priv->amp_sf[v] : 1.0f;
+
+          switch (priv->format)
+            {
+            case EF_CPHD_CF8:
+              for (guint64 k = 0; k < ns; k++)
+                {
+                  float re = be_float (src + 8 * k), im = be_float (src + 8 * k + 4);
+                  if (priv->amp_sf != NULL)
+                    {
+                      re *= scale;
+                      im *= scale;
+                    }
+                  if (isnan (re) || isnan (im))
+                    bad++;
+                  dst[k] = CMPLXF (re, sgn * im);
+                }
+              break;
+            case EF_CPHD_CI4:
+              for (guint64 k = 0; k < ns; k++)
+                dst[k] = CMPLXF (scale * (float) be_int16 (src + 4 * k),
+                                 sgn * scale * (float) be_int16 (src + 4 * k + 2));
+              break;
+            case EF_CPHD_CI2:
+              for (guint64 k = 0; k < ns; k++)
+                dst[k] = CMPLXF (scale * (float) (gint8) src[2 * k], sgn * scale * (float) (gint8) src[2 * k + 1]);
+              break;
+            default:
+              g_assert_not_reached ();
+            }
+        }
+      done += n;
+    }
   /* NaN samples are left for range compression, which treats them as missing. */
   if (bad > 0)
     g_debug ("%" G_GUINT64_FORMAT " NaN samples in pulses %" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT, bad, first,
@@ -556,8 +638,11 @@ cphd_finalize (EfDataset *self)
 
   if (priv == NULL)
     return;
-  g_clear_pointer (&priv->map, g_mapped_file_unref);
+  if (priv->fd >= 0)
+    close (priv->fd);
+  g_free (priv->path);
   g_free (priv->amp_sf);
+  g_free (priv->scratch);
   g_free (priv);
 }
 
@@ -627,11 +712,14 @@ parse_xml (const guint8 *xml, guint64 size, GError **error)
 EfDataset *
 ef_cphd_open (const char *path, guint channel, GError **error)
 {
-  g_autoptr (GMappedFile) map = NULL;
-  g_autoptr (GError) local = NULL;
   g_autoptr (EfDataset) ds = NULL;
-  const guint8 *data;
-  guint64 size;
+  g_autofree guint8 *head = NULL;
+  g_autofree guint8 *xml = NULL;
+  g_autofree guint8 *pvp = NULL;
+  GStatBuf st;
+  int fd;
+  gsize head_len;
+  guint64 size, pvp_bytes, sig_bytes;
   Header h = { 0 };
   xmlDocPtr doc = NULL;
   xmlNodePtr root, data_node;
@@ -651,28 +739,53 @@ ef_cphd_open (const char *path, guint channel, GError **error)
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  map = g_mapped_file_new (path, FALSE, &local);
-  if (map == NULL)
+  fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0)
     {
-      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FAILED, "Could not open %s: %s", path, local->message);
+      int saved = errno;
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FAILED, "Could not open %s: %s", path, g_strerror (saved));
       return NULL;
     }
-  data = (const guint8 *) g_mapped_file_get_contents (map);
-  size = g_mapped_file_get_length (map);
-  if (size == 0 || data == NULL)
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      int saved = errno;
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FAILED, "Could not open %s: %s", path,
+                   S_ISDIR (st.st_mode) ? g_strerror (EISDIR) : saved != 0 ? g_strerror (saved) : "not a regular file");
+      close (fd);
+      return NULL;
+    }
+  size = (guint64) st.st_size;
+  if (size == 0)
     {
       g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "%s is empty", path);
+      close (fd);
       return NULL;
     }
 
-  if (!parse_header (data, size, &h, error)
+  /* The header parser looks at most two bytes past its limit. */
+  head_len = (gsize) MIN (size, (guint64) MAX_HEADER_BYTES + 2);
+  head = g_malloc (head_len);
+  if (!read_at (fd, path, head, head_len, 0, "the file header", error)
+      || !parse_header (head, head_len, &h, error)
       || !check_block ("XML", h.xml_off, h.xml_size, size, h.end, error)
       || !check_block ("PVP", h.pvp_off, h.pvp_size, size, h.end, error)
       || !check_block ("signal", h.sig_off, h.sig_size, size, h.end, error)
       || ((h.seen & (1u << 6)) && !check_block ("support", h.sup_off, h.sup_size, size, h.end, error)))
     goto out;
+  g_clear_pointer (&head, g_free);
 
-  doc = parse_xml (data + h.xml_off, h.xml_size, error);
+  if (h.xml_size == 0 || h.xml_size > INT_MAX)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                   "The CPHD XML block has an implausible size (%" G_GUINT64_FORMAT " bytes)", h.xml_size);
+      goto out;
+    }
+  /* check_block put the XML inside the file: this allocation is no larger than the file. */
+  xml = g_malloc ((gsize) h.xml_size);
+  if (!read_at (fd, path, xml, (gsize) h.xml_size, h.xml_off, "the XML block", error))
+    goto out;
+  doc = parse_xml (xml, h.xml_size, error);
+  g_clear_pointer (&xml, g_free);
   if (doc == NULL)
     goto out;
   root = xmlDocGetRootElement (doc);
@@ -784,7 +897,9 @@ ef_cphd_open (const char *path, guint channel, GError **error)
   ch = &channels[channel];
 
   /* Sizes: absurd ones are rejected before anything is allocated, and every array must lie inside
-   * its block (which lies inside the file), so that no later read can leave the mapping. */
+   * its block (which lies inside the file). The per-vector arrays below are sized from NumVectors only
+   * once NumVectors x NumBytesPVP is known to fit in the PVP block: a record holds at least the 15 words
+   * of the required PVPs, more than an EfPulse, so none of them outgrows the bytes the file holds. */
   if (ch->n_vectors == 0 || ch->n_samples == 0)
     {
       g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA,
@@ -800,7 +915,7 @@ ef_cphd_open (const char *path, guint channel, GError **error)
                    ch->id, ch->n_vectors, ch->n_samples, MAX_VECTORS, MAX_SAMPLES);
       goto out;
     }
-  if (!fits (ch->pvp_offset, ch->n_vectors * num_bytes_pvp, h.pvp_size))
+  if (!mul_u64 (ch->n_vectors, num_bytes_pvp, &pvp_bytes) || !fits (ch->pvp_offset, pvp_bytes, h.pvp_size))
     {
       g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
                    "Channel \"%s\"'s PVP array (%" G_GUINT64_FORMAT " vectors of %" G_GUINT64_FORMAT
@@ -808,7 +923,8 @@ ef_cphd_open (const char *path, guint channel, GError **error)
                    "-byte PVP block", ch->id, ch->n_vectors, num_bytes_pvp, ch->pvp_offset, h.pvp_size);
       goto out;
     }
-  if (!fits (ch->signal_offset, ch->n_vectors * ch->n_samples * bps, h.sig_size))
+  if (!mul_u64 (ch->n_samples, bps, &sig_bytes) || !mul_u64 (sig_bytes, ch->n_vectors, &sig_bytes)
+      || !fits (ch->signal_offset, sig_bytes, h.sig_size))
     {
       g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
                    "Channel \"%s\"'s signal array (%" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT " %s samples at "
@@ -849,61 +965,75 @@ ef_cphd_open (const char *path, guint channel, GError **error)
   ds->info.source = g_strdup_printf ("CPHD %s", h.version);
   ds->info.path = g_strdup (path);
 
+  priv->fd = -1;
   priv->format = fmt;
   priv->vector_bytes = ch->n_samples * bps;
-  priv->signal = data + h.sig_off + ch->signal_offset;
+  priv->signal_offset = h.sig_off + ch->signal_offset;
+  priv->path = g_strdup (path);
   priv->conjugate = strcmp (sgn, "-1") != 0;
   if (pl.present[PV_AMP_SF])
     priv->amp_sf = g_new (double, ch->n_vectors);
 
+  G_STATIC_ASSERT (sizeof (EfPulse) <= 15 * 8);
   ds->pulses = g_new0 (EfPulse, ch->n_vectors);
   {
-    const guint8 *base = data + h.pvp_off + ch->pvp_offset;
+    /* The records are read a few megabytes at a time; pvp_bytes, checked above, bounds it all. */
+    guint64 per_read = MAX ((guint64) 1, MIN (ch->n_vectors, READ_CHUNK_BYTES / num_bytes_pvp));
     double fx_min = G_MAXDOUBLE, fx_max = -G_MAXDOUBLE;
     guint64 no_signal = 0;
 
-    for (guint64 v = 0; v < ch->n_vectors; v++)
+    pvp = g_malloc ((gsize) (per_read * num_bytes_pvp));
+    for (guint64 v0 = 0; v0 < ch->n_vectors; v0 += per_read)
       {
-        const guint8 *rec = base + v * num_bytes_pvp;
-        EfPulse *p = &ds->pulses[v];
-        double tx[3], rcv[3], srp[3], dt[3], dr[3];
+        guint64 n = MIN (per_read, ch->n_vectors - v0);
 
-        for (int i = 0; i < 3; i++)
+        if (!read_at (fd, path, pvp, (gsize) (n * num_bytes_pvp), h.pvp_off + ch->pvp_offset + v0 * num_bytes_pvp,
+                      "the PVP block", error))
+          goto out;
+        for (guint64 r = 0; r < n; r++)
           {
-            tx[i] = be_double (rec + pl.offset[PV_TX_POS] + 8 * i);
-            rcv[i] = be_double (rec + pl.offset[PV_RCV_POS] + 8 * i);
-            srp[i] = be_double (rec + pl.offset[PV_SRP_POS] + 8 * i);
-            dt[i] = tx[i] - srp[i];
-            dr[i] = rcv[i] - srp[i];
-          }
-        ef_geo_ecf_to_enu (origin, origin_llh, tx, p->tx);
-        ef_geo_ecf_to_enu (origin, origin_llh, rcv, p->rcv);
-        /* The vector's own SRP is its phase reference: half the two-way range to it, in double and in
-         * Earth-fixed coordinates where the numbers are exact. */
-        p->r0 = 0.5 * (sqrt (dt[0] * dt[0] + dt[1] * dt[1] + dt[2] * dt[2])
-                       + sqrt (dr[0] * dr[0] + dr[1] * dr[1] + dr[2] * dr[2]));
-        p->sc0 = be_double (rec + pl.offset[PV_SC0]);
-        p->scss = be_double (rec + pl.offset[PV_SCSS]);
-        p->t = be_double (rec + pl.offset[PV_TX_TIME]);
-        p->fx1 = be_double (rec + pl.offset[PV_FX1]);
-        p->fx2 = be_double (rec + pl.offset[PV_FX2]);
-        if (isfinite (p->fx1) && isfinite (p->fx2))
-          {
-            fx_min = MIN (fx_min, p->fx1);
-            fx_max = MAX (fx_max, p->fx2);
-          }
-        if (priv->amp_sf != NULL)
-          {
-            priv->amp_sf[v] = be_double (rec + pl.offset[PV_AMP_SF]);
-            if (!isfinite (priv->amp_sf[v]))
+            guint64 v = v0 + r;
+            const guint8 *rec = pvp + (gsize) (r * num_bytes_pvp);
+            EfPulse *p = &ds->pulses[v];
+            double tx[3], rcv[3], srp[3], dt[3], dr[3];
+
+            for (int i = 0; i < 3; i++)
               {
-                g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA,
-                             "Vector %" G_GUINT64_FORMAT " has a non-finite AmpSF", v);
-                goto out;
+                tx[i] = be_double (rec + pl.offset[PV_TX_POS] + 8 * i);
+                rcv[i] = be_double (rec + pl.offset[PV_RCV_POS] + 8 * i);
+                srp[i] = be_double (rec + pl.offset[PV_SRP_POS] + 8 * i);
+                dt[i] = tx[i] - srp[i];
+                dr[i] = rcv[i] - srp[i];
               }
+            ef_geo_ecf_to_enu (origin, origin_llh, tx, p->tx);
+            ef_geo_ecf_to_enu (origin, origin_llh, rcv, p->rcv);
+            /* The vector's own SRP is its phase reference: half the two-way range to it, in double and in
+             * Earth-fixed coordinates where the numbers are exact. */
+            p->r0 = 0.5 * (sqrt (dt[0] * dt[0] + dt[1] * dt[1] + dt[2] * dt[2])
+                           + sqrt (dr[0] * dr[0] + dr[1] * dr[1] + dr[2] * dr[2]));
+            p->sc0 = be_double (rec + pl.offset[PV_SC0]);
+            p->scss = be_double (rec + pl.offset[PV_SCSS]);
+            p->t = be_double (rec + pl.offset[PV_TX_TIME]);
+            p->fx1 = be_double (rec + pl.offset[PV_FX1]);
+            p->fx2 = be_double (rec + pl.offset[PV_FX2]);
+            if (isfinite (p->fx1) && isfinite (p->fx2))
+              {
+                fx_min = MIN (fx_min, p->fx1);
+                fx_max = MAX (fx_max, p->fx2);
+              }
+            if (priv->amp_sf != NULL)
+              {
+                priv->amp_sf[v] = be_double (rec + pl.offset[PV_AMP_SF]);
+                if (!isfinite (priv->amp_sf[v]))
+                  {
+                    g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA,
+                                 "Vector %" G_GUINT64_FORMAT " has a non-finite AmpSF", v);
+                    goto out;
+                  }
+              }
+            if (pl.present[PV_SIGNAL] && be_int64 (rec + pl.offset[PV_SIGNAL]) == 0)
+              no_signal++;
           }
-        if (pl.present[PV_SIGNAL] && be_int64 (rec + pl.offset[PV_SIGNAL]) == 0)
-          no_signal++;
       }
     if (no_signal > 0)
       g_debug ("%" G_GUINT64_FORMAT " vectors of channel \"%s\" are marked as holding no signal", no_signal, ch->id);
@@ -952,10 +1082,12 @@ ef_cphd_open (const char *path, guint channel, GError **error)
 
   if (!ef_dataset_validate (ds, error))
     goto out;
-  priv->map = g_steal_pointer (&map);
+  priv->fd = fd;
   ok = TRUE;
 
 out:
+  if (!ok)
+    close (fd);
   if (doc != NULL)
     xmlFreeDoc (doc);
   channels_free (channels, n_channels);

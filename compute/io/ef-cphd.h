@@ -24,8 +24,9 @@ typedef struct {
 gboolean ef_cphd_write (EfDataset *dataset, const char *path, const EfCphdWriteOptions *options,
                         GError **error);
 
-/* Opens a CPHD file, memory-mapping its signal array, and converts the PVPs to the local frame at the
- * SRP. channel indexes Data/Channel. Returns a new reference or NULL with a clear error. */
+/* Opens a CPHD file and converts the PVPs to the local frame at the SRP; the signal array stays in the file
+ * and is read block by block (a file cut short while open gives EF_IO_ERROR_TRUNCATED). channel indexes
+ * Data/Channel. Returns a new reference or NULL with a clear error. Blocks. */
 EfDataset *ef_cphd_open (const char *path, guint channel, GError **error);
 
 /* TRUE if the first bytes look like a CPHD file. */
