@@ -4,14 +4,18 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <glib/gstdio.h>
 #include <matio.h>
+#include <zlib.h>
 
 #include "ef-error.h"
 #include "ef-gotcha.h"
+#include "ef-gotcha-private.h"
 
 /*
  * Layout of a Gotcha file: one struct `data` holding
@@ -34,9 +38,11 @@
  * focus best on two of the three patches.
  *
  * Damaged files.  Everything here is checked before it is used, but matio 1.5.23 itself trusts the sizes
- * a file declares while it reads a variable's description: a hostile file can make it allocate far more
- * memory than the file holds (and HDF5 1.10 can spin on a damaged v7.3 file) before any check here runs.
- * The size checks below keep the data reads in proportion to the file.
+ * a file declares while it reads a variable's description: a hostile file of a kilobyte can make it
+ * allocate gigabytes (or HDF5 1.10 spin on a damaged v7.3 file) before any check here runs.  So each file
+ * is read in a child process (ef-gotcha-isolate.c) whose memory is bounded by twice what the file holds
+ * decompressed and whose processor time is bounded too; the size checks below then keep the data reads
+ * in proportion to the file, so that the bound never stops a truthful one.
  *
  * Timing.  The files carry no pulse times and no PRF.  Backprojection does not need them, so t is a nominal
  * 1 ms per pulse, counted over the pulses kept, only so that it increases monotonically.
@@ -46,45 +52,23 @@
 /* Frequencies are stored in single precision: at 10 GHz one unit in the last place is 1 kHz, 7e-4 of
  * Gotcha's 1.47 MHz step, so a tolerance much tighter than this would reject the real files. */
 #define GOTCHA_FREQ_TOLERANCE 1e-3
-/* zlib cannot expand data by more than about 1032:1, so a compressed variable that claims more than
- * this many bytes per byte of file is lying, and is refused before its data is read. */
+/* zlib cannot expand data by more than about 1032:1, so a compressed v7.3 variable that claims more than
+ * this many bytes per byte of file is lying, and is refused before its data is read. (A v5 file's
+ * compressed variables are inflated and measured instead.) */
 #define GOTCHA_MAX_INFLATION 1100
 /* A single pulse longer than this is not Gotcha; the bound also keeps index arithmetic in 32 bits. */
 #define GOTCHA_MAX_SAMPLES (1u << 24)
+/* What ef_dataset_validate accepts; the count is also kept in 32 bits. */
+#define GOTCHA_MAX_PULSES (1u << 26)
+/* Memory per pulse beyond the samples while a file is converted: its EfPulse and the fields as doubles. */
+#define GOTCHA_BYTES_PER_PULSE (sizeof (EfPulse) + 8 * sizeof (double))
 
 static const char *const polarisations[] = { "HH", "VV", "HV", "VH", NULL };
 
-/* One file's worth of kept pulses. */
 typedef struct {
-  char        *path;       /* owned */
-  char        *pol;        /* owned, from the file name, or NULL */
-  enum mat_ft  version;
-  guint        n_samples;
-  guint        n_pulses;   /* kept */
-  double       first_az;   /* azimuth of the file's first pulse, kept or not, degrees */
-  double       min_az, max_az;  /* over all the file's pulses, for messages */
-  EfPulse     *pulses;     /* owned, n_pulses */
-  EfCf32      *samples;    /* owned, n_pulses * n_samples */
-} GotchaPart;
-
-typedef struct {
-  GPtrArray *parts;   /* owned, of GotchaPart, in azimuth order */
+  GPtrArray *parts;   /* owned, of EfGotchaPart, in azimuth order */
   guint64   *first;   /* owned, parts->len + 1 prefix sums of kept pulses */
 } GotchaPriv;
-
-static void
-gotcha_part_free (GotchaPart *part)
-{
-  if (part == NULL)
-    return;
-  g_free (part->path);
-  g_free (part->pol);
-  g_free (part->pulses);
-  g_free (part->samples);
-  g_free (part);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (GotchaPart, gotcha_part_free)
 
 void
 ef_gotcha_options_init (EfGotchaOptions *opts)
@@ -94,6 +78,7 @@ ef_gotcha_options_init (EfGotchaOptions *opts)
   opts->az_max_deg = INFINITY;
   opts->polarisation = NULL;
   opts->apply_autofocus = FALSE;
+  opts->same_process = FALSE;
 }
 
 /* ---- matio plumbing ---------------------------------------------------------------------------- */
@@ -105,7 +90,10 @@ static char *matio_last_message;  /* owned, guarded by the matio lock */
 static void
 matio_log (int level, char *message)
 {
-  g_debug ("matio: %s", message);
+  /* A reading process was forked from a program that may have other threads; GLib's logging takes a
+   * lock one of them might have held at the fork, so the child keeps the message and logs nothing. */
+  if (!ef_gotcha_in_reader_process ())
+    g_debug ("matio: %s", message);
   if (level & (MATIO_LOG_LEVEL_CRITICAL | MATIO_LOG_LEVEL_ERROR))
     {
       /* Keep the first line only: HDF5's error stacks run to dozens of lines. */
@@ -115,17 +103,40 @@ matio_log (int level, char *message)
     }
 }
 
-static void
-matio_lock (void)
+void
+ef_gotcha_matio_setup (void)
 {
   static gsize initialised = 0;
 
-  G_LOCK (matio);
   /* Route matio's (and HDF5's) messages to the debug log instead of stderr. */
   if (g_once_init_enter (&initialised))
     {
       Mat_LogInitFunc ("echoform", matio_log);
+      (void) EF_IO_ERROR;
       g_once_init_leave (&initialised, 1);
+    }
+}
+
+void
+ef_gotcha_matio_lock (void)
+{
+  G_LOCK (matio);
+}
+
+void
+ef_gotcha_matio_unlock (void)
+{
+  G_UNLOCK (matio);
+}
+
+/* A reading process is forked with the lock held on its behalf and has no other thread. */
+static void
+matio_lock (void)
+{
+  if (!ef_gotcha_in_reader_process ())
+    {
+      ef_gotcha_matio_setup ();
+      G_LOCK (matio);
     }
   g_clear_pointer (&matio_last_message, g_free);
 }
@@ -134,7 +145,8 @@ static void
 matio_unlock (void)
 {
   g_clear_pointer (&matio_last_message, g_free);
-  G_UNLOCK (matio);
+  if (!ef_gotcha_in_reader_process ())
+    G_UNLOCK (matio);
 }
 
 /* " (matio: reason)" when matio said why, else "". */
@@ -147,6 +159,20 @@ matio_reason (void)
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (matvar_t, Mat_VarFree)
+
+static guint64
+sat_mul (guint64 a, guint64 b)
+{
+  guint64 r;
+  return __builtin_mul_overflow (a, b, &r) ? G_MAXUINT64 : r;
+}
+
+static guint64
+sat_add (guint64 a, guint64 b)
+{
+  guint64 r;
+  return __builtin_add_overflow (a, b, &r) ? G_MAXUINT64 : r;
+}
 
 /* ---- names ------------------------------------------------------------------------------------- */
 
@@ -173,6 +199,28 @@ polarisation_from_name (const char *path)
       if (g_ascii_strcasecmp (tokens[i], polarisations[k]) == 0)
         found = polarisations[k];  /* the last one wins: it is usually the suffix */
   return g_strdup (found);
+}
+
+EfGotchaPart *
+ef_gotcha_part_new (const char *path)
+{
+  EfGotchaPart *part = g_new0 (EfGotchaPart, 1);
+
+  part->path = g_strdup (path);
+  part->pol = polarisation_from_name (path);
+  return part;
+}
+
+void
+ef_gotcha_part_free (EfGotchaPart *part)
+{
+  if (part == NULL)
+    return;
+  g_free (part->path);
+  g_free (part->pol);
+  g_free (part->pulses);
+  g_free (part->samples);
+  g_free (part);
 }
 
 static const char *
@@ -304,6 +352,7 @@ check_field (const char *path, const matvar_t *data, const char *name, gboolean 
     }
   if (need_data)
     {
+      /* numel * esize cannot overflow: nbytes, a multiple of it, was computed with a check above. */
       gboolean ok = v->data != NULL && (gsize) v->data_size == esize && v->nbytes >= numel * esize;
 
       if (ok && complex_expected)
@@ -362,16 +411,11 @@ field_doubles (const char *path, const matvar_t *data, const char *name, gsize n
 
 /* ---- one file ---------------------------------------------------------------------------------- */
 
-typedef enum {
-  LOAD_OK,
-  LOAD_NOT_GOTCHA,  /* not a MAT file, or no data struct with the required fields */
-  LOAD_ERROR,       /* a Gotcha file that is broken, or an I/O failure */
-} LoadResult;
 
 static const char *const required_fields[] = { "fp", "freq", "x", "y", "z", "r0", NULL };
 
 /* Checks the structure of `data` (from Mat_VarReadInfo or Mat_VarRead) and returns the sizes. */
-static LoadResult
+static EfGotchaLoad
 check_structure (const char *path, const matvar_t *data, gboolean need_data, gboolean want_af,
                  gsize *n_samples, gsize *n_pulses, gsize *bytes, GError **error)
 {
@@ -382,14 +426,14 @@ check_structure (const char *path, const matvar_t *data, gboolean need_data, gbo
     {
       g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "“%s” is not a Gotcha file: “data” is not a struct",
                    path);
-      return LOAD_NOT_GOTCHA;
+      return EF_GOTCHA_LOAD_NOT_GOTCHA;
     }
   for (guint i = 0; required_fields[i] != NULL; i++)
     if (struct_field (data, required_fields[i]) == NULL)
       {
         g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "“%s” is not a Gotcha file: data.%s is missing",
                      path, required_fields[i]);
-        return LOAD_NOT_GOTCHA;
+        return EF_GOTCHA_LOAD_NOT_GOTCHA;
       }
   {
     gsize numel;
@@ -397,33 +441,33 @@ check_structure (const char *path, const matvar_t *data, gboolean need_data, gbo
       {
         g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "“%s”: “data” must be a single struct, not an array",
                      path);
-        return LOAD_ERROR;
+        return EF_GOTCHA_LOAD_ERROR;
       }
   }
 
   *bytes = 0;
   if (!check_field (path, data, "freq", FALSE, 0, 0, &ns, bytes, need_data, error)
       || !check_field (path, data, "x", FALSE, 0, 0, &np, bytes, need_data, error))
-    return LOAD_ERROR;
+    return EF_GOTCHA_LOAD_ERROR;
   if (ns < 2 || ns > GOTCHA_MAX_SAMPLES)
     {
       g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA,
                    "“%s”: data.freq has %zu samples; a pulse needs 2 to %u", path, ns, GOTCHA_MAX_SAMPLES);
-      return LOAD_ERROR;
+      return EF_GOTCHA_LOAD_ERROR;
     }
   if (np == 0)
     {
       g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA, "“%s” holds no pulses", path);
-      return LOAD_ERROR;
+      return EF_GOTCHA_LOAD_ERROR;
     }
   if (!check_field (path, data, "y", FALSE, np, 0, NULL, bytes, need_data, error)
       || !check_field (path, data, "z", FALSE, np, 0, NULL, bytes, need_data, error)
       || !check_field (path, data, "r0", FALSE, np, 0, NULL, bytes, need_data, error)
       || !check_field (path, data, "fp", TRUE, ns, np, NULL, bytes, need_data, error))
-    return LOAD_ERROR;
+    return EF_GOTCHA_LOAD_ERROR;
   if (field_present (data, "th")
       && !check_field (path, data, "th", FALSE, np, 0, NULL, bytes, need_data, error))
-    return LOAD_ERROR;
+    return EF_GOTCHA_LOAD_ERROR;
   if (want_af)
     {
       af = struct_field (data, "af");
@@ -431,15 +475,15 @@ check_structure (const char *path, const matvar_t *data, gboolean need_data, gbo
         {
           g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
                        "“%s” has no autofocus corrections (data.af) to apply", path);
-          return LOAD_ERROR;
+          return EF_GOTCHA_LOAD_ERROR;
         }
       if (!check_field (path, af, "r_correct", FALSE, np, 0, NULL, bytes, need_data, error)
           || !check_field (path, af, "ph_correct", FALSE, np, 0, NULL, bytes, need_data, error))
-        return LOAD_ERROR;
+        return EF_GOTCHA_LOAD_ERROR;
     }
   *n_samples = ns;
   *n_pulses = np;
-  return LOAD_OK;
+  return EF_GOTCHA_LOAD_OK;
 }
 
 static gboolean
@@ -452,7 +496,7 @@ azimuth_selected (double az, const EfGotchaOptions *opts)
 
 /* Turns a fully read `data` struct into a part holding the selected pulses. */
 static gboolean
-convert_part (GotchaPart *part, const matvar_t *data, gsize ns, gsize np, const EfGotchaOptions *opts,
+convert_part (EfGotchaPart *part, const matvar_t *data, gsize ns, gsize np, const EfGotchaOptions *opts,
               GError **error)
 {
   const char *path = part->path;
@@ -524,6 +568,8 @@ convert_part (GotchaPart *part, const matvar_t *data, gsize ns, gsize np, const 
     return TRUE;
 
   part->pulses = g_new0 (EfPulse, n_keep);
+  /* n_keep * ns <= np * ns, the element count of fp, which check_field computed with overflow checks;
+   * g_try_new checks the byte count again. n_keep <= GOTCHA_MAX_PULSES fits n_pulses. */
   part->samples = g_try_new (EfCf32, n_keep * ns);
   if (part->samples == NULL)
     {
@@ -579,41 +625,91 @@ convert_part (GotchaPart *part, const matvar_t *data, gsize ns, gsize np, const 
   return TRUE;
 }
 
+/* Bytes a zlib stream of len bytes at offset inflates to: the output is counted and dropped. A damaged
+ * stream counts as far as it inflates. */
+static guint64
+inflated_size (int fd, guint64 offset, guint64 len)
+{
+  z_stream z = { 0 };
+  guint8 in[16384], out[65536];
+  guint64 total = 0, done = 0;
+
+  if (inflateInit (&z) != Z_OK)
+    return 0;
+  for (;;)
+    {
+      int ret;
+
+      if (z.avail_in == 0 && done < len)
+        {
+          gssize n = pread (fd, in, (gsize) MIN ((guint64) sizeof in, len - done), (off_t) (offset + done));
+          if (n <= 0)
+            break;
+          done += (guint64) n;
+          z.next_in = in;
+          z.avail_in = (uInt) n;
+        }
+      z.next_out = out;
+      z.avail_out = sizeof out;
+      ret = inflate (&z, Z_NO_FLUSH);
+      total += sizeof out - z.avail_out;
+      if (ret != Z_OK && ret != Z_BUF_ERROR)
+        break;  /* the end of the stream, or damage */
+      if (z.avail_in == 0 && done >= len && z.avail_out != 0)
+        break;  /* all of the input used and nothing more to come out */
+      if (ret == Z_BUF_ERROR && z.avail_in == 0 && done >= len)
+        break;
+    }
+  inflateEnd (&z);
+  return total;
+}
+
 /* matio reads a MAT v5 file that was cut short without complaint, filling the missing bytes with whatever
  * its buffer held.  The top level of a v5 file is a sequence of tagged elements (a 32-bit type and a
  * 32-bit length, in the byte order of the header) after a 128-byte header: check only that each of them
- * lies within the file, and leave everything inside them to matio. */
+ * lies within the file, and leave everything inside them to matio.  On the way, *decompressed gets what
+ * the file holds once its compressed elements are inflated (zlib does that, and the output is dropped):
+ * no truthful variable describes more data than that. */
 static gboolean
-check_v5_framing (const char *path, GError **error)
+check_v5_framing (const char *path, guint64 *decompressed, GError **error)
 {
-  g_autoptr (GMappedFile) map = g_mapped_file_new (path, FALSE, NULL);
-  const guint8 *b;
-  guint64 size, pos = 128;
+  guint8 head[128];
+  GStatBuf st;
+  guint64 size, pos = 128, total = 128;
   guint16 endian;
   gboolean swap;
+  int fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
 
-  if (map == NULL)
-    return TRUE;  /* matio opened it; let matio report what it finds */
-  b = (const guint8 *) g_mapped_file_get_contents (map);
-  size = g_mapped_file_get_length (map);
-  if (size < 128)
-    return TRUE;
-  memcpy (&endian, b + 126, 2);
+  if (fd < 0 || fstat (fd, &st) != 0 || pread (fd, head, sizeof head, 0) != (gssize) sizeof head)
+    {
+      /* matio opened it; let matio report what it finds */
+      if (fd >= 0)
+        close (fd);
+      return TRUE;
+    }
+  size = (guint64) st.st_size;
+  memcpy (&endian, head + 126, 2);
   swap = endian != 0x4d49;
   while (pos < size)
     {
-      guint32 type, len;
+      guint32 tag[2], type, len;
       guint64 next;
 
       if (size - pos < 8)
-        break;  /* trailing bytes too short for a tag: padding, ignored as MATLAB does */
-      memcpy (&type, b + pos, 4);
-      memcpy (&len, b + pos + 4, 4);
-      if (swap)
         {
-          type = GUINT32_SWAP_LE_BE (type);
-          len = GUINT32_SWAP_LE_BE (len);
+          total += size - pos;
+          break;  /* trailing bytes too short for a tag: padding, ignored as MATLAB does */
         }
+      if (pread (fd, tag, 8, (off_t) pos) != 8)
+        {
+          int saved = errno;
+          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FAILED, "Cannot read “%s”: %s", path,
+                       g_strerror (saved != 0 ? saved : EIO));
+          close (fd);
+          return FALSE;
+        }
+      type = swap ? GUINT32_SWAP_LE_BE (tag[0]) : tag[0];
+      len = swap ? GUINT32_SWAP_LE_BE (tag[1]) : tag[1];
       if ((type >> 16) != 0)
         next = pos + 8;  /* a small element: type, length and up to 4 bytes of data in 8 bytes */
       else if (type == 15)
@@ -625,38 +721,43 @@ check_v5_framing (const char *path, GError **error)
           g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_TRUNCATED,
                        "“%s” is cut short: a variable at byte %" G_GUINT64_FORMAT " needs %" G_GUINT64_FORMAT
                        " bytes, but the file ends at %" G_GUINT64_FORMAT, path, pos, next - pos, size);
+          close (fd);
           return FALSE;
         }
+      if ((type >> 16) == 0 && type == 15)
+        total += inflated_size (fd, pos + 8, len);
+      else
+        total += next - pos;
       pos = next;
     }
+  close (fd);
+  *decompressed = total;
   return TRUE;
 }
 
 /* Loads one file, keeping the pulses selected by opts. */
-static LoadResult
-load_part (const char *path, const EfGotchaOptions *opts, GotchaPart **out, GError **error)
+EfGotchaLoad
+ef_gotcha_load_part (const char *path, const EfGotchaOptions *opts, EfGotchaPart **out, GError **error)
 {
-  g_autoptr (GotchaPart) part = g_new0 (GotchaPart, 1);
+  g_autoptr (EfGotchaPart) part = ef_gotcha_part_new (path);
   g_autoptr (matvar_t) info = NULL;
   g_autoptr (matvar_t) data = NULL;
   GStatBuf st;
   mat_t *mat;
-  gsize ns = 0, np = 0, bytes = 0, budget;
-  LoadResult res;
-
-  part->path = g_strdup (path);
-  part->pol = polarisation_from_name (path);
+  gsize ns = 0, np = 0, bytes = 0;
+  guint64 decompressed, budget;
+  EfGotchaLoad res;
 
   if (g_stat (path, &st) != 0)
     {
       int saved = errno;
       g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FAILED, "Cannot open “%s”: %s", path, g_strerror (saved));
-      return LOAD_ERROR;
+      return EF_GOTCHA_LOAD_ERROR;
     }
   if (!S_ISREG (st.st_mode))
     {
       g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "“%s” is not a regular file", path);
-      return LOAD_NOT_GOTCHA;
+      return EF_GOTCHA_LOAD_NOT_GOTCHA;
     }
 
   matio_lock ();
@@ -667,12 +768,12 @@ load_part (const char *path, const EfGotchaOptions *opts, GotchaPart **out, GErr
         {
           int saved = errno;
           g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FAILED, "Cannot open “%s”: %s", path, g_strerror (saved));
-          res = LOAD_ERROR;
+          res = EF_GOTCHA_LOAD_ERROR;
         }
       else
         {
           g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "“%s” is not a MATLAB .mat file", path);
-          res = LOAD_NOT_GOTCHA;
+          res = EF_GOTCHA_LOAD_NOT_GOTCHA;
         }
       matio_unlock ();
       return res;
@@ -684,18 +785,21 @@ load_part (const char *path, const EfGotchaOptions *opts, GotchaPart **out, GErr
                    "“%s” is not a Gotcha file: Gotcha files are MATLAB v5 or v7.3, and this is not", path);
       Mat_Close (mat);
       matio_unlock ();
-      return LOAD_NOT_GOTCHA;
+      return EF_GOTCHA_LOAD_NOT_GOTCHA;
     }
 
-  if (part->version == MAT_FT_MAT5 && !check_v5_framing (path, error))
+  decompressed = (guint64) st.st_size;
+  if (part->version == MAT_FT_MAT5 && !check_v5_framing (path, &decompressed, error))
     {
       Mat_Close (mat);
       matio_unlock ();
-      return LOAD_ERROR;
+      return EF_GOTCHA_LOAD_ERROR;
     }
 
-  /* Look at the shapes first, so that a file lying about its sizes is refused before anything is
-   * allocated for it. */
+  /* Look at the shapes first, so that a file lying about its sizes is refused before its data is read.
+   * matio believes the sizes it meets while it builds this description, too: in a reading process, the
+   * memory it may take is bounded by what the file holds. */
+  ef_gotcha_budget (sat_mul (decompressed, 2));
   info = Mat_VarReadInfo (mat, "data");
   if (info == NULL)
     {
@@ -704,24 +808,33 @@ load_part (const char *path, const EfGotchaOptions *opts, GotchaPart **out, GErr
                    path, why);
       Mat_Close (mat);
       matio_unlock ();
-      return LOAD_NOT_GOTCHA;
+      return EF_GOTCHA_LOAD_NOT_GOTCHA;
     }
   res = check_structure (path, info, FALSE, opts->apply_autofocus, &ns, &np, &bytes, error);
-  if (res != LOAD_OK)
+  if (res != EF_GOTCHA_LOAD_OK)
     goto out;
-  if (info->compression == MAT_COMPRESSION_ZLIB || part->version == MAT_FT_MAT73)
-    budget = (gsize) MIN ((guint64) st.st_size * GOTCHA_MAX_INFLATION, (guint64) G_MAXSIZE);
-  else
-    budget = (gsize) st.st_size;
+  /* A v5 file's data is all there is once inflated. HDF5 (v7.3) fills chunks a file does not store,
+   * so a v7.3 dataset may legitimately hold more than its file; zlib still bounds the ratio. */
+  budget = part->version == MAT_FT_MAT5 ? decompressed : sat_mul ((guint64) st.st_size, GOTCHA_MAX_INFLATION);
   if (bytes > budget)
     {
       g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_TRUNCATED,
-                   "“%s” claims %zu bytes of data but the file holds only %" G_GUINT64_FORMAT " bytes", path, bytes,
-                   (guint64) st.st_size);
-      res = LOAD_ERROR;
+                   "“%s” claims %zu bytes of data but the file holds only %" G_GUINT64_FORMAT " bytes%s", path,
+                   bytes, part->version == MAT_FT_MAT5 ? decompressed : (guint64) st.st_size,
+                   part->version == MAT_FT_MAT5 && decompressed != (guint64) st.st_size ? " decompressed" : "");
+      res = EF_GOTCHA_LOAD_ERROR;
+      goto out;
+    }
+  if (np > GOTCHA_MAX_PULSES)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA, "“%s” holds %zu pulses; Echoform reads at most %u",
+                   path, np, GOTCHA_MAX_PULSES);
+      res = EF_GOTCHA_LOAD_ERROR;
       goto out;
     }
   g_clear_pointer (&info, Mat_VarFree);
+  /* matio's copy of the data, ours in the engine's layout, and a few numbers per pulse. */
+  ef_gotcha_budget (sat_add (sat_mul (MAX (decompressed, (guint64) bytes), 2), (guint64) np * GOTCHA_BYTES_PER_PULSE));
 
   data = Mat_VarRead (mat, "data");
   if (data == NULL)
@@ -729,7 +842,7 @@ load_part (const char *path, const EfGotchaOptions *opts, GotchaPart **out, GErr
       g_autofree char *why = matio_reason ();
       g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_TRUNCATED, "“%s”: the variable “data” could not be read%s", path,
                    why);
-      res = LOAD_ERROR;
+      res = EF_GOTCHA_LOAD_ERROR;
       goto out;
     }
   /* matio reads what it can of a damaged variable and complains only in its log. */
@@ -738,32 +851,32 @@ load_part (const char *path, const EfGotchaOptions *opts, GotchaPart **out, GErr
       g_autofree char *why = matio_reason ();
       g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_TRUNCATED, "“%s”: the variable “data” is damaged or cut short%s",
                    path, why);
-      res = LOAD_ERROR;
+      res = EF_GOTCHA_LOAD_ERROR;
       goto out;
     }
   /* Check again on what was actually read: that is what gets dereferenced. */
   {
     gsize ns2 = 0, np2 = 0;
     res = check_structure (path, data, TRUE, opts->apply_autofocus, &ns2, &np2, &bytes, error);
-    if (res == LOAD_OK && (ns2 != ns || np2 != np))
+    if (res == EF_GOTCHA_LOAD_OK && (ns2 != ns || np2 != np))
       {
         g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "“%s”: the variable “data” changed size when read",
                      path);
-        res = LOAD_ERROR;
+        res = EF_GOTCHA_LOAD_ERROR;
       }
-    if (res != LOAD_OK)
+    if (res != EF_GOTCHA_LOAD_OK)
       {
         /* The first look found a Gotcha struct, so whatever is wrong now is damage. */
-        res = LOAD_ERROR;
+        res = EF_GOTCHA_LOAD_ERROR;
         goto out;
       }
   }
   if (!convert_part (part, data, ns, np, opts, error))
     {
-      res = LOAD_ERROR;
+      res = EF_GOTCHA_LOAD_ERROR;
       goto out;
     }
-  res = LOAD_OK;
+  res = EF_GOTCHA_LOAD_OK;
   *out = g_steal_pointer (&part);
 
 out:
@@ -794,7 +907,7 @@ gotcha_read_block (EfDataset *self, guint64 first, guint count, EfCf32 *out, GEr
     }
   while (count > 0)
     {
-      const GotchaPart *part = g_ptr_array_index (priv->parts, lo);
+      const EfGotchaPart *part = g_ptr_array_index (priv->parts, lo);
       guint64 local = first - priv->first[lo];
       guint n = (guint) MIN ((guint64) count, part->n_pulses - local);
 
@@ -827,7 +940,7 @@ static const EfDatasetOps gotcha_ops = {
 static int
 compare_parts (gconstpointer a, gconstpointer b)
 {
-  const GotchaPart *pa = *(GotchaPart *const *) a, *pb = *(GotchaPart *const *) b;
+  const EfGotchaPart *pa = *(EfGotchaPart *const *) a, *pb = *(EfGotchaPart *const *) b;
 
   if (pa->first_az < pb->first_az)
     return -1;
@@ -868,7 +981,7 @@ EfDataset *
 ef_gotcha_open (const char *const *paths, const EfGotchaOptions *opts, GError **error)
 {
   EfGotchaOptions defaults;
-  g_autoptr (GPtrArray) parts = g_ptr_array_new_with_free_func ((GDestroyNotify) gotcha_part_free);
+  g_autoptr (GPtrArray) parts = g_ptr_array_new_with_free_func ((GDestroyNotify) ef_gotcha_part_free);
   const char *want_pol = NULL;
   const char *pol = NULL;
   gboolean any_v5 = FALSE, any_v73 = FALSE;
@@ -923,8 +1036,8 @@ ef_gotcha_open (const char *const *paths, const EfGotchaOptions *opts, GError **
           const char *file = g_ptr_array_index (files, f);
           g_autofree char *file_pol = polarisation_from_name (file);
           g_autoptr (GError) local = NULL;
-          GotchaPart *part = NULL;
-          LoadResult res;
+          EfGotchaPart *part = NULL;
+          EfGotchaLoad res;
 
           if (want_pol != NULL && file_pol != NULL && strcmp (file_pol, want_pol) != 0)
             {
@@ -934,13 +1047,14 @@ ef_gotcha_open (const char *const *paths, const EfGotchaOptions *opts, GError **
                            "“%s” holds %s data, but %s was asked for", file, file_pol, want_pol);
               return NULL;
             }
-          res = load_part (file, opts, &part, &local);
-          if (res == LOAD_NOT_GOTCHA && is_dir)
+          res = opts->same_process ? ef_gotcha_load_part (file, opts, &part, &local)
+                                    : ef_gotcha_load_part_isolated (file, opts, &part, &local);
+          if (res == EF_GOTCHA_LOAD_NOT_GOTCHA && is_dir)
             {
               g_debug ("Skipping %s: %s", file, local->message);
               continue;
             }
-          if (res != LOAD_OK)
+          if (res != EF_GOTCHA_LOAD_OK)
             {
               g_propagate_error (error, g_steal_pointer (&local));
               return NULL;
@@ -953,11 +1067,11 @@ ef_gotcha_open (const char *const *paths, const EfGotchaOptions *opts, GError **
           any_v73 |= part->version == MAT_FT_MAT73;
           if (ns != 0 && part->n_samples != ns)
             {
-              const GotchaPart *prev = g_ptr_array_index (parts, 0);
+              const EfGotchaPart *prev = g_ptr_array_index (parts, 0);
               g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA,
                            "“%s” has %u samples per pulse, but “%s” has %u: they cannot form one aperture",
                            part->path, part->n_samples, prev->path, ns);
-              gotcha_part_free (part);
+              ef_gotcha_part_free (part);
               return NULL;
             }
           ns = part->n_samples;
@@ -967,7 +1081,7 @@ ef_gotcha_open (const char *const *paths, const EfGotchaOptions *opts, GError **
                 {
                   g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA,
                                "The files mix polarisations (%s and %s): choose one", pol, part->pol);
-                  gotcha_part_free (part);
+                  ef_gotcha_part_free (part);
                   return NULL;
                 }
               pol = canonical_polarisation (part->pol);
@@ -990,7 +1104,7 @@ ef_gotcha_open (const char *const *paths, const EfGotchaOptions *opts, GError **
   g_ptr_array_sort (parts, compare_parts);
   for (guint i = 0; i < parts->len;)
     {
-      GotchaPart *part = g_ptr_array_index (parts, i);
+      EfGotchaPart *part = g_ptr_array_index (parts, i);
       if (part->n_pulses == 0)
         g_ptr_array_remove_index (parts, i);
       else
@@ -1007,6 +1121,13 @@ ef_gotcha_open (const char *const *paths, const EfGotchaOptions *opts, GError **
       return NULL;
     }
 
+  if (total > GOTCHA_MAX_PULSES)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA,
+                   "The files hold %" G_GUINT64_FORMAT " pulses together; Echoform reads at most %u", total,
+                   GOTCHA_MAX_PULSES);
+      return NULL;
+    }
   self = ef_dataset_alloc (&gotcha_ops);
   priv = g_new0 (GotchaPriv, 1);
   self->priv = priv;
@@ -1016,7 +1137,7 @@ ef_gotcha_open (const char *const *paths, const EfGotchaOptions *opts, GError **
     guint64 p = 0;
     for (guint i = 0; i < parts->len; i++)
       {
-        GotchaPart *part = g_ptr_array_index (parts, i);
+        EfGotchaPart *part = g_ptr_array_index (parts, i);
         priv->first[i] = p;
         for (guint k = 0; k < part->n_pulses; k++, p++)
           {

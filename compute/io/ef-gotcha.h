@@ -11,6 +11,9 @@ typedef struct {
   double      az_min_deg, az_max_deg;  /* keep pulses with azimuth in [min, max]; min > max keeps all */
   const char *polarisation;            /* "HH", "VV", "HV", "VH" or NULL for any */
   gboolean    apply_autofocus;         /* apply the files' af.r_correct / af.ph_correct */
+  /* Read in the calling process instead of a child with memory and time limits: only where something
+   * else bounds what a damaged file can do, as a fuzzer's own limits do. */
+  gboolean    same_process;
 } EfGotchaOptions;
 
 void ef_gotcha_options_init (EfGotchaOptions *opts);

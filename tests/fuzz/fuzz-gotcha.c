@@ -15,6 +15,7 @@ int
 LLVMFuzzerInitialize (int *argc, char ***argv)
 {
   ef_fuzz_quiet ();
+  ef_fuzz_gotcha_same_process (TRUE);
   return 0;
 }
 

@@ -13,8 +13,9 @@
  * Every file of tests/fuzz/corpus-<target>/ (the seeds) and tests/fuzz/regress-<target>/ (a minimized
  * sample of what fuzzing reached, and inputs that once crashed, under libFuzzer's names crash-<sha1>)
  * goes through the same entry point as the fuzzer's, in an ordinary build and in the sanitizer build of
- * CI. Inputs that only make matio allocate gigabytes (it trusts declared sizes before Echoform can check
- * them; see ef-gotcha.c) are left out of regress-gotcha/, so that the test stays small and fast.
+ * CI. MATLAB files are read as Echoform reads them, in a child process with memory and time limits, so
+ * regress-gotcha/ also holds inputs that once made matio allocate gigabytes; that the child stays within
+ * its limits on them is checked in test-gotcha.
  *
  *   fuzz-regress [--tap]                       replay all corpora
  *   fuzz-regress --target NAME FILE|DIR ...    replay some inputs, e.g. a new crash-* file
@@ -30,6 +31,8 @@ static const Target targets[] = {
   { "gotcha", ef_fuzz_gotcha, TRUE },
   { "cphd", ef_fuzz_cphd, FALSE },
   { "cphd-xml", ef_fuzz_cphd_xml, FALSE },
+  { "cphd-fields", ef_fuzz_cphd_fields, FALSE },
+  { "gotcha-fields", ef_fuzz_gotcha_fields, TRUE },
 };
 
 static int
@@ -136,7 +139,7 @@ replay_arguments (const char *name, int argc, char **argv)
       t = &targets[i];
   if (t == NULL)
     {
-      g_printerr ("Unknown target “%s”: use gotcha, cphd or cphd-xml\n", name);
+      g_printerr ("Unknown target “%s”: use gotcha, cphd, cphd-xml, cphd-fields or gotcha-fields\n", name);
       return 2;
     }
   for (int i = 0; i < argc; i++)
