@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -1033,6 +1034,135 @@ test_bad_truncated (void)
   remove_tree (dir);
 }
 
+static double
+cpu_seconds (const struct rusage *ru)
+{
+  return ru->ru_utime.tv_sec + ru->ru_stime.tv_sec + 1e-6 * (ru->ru_utime.tv_usec + ru->ru_stime.tv_usec);
+}
+
+/* The worst inputs fuzzing found (regress-gotcha/oom-*): MATLAB files of one or two kilobytes that made
+ * matio allocate 4 GB in one block, or 7.6 GB in small ones for 20 s and more, while it described the
+ * variable. Read as Echoform reads them, each is refused with an EF_IO_ERROR, within its second of
+ * processor time, by a reading process that stays within its 16 MiB plus twice the file's decompressed
+ * size; and this process allocates nothing for them. */
+static void
+test_bad_hostile_limits (void)
+{
+  const char *srcdir = g_getenv ("G_TEST_SRCDIR") ? g_getenv ("G_TEST_SRCDIR") : ".";
+  g_autofree char *dir = g_build_filename (srcdir, "fuzz", "regress-gotcha", NULL);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  struct rusage self0, self1, kids;
+  guint64 worst_budget = 0;
+  guint n = 0;
+  const char *name;
+
+  g_assert_nonnull (d);
+  g_assert_cmpint (getrusage (RUSAGE_SELF, &self0), ==, 0);
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autofree char *bytes = NULL;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GTimer) timer = NULL;
+      struct rusage s0, s1, c0, c1;
+      guint64 decompressed;
+      double cpu;
+      gsize len;
+      EfDataset *ds;
+
+      if (!g_str_has_prefix (name, "oom-"))
+        continue;
+      g_assert_true (g_file_get_contents (path, &bytes, &len, NULL));
+      /* What a compressed one holds decompressed is at most zlib's 1032:1 of it. */
+      decompressed = len > 132 && bytes[128] == 15 ? 128 + 1032 * (guint64) len : len;
+      worst_budget = MAX (worst_budget, (G_GUINT64_CONSTANT (16) << 20) + 2 * decompressed);
+      g_assert_cmpint (getrusage (RUSAGE_SELF, &s0), ==, 0);
+      g_assert_cmpint (getrusage (RUSAGE_CHILDREN, &c0), ==, 0);
+      timer = g_timer_new ();
+      ds = open_one (path, NULL, &error);
+      g_timer_stop (timer);
+      g_assert_cmpint (getrusage (RUSAGE_SELF, &s1), ==, 0);
+      g_assert_cmpint (getrusage (RUSAGE_CHILDREN, &c1), ==, 0);
+      g_assert_null (ds);
+      g_assert_nonnull (error);
+      g_assert_true (error->domain == EF_IO_ERROR);
+      cpu = cpu_seconds (&s1) - cpu_seconds (&s0) + cpu_seconds (&c1) - cpu_seconds (&c0);
+      g_test_message ("%s: %zu bytes, refused after %.3f s (%.3f s of processor time): %s", name, len,
+                      g_timer_elapsed (timer, NULL), cpu, error->message);
+      /* The limit is 1 s of processor time for a file this small; SIGXCPU comes within a clock tick. */
+      g_assert_cmpfloat (cpu, <, 1.5);
+      n++;
+    }
+  g_assert_cmpuint (n, >=, 8);
+  g_assert_cmpint (getrusage (RUSAGE_SELF, &self1), ==, 0);
+  g_assert_cmpint (getrusage (RUSAGE_CHILDREN, &kids), ==, 0);
+  g_test_message ("peak resident memory: reading processes %ld KiB, this process %ld KiB before and %ld KiB after "
+                  "(limit for the reading processes: %" G_GUINT64_FORMAT " KiB more than they start with)",
+                  kids.ru_maxrss, self0.ru_maxrss, self1.ru_maxrss, worst_budget / 1024);
+  /* A reading process starts as a copy of this one, whose pages it may touch, and then may use its
+   * budget; 8 MiB more is for the sanitizers' own bookkeeping in those builds. */
+  g_assert_cmpint (kids.ru_maxrss, <=, self1.ru_maxrss + (glong) (worst_budget / 1024) + 8192);
+  g_assert_cmpint (self1.ru_maxrss, <=, self0.ru_maxrss + 8192);
+}
+
+/* MATLAB v7.3 files (HDF5) of 10 KB, each a valid Gotcha file with a few bytes changed, on which HDF5
+ * 1.10.8 loops (in H5Aread, under matio's reading of a variable's class), dies with SIGSEGV (in
+ * H5HG_read), or corrupts the heap and aborts. Read in Echoform's own process, each stopped it; read as
+ * now, each is an EF_IO_ERROR that says what happened, and the loop is cut at its second of processor
+ * time. */
+static void
+test_bad_hdf5 (void)
+{
+  const struct {
+    const char *file;
+    const char *words;
+  } cases[] = {
+    { "hdf5-spin.mat", "within the 1 s of processor time" },
+    { "hdf5-crash.mat", "stopped by signal 11 (SIGSEGV)" },
+    { "hdf5-heap-corruption.mat", "could not be read" },
+  };
+  const char *srcdir = g_getenv ("G_TEST_SRCDIR") ? g_getenv ("G_TEST_SRCDIR") : ".";
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = g_build_filename (srcdir, "gotcha", cases[i].file, NULL);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GTimer) timer = g_timer_new ();
+      struct rusage c0, c1;
+      EfDataset *ds;
+      double cpu;
+
+      g_assert_cmpint (getrusage (RUSAGE_CHILDREN, &c0), ==, 0);
+      ds = open_one (path, NULL, &error);
+      g_assert_cmpint (getrusage (RUSAGE_CHILDREN, &c1), ==, 0);
+      cpu = cpu_seconds (&c1) - cpu_seconds (&c0);
+      g_test_message ("%s: refused after %.3f s (%.3f s of processor time): %s", cases[i].file,
+                      g_timer_elapsed (timer, NULL), cpu, error != NULL ? error->message : "(opened)");
+      g_assert_null (ds);
+      g_assert_nonnull (error);
+      g_assert_true (error->domain == EF_IO_ERROR);
+      g_assert_nonnull (strstr (error->message, cases[i].words));
+      g_assert_cmpfloat (cpu, <, 1.5);
+    }
+}
+
+/* A compressed v5 variable whose dimensions claim 909 KB of data while the whole file inflates to
+ * 1776 bytes: within zlib's 1032:1 of the 863-byte file, so only measuring what it inflates to tells
+ * that the claim is false. It is refused before matio allocates anything for the data. */
+static void
+test_bad_declared_size (void)
+{
+  const char *srcdir = g_getenv ("G_TEST_SRCDIR") ? g_getenv ("G_TEST_SRCDIR") : ".";
+  g_autofree char *path = g_build_filename (srcdir, "gotcha", "declares-more-than-inflated.mat", NULL);
+  g_autoptr (GError) error = NULL;
+  EfDataset *ds = open_one (path, NULL, &error);
+
+  g_assert_null (ds);
+  g_assert_error (error, EF_IO_ERROR, EF_IO_ERROR_TRUNCATED);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "claims 909376 bytes of data but the file holds only 1776 bytes decompressed"));
+}
+
 /* ---- the dispatcher ------------------------------------------------------------------------- */
 
 static void
@@ -1113,6 +1243,9 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/io/gotcha/bad/not-mat", test_bad_not_mat);
   g_test_add_func ("/io/gotcha/bad/truncated", test_bad_truncated);
+  g_test_add_func ("/io/gotcha/bad/hostile-limits", test_bad_hostile_limits);
+  g_test_add_func ("/io/gotcha/bad/hdf5", test_bad_hdf5);
+  g_test_add_func ("/io/gotcha/bad/declared-size", test_bad_declared_size);
   g_test_add_func ("/io/open/dispatch", test_open_dispatch);
   return g_test_run ();
 }

@@ -336,6 +336,92 @@ test_npy_errors (Fixture *fx, gconstpointer data)
   ef_image_free (back);
 }
 
+/* A .npy header with the given dictionary, version 1, then data_bytes of zeros. */
+static void
+write_npy (const char *path, const char *dict, gsize data_bytes)
+{
+  g_autoptr (GString) s = g_string_new_len ("\x93NUMPY\x01\x00", 8);
+  guint16 len = GUINT16_TO_LE ((guint16) (strlen (dict) + 1));
+
+  g_string_append_len (s, (const char *) &len, 2);
+  g_string_append (s, dict);
+  g_string_append_c (s, '\n');
+  for (gsize i = 0; i < data_bytes; i++)
+    g_string_append_c (s, '\0');
+  write_bytes (path, s->str, s->len);
+}
+
+/* Shapes whose product overflows, or that no file this size can hold, are refused before anything is
+ * allocated for them; so are header lengths past what NumPy writes. */
+static void
+test_npy_sizes (Fixture *fx, gconstpointer data)
+{
+  static const char *const shapes[] = {
+    "(4294967296, 4294967296)", "(18446744073709551615, 18446744073709551615)", "(65536, 65536)",
+    "(65537, 1)", "(1, 65537)", "(0, 8)", "(8, 0)", "(-1, 8)", "(8, -1)",
+    "(1234567890123456789012345678901234567890, 1)", "(1, 99999999999999999999)", "(16384, 16385)",
+    "(2, 4)",  /* fits the limits, but the file holds no data */
+  };
+  g_autofree char *path = g_build_filename (fx->dir, "s.npy", NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (shapes); i++)
+    {
+      g_autofree char *dict = g_strdup_printf ("{'descr': '<c8', 'fortran_order': False, 'shape': %s, }", shapes[i]);
+      g_autoptr (GError) error = NULL;
+      EfImage *back;
+
+      write_npy (path, dict, 0);
+      back = ef_image_read_npy (path, &error);
+      g_assert_null (back);
+      g_assert_nonnull (error);
+      g_test_message ("%s: %s", shapes[i], error->message);
+      g_assert_true (error->domain == EF_IO_ERROR);
+    }
+
+  /* Format 2.0's 32-bit header length, at its largest. */
+  {
+    const guint8 v2[] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 2, 0, 0xff, 0xff, 0xff, 0xff, '{', '}' };
+    g_autoptr (GError) error = NULL;
+
+    write_bytes (path, v2, sizeof v2);
+    g_assert_null (ef_image_read_npy (path, &error));
+    g_assert_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT);
+    g_assert_nonnull (strstr (error->message, "absurd length"));
+  }
+}
+
+/* The grid sidecar is read only when it is of a plausible size: a huge one is refused without being
+ * read into memory. */
+static void
+test_npy_sidecar_size (Fixture *fx, gconstpointer data)
+{
+  g_autoptr (EfImage) image = random_image (4, 3);
+  g_autofree char *path = g_build_filename (fx->dir, "g.npy", NULL);
+  g_autofree char *side = g_build_filename (fx->dir, "g.json", NULL);
+  g_autoptr (GError) error = NULL;
+  int fd;
+
+  g_assert_true (ef_image_write_npy (image, path, NULL, &error));
+  g_assert_no_error (error);
+  /* 64 MiB, sparse: a reader that loads the whole file first would hold it all (it could as well be
+   * gigabytes) before finding that it is no grid. */
+  fd = g_open (side, O_WRONLY | O_TRUNC, 0);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (ftruncate (fd, (off_t) 64 << 20), ==, 0);
+  close (fd);
+  g_assert_null (ef_image_read_npy (path, &error));
+  g_assert_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT);
+  g_assert_nonnull (strstr (error->message, "g.json” is not a grid description"));
+  g_clear_error (&error);
+  g_assert_cmpint (g_unlink (side), ==, 0);
+
+  /* A folder where the sidecar should be. */
+  g_assert_cmpint (g_mkdir (side, 0700), ==, 0);
+  g_assert_null (ef_image_read_npy (path, &error));
+  g_assert_true (error->domain == EF_IO_ERROR);
+  g_assert_cmpint (g_rmdir (side), ==, 0);
+}
+
 #if HAVE_TIFF
 static void
 test_tiff_readback (Fixture *fx, gconstpointer data)
@@ -667,6 +753,8 @@ main (int argc, char **argv)
   ADD ("npy/locale", test_npy_locale);
   ADD ("npy/header", test_npy_header);
   ADD ("npy/errors", test_npy_errors);
+  ADD ("npy/sizes", test_npy_sizes);
+  ADD ("npy/sidecar-size", test_npy_sidecar_size);
 #if HAVE_TIFF
   ADD ("tiff/readback", test_tiff_readback);
 #endif

@@ -4,6 +4,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 
@@ -11,6 +16,22 @@
 
 /* Older sessions than the most recent this many are forgotten, so the file stays small. */
 #define MAX_SESSIONS 64
+/* 64 sessions take about 40 KiB; a file far larger than that was not written by Echoform, and is not
+ * read (the next save replaces it). */
+#define MAX_FILE_BYTES (1024 * 1024)
+/* The ranges the settings schema and the processing panel allow; a saved value outside them is ignored
+ * like an unknown word. */
+#define UPSAMPLE_MAX 32
+#define BLOCK_SIZE_MAX 4096
+#define SPACING_MIN 0.001
+#define SPACING_MAX 100.0
+#define SAMPLES_PER_CELL_MIN 0.5
+#define SAMPLES_PER_CELL_MAX 8.0
+#define GAMMA_MIN 0.1
+#define GAMMA_MAX 5.0
+/* dB levels and region corners beyond these are not a display or a scene. */
+#define DB_ABS_MAX 1000.0
+#define ROI_ABS_MAX 1e7
 
 char *
 ef_session_key_for_path (const char *path)
@@ -36,13 +57,58 @@ group_for_key (const char *key)
   return g_compute_checksum_for_string (G_CHECKSUM_SHA1, key, -1);
 }
 
+/* The sessions, or none when the file is missing, unreadable, malformed or far too large. The size is
+ * checked on the open file before anything is read, and what is read is no more than that. */
 static GKeyFile *
 load_file (void)
 {
   g_autofree char *path = ef_session_get_file ();
+  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
   GKeyFile *kf = g_key_file_new ();
+  GStatBuf st;
+  gsize len = 0;
+  int fd;
 
-  g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, NULL);
+  fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
+  if (fd < 0)
+    return kf;
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size > MAX_FILE_BYTES)
+    {
+      g_message ("The session file %s is not a regular file of at most %d bytes; it is ignored", path,
+                 MAX_FILE_BYTES);
+      close (fd);
+      return kf;
+    }
+  text = g_malloc ((gsize) st.st_size + 1);
+  while (len < (gsize) st.st_size)
+    {
+      gssize n = read (fd, text + len, (gsize) st.st_size - len);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      len += (gsize) n;
+    }
+  close (fd);
+  text[len] = '\0';
+  if (!g_key_file_load_from_data (kf, text, len, G_KEY_FILE_NONE, &error))
+    g_message ("The session file %s is ignored: %s", path, error->message);
+  else
+    {
+      /* Forgetting the oldest takes time quadratic in the sessions held; a file with far more than
+       * Echoform keeps was not written by it. */
+      gsize n_groups = 0;
+      g_auto (GStrv) groups = g_key_file_get_groups (kf, &n_groups);
+
+      if (n_groups > 4 * MAX_SESSIONS)
+        {
+          g_message ("The session file %s holds %" G_GSIZE_FORMAT " sessions, more than the %d Echoform keeps; it "
+                     "is ignored", path, n_groups, MAX_SESSIONS);
+          g_key_file_unref (kf);
+          kf = g_key_file_new ();
+        }
+    }
   return kf;
 }
 
@@ -74,6 +140,8 @@ ef_session_load (const char *key, EfSessionState *state)
 
   roi = g_key_file_get_double_list (kf, group, "roi", &n, NULL);
   state->has_roi = roi != NULL && n == 4 && roi[0] != roi[2] && roi[1] != roi[3];
+  for (gsize i = 0; state->has_roi && i < 4; i++)
+    state->has_roi = isfinite (roi[i]) && fabs (roi[i]) <= ROI_ABS_MAX;
   if (state->has_roi)
     for (int i = 0; i < 4; i++)
       state->roi[i] = roi[i];
@@ -84,24 +152,26 @@ ef_session_load (const char *key, EfSessionState *state)
   GET_ENUM ("backend", ef_backend_kind_from_string, p->backend);
   GET_ENUM ("order", ef_order_from_string, p->order);
   GET_ENUM ("window-function", ef_window_from_string, p->window);
-#define GET_UINT(name, field)                                    \
+#define GET_UINT(name, field, max)                               \
   do {                                                           \
     int v = g_key_file_get_integer (kf, group, name, &error);    \
-    if (error == NULL && v > 0)                                  \
+    if (error == NULL && v > 0 && v <= (max))                    \
       field = (guint) v;                                         \
     g_clear_error (&error);                                      \
   } while (0)
 #define GET_DOUBLE(name, field, ok)                              \
   do {                                                           \
     d = g_key_file_get_double (kf, group, name, &error);         \
-    if (error == NULL && (ok))                                   \
+    if (error == NULL && isfinite (d) && (ok))                   \
       field = d;                                                 \
     g_clear_error (&error);                                      \
   } while (0)
-  GET_UINT ("upsample", p->upsample);
-  GET_UINT ("block-size", p->block_size);
-  GET_DOUBLE ("spacing", p->spacing, d > 0);
-  GET_DOUBLE ("samples-per-cell", p->samples_per_cell, d > 0);
+  /* The range FFT's length and the pulses held in memory grow with these: a value from a damaged file
+   * must not ask for gigabytes. */
+  GET_UINT ("upsample", p->upsample, UPSAMPLE_MAX);
+  GET_UINT ("block-size", p->block_size, BLOCK_SIZE_MAX);
+  GET_DOUBLE ("spacing", p->spacing, d >= SPACING_MIN && d <= SPACING_MAX);
+  GET_DOUBLE ("samples-per-cell", p->samples_per_cell, d >= SAMPLES_PER_CELL_MIN && d <= SAMPLES_PER_CELL_MAX);
   if (g_key_file_has_key (kf, group, "spacing-auto", NULL))
     p->spacing_auto = g_key_file_get_boolean (kf, group, "spacing-auto", NULL);
 
@@ -112,9 +182,9 @@ ef_session_load (const char *key, EfSessionState *state)
       state->has_display = TRUE;
       GET_ENUM ("view", ef_view_mode_from_string, dp->mode);
       GET_ENUM ("colormap", ef_colormap_from_string, dp->colormap);
-      GET_DOUBLE ("db-min", dp->db_min, TRUE);
-      GET_DOUBLE ("db-max", dp->db_max, TRUE);
-      GET_DOUBLE ("gamma", dp->gamma, d > 0);
+      GET_DOUBLE ("db-min", dp->db_min, fabs (d) <= DB_ABS_MAX);
+      GET_DOUBLE ("db-max", dp->db_max, fabs (d) <= DB_ABS_MAX);
+      GET_DOUBLE ("gamma", dp->gamma, d >= GAMMA_MIN && d <= GAMMA_MAX);
       state->db_auto = g_key_file_get_boolean (kf, group, "db-auto", NULL);
     }
 #undef GET_UINT

@@ -739,18 +739,26 @@ ef_cphd_open (const char *path, guint channel, GError **error)
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+  /* O_NONBLOCK: a FIFO named as the file must not hang the open; it is refused below. Reads from a
+   * regular file ignore the flag. */
+  fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
   if (fd < 0)
     {
       int saved = errno;
       g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FAILED, "Could not open %s: %s", path, g_strerror (saved));
       return NULL;
     }
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+  if (fstat (fd, &st) != 0)
     {
       int saved = errno;
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FAILED, "Could not open %s: %s", path, g_strerror (saved));
+      close (fd);
+      return NULL;
+    }
+  if (!S_ISREG (st.st_mode))
+    {
       g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FAILED, "Could not open %s: %s", path,
-                   S_ISDIR (st.st_mode) ? g_strerror (EISDIR) : saved != 0 ? g_strerror (saved) : "not a regular file");
+                   S_ISDIR (st.st_mode) ? g_strerror (EISDIR) : "not a regular file");
       close (fd);
       return NULL;
     }

@@ -810,6 +810,16 @@ ef_gotcha_load_part (const char *path, const EfGotchaOptions *opts, EfGotchaPart
       matio_unlock ();
       return EF_GOTCHA_LOAD_NOT_GOTCHA;
     }
+  /* matio describes what it can of a damaged variable (one it ran out of memory for, say) and complains
+   * only in its log. */
+  if (matio_last_message != NULL)
+    {
+      g_autofree char *why = matio_reason ();
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "“%s”: the description of the variable “data” is "
+                   "damaged%s", path, why);
+      res = EF_GOTCHA_LOAD_ERROR;
+      goto out;
+    }
   res = check_structure (path, info, FALSE, opts->apply_autofocus, &ns, &np, &bytes, error);
   if (res != EF_GOTCHA_LOAD_OK)
     goto out;

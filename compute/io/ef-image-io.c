@@ -32,6 +32,8 @@
 #define EF_DB_RANGE_MAX_SAMPLES (1u << 20)
 /* The largest .npy header accepted; NumPy's own are a few hundred bytes. */
 #define EF_NPY_MAX_HEADER (1u << 20)
+/* The grid sidecar is a few hundred bytes, plus whatever metadata the writer was given. */
+#define EF_SIDECAR_MAX_BYTES (1u << 20)
 #define EF_IMAGE_MAX_EDGE 65536u
 #define EF_IMAGE_MAX_PIXELS (G_GUINT64_CONSTANT (1) << 28)
 
@@ -548,7 +550,10 @@ ef_npy_parse_header (const char *header, const char *path, guint64 *height, guin
     p++;
   if (!g_ascii_isdigit (*p))
     goto not_2d;
+  errno = 0;
   *height = g_ascii_strtoull (p, &end, 10);
+  if (errno == ERANGE)
+    goto too_large;
   p = end;
   while (g_ascii_isspace (*p))
     p++;
@@ -559,7 +564,10 @@ ef_npy_parse_header (const char *header, const char *path, guint64 *height, guin
     p++;
   if (!g_ascii_isdigit (*p))
     goto not_2d;
+  errno = 0;
   *width = g_ascii_strtoull (p, &end, 10);
+  if (errno == ERANGE)
+    goto too_large;
   p = end;
   while (g_ascii_isspace (*p))
     p++;
@@ -576,9 +584,60 @@ ef_npy_parse_header (const char *header, const char *path, guint64 *height, guin
 not_2d:
   g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_UNSUPPORTED, "“%s” does not hold a 2-D array", path);
   return FALSE;
+too_large:
+  g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA, "“%s” declares a dimension of 2^64 or more", path);
+  return FALSE;
 malformed:
   g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "“%s” has a malformed .npy header", path);
   return FALSE;
+}
+
+/* The contents of a text file of at most max bytes, NUL-terminated. NULL with *missing set when there is
+ * no such file, else NULL with an EF_IO_ERROR. The size is checked on the open file, and no more is read. */
+static char *
+ef_read_small_file (const char *path, gsize max, gboolean *missing, GError **error)
+{
+  g_autofree char *text = NULL;
+  struct stat st;
+  gsize len = 0;
+  int fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
+
+  *missing = FALSE;
+  if (fd < 0)
+    {
+      int saved = errno;
+      *missing = saved == ENOENT;
+      if (!*missing)
+        g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FAILED, "Cannot read “%s”: %s", path, g_strerror (saved));
+      return NULL;
+    }
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || (guint64) st.st_size > max)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                   "“%s” is not a grid description: those are files of at most %" G_GSIZE_FORMAT " bytes", path, max);
+      close (fd);
+      return NULL;
+    }
+  text = g_malloc ((gsize) st.st_size + 1);
+  while (len < (gsize) st.st_size)
+    {
+      gssize n = read (fd, text + len, (gsize) st.st_size - len);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          int saved = errno;
+          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FAILED, "Cannot read “%s”: %s", path, g_strerror (saved));
+          close (fd);
+          return NULL;
+        }
+      if (n == 0)
+        break;
+      len += (gsize) n;
+    }
+  close (fd);
+  text[len] = '\0';
+  return g_steal_pointer (&text);
 }
 
 static gboolean
@@ -586,16 +645,17 @@ ef_read_sidecar (const char *path, guint64 height, guint64 width, EfGrid *grid, 
 {
   g_autofree char *side = ef_sidecar_path (path);
   g_autofree char *text = NULL;
-  g_autoptr (GError) local = NULL;
+  gboolean missing;
   double w, h, uu = 0, vv = 0, uv = 0;
 
   memset (grid, 0, sizeof *grid);
   grid->width = (guint) width;
   grid->height = (guint) height;
 
-  if (!g_file_get_contents (side, &text, NULL, &local))
+  text = ef_read_small_file (side, EF_SIDECAR_MAX_BYTES, &missing, error);
+  if (text == NULL)
     {
-      if (g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+      if (missing)
         {
           /* A plain NumPy array: pixel units, x to the right, y up, as ef_grid_init_roi lays it out. */
           g_debug ("No sidecar “%s”; using a unit grid", side);
@@ -604,7 +664,6 @@ ef_read_sidecar (const char *path, guint64 height, guint64 width, EfGrid *grid, 
           grid->v[1] = -1.0;
           return TRUE;
         }
-      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FAILED, "Cannot read “%s”: %s", side, local->message);
       return FALSE;
     }
 
@@ -644,6 +703,7 @@ EfImage *
 ef_image_read_npy (const char *path, GError **error)
 {
   g_autoptr (EfImage) image = NULL;
+  g_autoptr (GError) local = NULL;
   unsigned char magic[12];
   g_autofree char *header = NULL;
   guint64 hlen, height = 0, width = 0, data_off, need;
@@ -724,9 +784,14 @@ ef_image_read_npy (const char *path, GError **error)
 
   if (!ef_read_sidecar (path, height, width, &grid, error))
     goto fail;
-  image = ef_image_new (&grid, error);
+  /* The size was checked against the file's length above, so this asks for no more than the file holds;
+   * only the memory can fail, and it is reported as this file's error. */
+  image = ef_image_new (&grid, &local);
   if (image == NULL)
-    goto fail;
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FAILED, "Cannot load “%s”: %s", path, local->message);
+      goto fail;
+    }
   if (fread (image->data, sizeof (EfCf32), width * height, f) != width * height)
     {
       g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_TRUNCATED, "Cannot read the array in “%s”", path);
