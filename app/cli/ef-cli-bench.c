@@ -642,15 +642,16 @@ bench_read (const char *path, guint block, guint repeat, gboolean json)
     {
       if (ef_cli_stderr_is_tty ())
         fprintf (stderr, "\rTimed pass %u of %u…\033[K", rep + 1, repeat);
-      /* A fresh mapping: every page is faulted in from the page cache, as a job over a cached file
-       * does once per page. Opening is not timed. */
+      /* A fresh open, as a job over a cached file does: every block comes from the page cache. Opening
+       * is not timed. */
       g_clear_pointer (&ds, ef_dataset_unref);
       ds = ef_dataset_open (path, 0, &error);
       if (ds == NULL)
         return ef_cli_report ("bench", error);
       if (!read_pass (ds, block, buf, &fresh, &error))
         return ef_cli_report ("bench", error);
-      /* The same pages again, already in the mapping: the conversion and memory traffic alone. */
+      /* The same dataset again. While CPHD files were mapped this timed the conversion alone; now each
+       * block is copied from the page cache again, as in the first pass. */
       if (!read_pass (ds, block, buf, &mapped, &error))
         return ef_cli_report ("bench", error);
     }
@@ -788,9 +789,11 @@ ef_cli_bench (int argc, char **argv)
                                        "the table says which.\n"
                                        "With --read FILE it times ef_dataset_read_block over every pulse of FILE "
                                        "instead, after one untimed pass that brings the file into the page cache: "
-                                       "'fresh mapping' reopens the file before each pass, so that each page is "
-                                       "mapped in again as a job does; 'mapped' reads the same mapping a second "
-                                       "time, which leaves the conversion alone. File GB/s counts a CPHD file's "
+                                       "'fresh mapping' reopens the file before each pass, as a job does; "
+                                       "'mapped' reads a second time through the same open dataset (the readers "
+                                       "copy blocks out of the file rather than map it, so for CPHD the two rows "
+                                       "now do the same work; the names are kept for the JSON's readers). File "
+                                       "GB/s counts a CPHD file's "
                                        "signal bytes (other inputs: their size on disk), cf32 GB/s the complex "
                                        "float bytes delivered; 1 GB = 10^9 bytes.", entries);
   if (!ef_cli_option_parse (context, "bench", &argc, &argv))
