@@ -232,7 +232,7 @@ ef_gotcha_load_part_isolated (const char *path, const EfGotchaOptions *opts, EfG
   g_autoptr (EfGotchaPart) part = NULL;
   g_autoptr (GError) local = NULL;
   g_autofree char *message = NULL;
-  struct rusage ru;
+  struct rusage ru = { 0 };
   GStatBuf st;
   Reply r = { 0 };
   ReadStatus got;
@@ -240,7 +240,7 @@ ef_gotcha_load_part_isolated (const char *path, const EfGotchaOptions *opts, EfG
   guint cpu_seconds;
   gint64 deadline;
   int fds[2], status = 0, saved;
-  gboolean complete = FALSE, killed = FALSE;
+  gboolean complete = FALSE, timed_out = FALSE;
   pid_t pid;
 
   g_return_val_if_fail (path != NULL && opts != NULL && out != NULL, EF_GOTCHA_LOAD_ERROR);
@@ -301,8 +301,6 @@ ef_gotcha_load_part_isolated (const char *path, const EfGotchaOptions *opts, EfG
             {
               g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FAILED, "Not enough memory for the samples of “%s”",
                            path);
-              kill (pid, SIGKILL);
-              killed = TRUE;
               got = GOT_ERROR;
             }
           else
@@ -314,12 +312,12 @@ ef_gotcha_load_part_isolated (const char *path, const EfGotchaOptions *opts, EfG
         }
     }
   complete = got == GOT_ALL;
-  if (got == GOT_TIMEOUT || (!complete && !killed))
-    {
-      kill (pid, SIGKILL);
-      killed = got == GOT_TIMEOUT;
-    }
+  timed_out = got == GOT_TIMEOUT;
+  if (!complete)
+    kill (pid, SIGKILL);
   close (fds[0]);
+  /* If SIGCHLD is ignored the child is reaped by the kernel and wait4 fails: status stays 0, and
+   * whether the reply was complete decides. */
   while (wait4 (pid, &status, 0, &ru) < 0 && errno == EINTR)
     ;
   g_debug ("Read %s in process %d: %.3f s of processor time, %ld KiB at most", path, (int) pid,
@@ -337,7 +335,11 @@ ef_gotcha_load_part_isolated (const char *path, const EfGotchaOptions *opts, EfG
       g_set_error_literal (error, EF_IO_ERROR, r.code, message);
       return r.result == EF_GOTCHA_LOAD_NOT_GOTCHA ? EF_GOTCHA_LOAD_NOT_GOTCHA : EF_GOTCHA_LOAD_ERROR;
     }
-  if (killed || (WIFSIGNALED (status) && WTERMSIG (status) == SIGXCPU))
+  if (timed_out)
+    g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
+                 "“%s” could not be read: the reading process did not finish within %u s; the file is damaged, or "
+                 "the file system did not answer", path, (guint) (WALL_SECONDS_MIN + 4 * cpu_seconds));
+  else if (WIFSIGNALED (status) && WTERMSIG (status) == SIGXCPU)
     g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
                  "“%s” could not be read within the %u s of processor time allowed for a file of its size: it is "
                  "damaged, or matio cannot read it", path, cpu_seconds);
