@@ -504,17 +504,19 @@ print_json (const GArray *rows, guint n_cores)
 static guint64
 cphd_signal_block_size (const char *path)
 {
-  g_autoptr (GMappedFile) map = g_mapped_file_new (path, FALSE, NULL);
+  /* Read, not mapped: a file cut short by another program meanwhile must not raise SIGBUS here. */
+  char head[64 * 1024 + 1];
   const char *key = "\nSIGNAL_BLOCK_SIZE := ";
-  const char *head, *hit, *end;
+  const char *hit, *end;
   gsize len;
-  guint64 v = 0;
+  FILE *f = g_fopen (path, "rb");
 
-  if (map == NULL)
+  if (f == NULL)
     return 0;
-  head = g_mapped_file_get_contents (map);
-  len = MIN (g_mapped_file_get_length (map), (gsize) 64 * 1024);
-  if (head == NULL || !ef_cphd_sniff ((const guint8 *) head, len))
+  len = fread (head, 1, sizeof head - 1, f);
+  fclose (f);
+  head[len] = '\0';
+  if (!ef_cphd_sniff ((const guint8 *) head, len))
     return 0;
   /* The header ends at "\f\n"; the key must come before it. */
   end = memchr (head, '\f', len);
@@ -524,8 +526,7 @@ cphd_signal_block_size (const char *path)
   hit += strlen (key);
   if (!g_ascii_isdigit (*hit))
     return 0;
-  v = g_ascii_strtoull (hit, NULL, 10);
-  return v;
+  return g_ascii_strtoull (hit, NULL, 10);
 }
 
 /* Bytes on disk of a file, or of the regular files directly inside a folder (a Gotcha folder). */
