@@ -11,8 +11,8 @@ G_BEGIN_DECLS
 /*
  * Everything here is double precision and runs on the host: the parameters and the Kaiser-Bessel
  * kernel, the look geometry of every pulse seen, the k-space grid's size (fixed at the first block),
- * the deapodisation, the stencil of three look angles that the distortion correction and the
- * depth-of-focus report are computed from, and the Knab resampling table. ef-pfa.c grids and
+ * the deapodisation, the stencil of three look angles that the distortion correction is computed from,
+ * the depth-of-focus check over every pulse seen, and the Knab resampling table. ef-pfa.c grids and
  * transforms with FFTW; compute/cuda/ef-cuda-pfa.c does the same on a device with cuFFT.
  */
 
@@ -32,7 +32,7 @@ typedef struct {
 } EfPfaPulseGeo;
 
 /* Three look angles (first, middle, last) and the band's edges: enough to find, for any point, where the
- * FFT image shows it (a phase gradient) and how badly it defocuses (a second difference). */
+ * FFT image shows it (a phase gradient). How badly it defocuses takes every look (ef_pfa_dof_report). */
 typedef struct {
   EfPfaPulseGeo a, m, b;
   double   kr_lo, kr_c, kr_hi;
@@ -100,9 +100,17 @@ void     ef_pfa_apparent (const EfPfaCore *core, const EfPfaStencil *st, const d
                           double *al, double *be, double *psi);
 /* The image's own oversampling (pixels per resolution cell) that the resampling kernel is cut for. */
 double   ef_pfa_image_oversampling (const EfPfaCore *core, const EfPfaStencil *st);
-/* The depth-of-focus part of the report (qpe_max_rad, r_max_m, roi_radius_m, outside_dof, note); the
- * other fields are left as they are. */
-void     ef_pfa_dof_report (const EfPfaCore *core, const EfPfaStencil *st, EfPfaReport *rep);
+/* The quadratic phase error, peak to peak across a uniformly weighted aperture, at which the impulse
+ * response's -3 dB width grows by 10%: 1.89 rad (the integral of exp(j Q t^2) over t in [-1, 1]
+ * evaluated numerically; Q = pi / 2, the classical limit, widens it by 7%). test-pfa.c checks it in the
+ * airborne geometry: PFA's cross-range width against BP's on axes and diagonals. */
+#define EF_PFA_QPE_LIMIT_RAD 1.89
+
+/* The depth-of-focus part of the report (qpe_max_rad, qpe_limit_rad, qpe_at_m, r_max_m, roi_radius_m,
+ * outside_dof, note) over every pulse seen so far; the other fields are left as they are. Host code
+ * shared by the CPU and CUDA formers, which call it after every block. The pulses' geometry only:
+ * nothing waits for a device. */
+void     ef_pfa_dof_report (const EfPfaCore *core, EfPfaReport *rep);
 
 /* The Knab resampling table: w[q][k] is tap k's weight at fractional offset q / EF_PFA_KNQ. */
 typedef struct {

@@ -419,17 +419,6 @@ ef_pfa_apparent (const EfPfaCore *core, const EfPfaStencil *st, const double x[3
   apparent (core, st, x, correct, al, be, psi);
 }
 
-/* The quadratic phase error at x across the look angles, at the top of the band. */
-static double
-qpe_at (const Stencil *st, const double x[3])
-{
-  double ea = st->kr_hi * (diff_range (&st->a, x) + dot3 (st->a.uh, x));
-  double eb = st->kr_hi * (diff_range (&st->b, x) + dot3 (st->b.uh, x));
-  double em = st->kr_hi * (diff_range (&st->m, x) + dot3 (st->m.uh, x));
-
-  return fabs (0.5 * (ea + eb) - em);
-}
-
 gboolean
 ef_pfa_core_layout (EfPfaCore *self, GError **error)
 {
@@ -497,37 +486,145 @@ ef_pfa_image_oversampling (const EfPfaCore *core, const EfPfaStencil *st)
   return CLAMP (os_img, 1.2, 8.0);
 }
 
-void
-ef_pfa_dof_report (const EfPfaCore *core, const EfPfaStencil *st, EfPfaReport *rep)
+/* The pulses the depth-of-focus check reads: all of them up to this many, else an even subset that keeps
+ * the aperture's two ends. The residual is smooth over the aperture, so the subset finds the same fit and
+ * the same extremes; it keeps the check's cost per block bounded on long collections. */
+#define DOF_MAX_PULSES 4096
+/* Points along each edge of the region where the error is evaluated (corners included, so 4 (n - 1)
+ * on the boundary), plus its centre. The error is close to a quadratic form of the position about the
+ * scene centre, largest on the boundary; along an edge it is a parabola whose extreme may fall between
+ * the corners and the midpoint, which eight intervals catch to within a percent. */
+#define DOF_EDGE_POINTS 9
+
+/* The non-shift part of the planar-wavefront residual at x, peak to peak, in metres: the residual
+ * e_p = dR_p(x) + uh_p.x of every pulse in idx, less its best fit (least squares) by a displacement
+ * d.(uh_p.u, uh_p.v) of the image, which the distortion correction undoes and which costs no focus. */
+static double
+residual_pp (const EfPfaCore *core, const guint *idx, guint n, const double *fu, const double *fv, double *e,
+             const double x[3])
 {
-  /* Depth of focus over the ROI's boundary, where the error is largest. */
-  const EfGrid *g = &core->grid;
-  guint w = g->width, h = g->height;
-  double lambda = 4 * G_PI / st->kr_hi, theta = st->b.phi - st->a.phi;
-  double cu = dot3 (st->m.uh, g->u), cv = dot3 (st->m.uh, g->v);
-  double cos_psi = hypot (cu, cv) / sqrt (dot3 (st->m.uh, st->m.uh));
+  double s11 = 0, s12 = 0, s22 = 0, t1 = 0, t2 = 0, det, du, dv, lo = INFINITY, hi = -INFINITY;
 
-  for (guint k = 0; k <= 32; k++)
+  for (guint i = 0; i < n; i++)
     {
-      double f = k / 32.0;
-      double pts[4][2] = { { f * (w - 1), 0 }, { f * (w - 1), h - 1 }, { 0, f * (h - 1) }, { w - 1, f * (h - 1) } };
+      const PulseGeo *pg = &g_array_index (core->pulses, PulseGeo, idx[i]);
 
-      for (int e = 0; e < 4; e++)
+      e[i] = diff_range (pg, x) + dot3 (pg->uh, x);
+      s11 += fu[i] * fu[i];
+      s12 += fu[i] * fv[i];
+      s22 += fv[i] * fv[i];
+      t1 += fu[i] * e[i];
+      t2 += fv[i] * e[i];
+    }
+  det = s11 * s22 - s12 * s12;
+  /* Looks that all point one way resolve no cross-range: nothing to defocus. */
+  if (!(det > 1e-12 * s11 * s22))
+    return 0;
+  du = (t1 * s22 - t2 * s12) / det;
+  dv = (s11 * t2 - s12 * t1) / det;
+  for (guint i = 0; i < n; i++)
+    {
+      double r = e[i] - du * fu[i] - dv * fv[i];
+
+      lo = MIN (lo, r);
+      hi = MAX (hi, r);
+    }
+  return hi - lo;
+}
+
+void
+ef_pfa_dof_report (const EfPfaCore *core, EfPfaReport *rep)
+{
+  const EfGrid *g = &core->grid;
+  const GArray *ps = core->pulses;
+  guint w = g->width, h = g->height, n = 0, ia = 0, ib = 0, stride;
+  g_autofree guint *idx = NULL;
+  g_autofree double *fu = NULL, *fv = NULL, *scratch = NULL;
+  double kr_sum = 0, kr_top = -INFINITY, r_sum = 0, kr_hi, kr_c, theta, lambda, cos_psi, uh_mean[3] = { 0, 0, 0 };
+  double qpe_pp = 0;
+
+  g_return_if_fail (core != NULL && rep != NULL);
+
+  rep->qpe_max_rad = 0;
+  rep->roi_radius_m = 0;
+  rep->outside_dof = FALSE;
+  rep->note[0] = '\0';
+  rep->qpe_limit_rad = EF_PFA_QPE_LIMIT_RAD;
+  rep->r_max_m = INFINITY;
+  if (ps->len == 0)
+    return;
+  for (guint i = 0; i < ps->len; i++)
+    {
+      const PulseGeo *pg = &g_array_index (ps, PulseGeo, i);
+
+      kr_sum += pg->kr;
+      kr_top = MAX (kr_top, pg->kr);
+      r_sum += pg->r0o;
+      for (int k = 0; k < 3; k++)
+        uh_mean[k] += pg->uh[k];
+      if (pg->phi < g_array_index (ps, PulseGeo, ia).phi)
+        ia = i;
+      if (pg->phi > g_array_index (ps, PulseGeo, ib).phi)
+        ib = i;
+    }
+  kr_c = kr_sum / ps->len;
+  kr_hi = kr_top + 2 * G_PI * core->bandwidth / EF_C;
+  stride = (ps->len + DOF_MAX_PULSES - 1) / DOF_MAX_PULSES;
+  idx = g_new (guint, ps->len / stride + 3);
+  for (guint i = 0; i < ps->len; i += stride)
+    idx[n++] = i;
+  idx[n++] = ia;
+  idx[n++] = ib;
+  fu = g_new (double, n);
+  fv = g_new (double, n);
+  scratch = g_new (double, n);
+  for (guint i = 0; i < n; i++)
+    {
+      const PulseGeo *pg = &g_array_index (ps, PulseGeo, idx[i]);
+
+      /* Where the spectrum of pulse i lies in the image plane (ef_pfa_core_spectrum's uu, uv). */
+      fu[i] = dot3 (pg->uh, g->u);
+      fv[i] = dot3 (pg->uh, g->v);
+    }
+
+  for (guint k = 0; k < DOF_EDGE_POINTS; k++)
+    {
+      double f = (double) k / (DOF_EDGE_POINTS - 1);
+      double pts[5][2] = { { f * (w - 1), 0 }, { f * (w - 1), h - 1 }, { 0, f * (h - 1) }, { w - 1, f * (h - 1) },
+                           { 0.5 * (w - 1), 0.5 * (h - 1) } };
+
+      for (int e = 0; e < (k == 0 ? 5 : 4); e++)
         {
-          double x[3];
+          double x[3], pp;
 
           ef_grid_pixel_position (g, pts[e][0], pts[e][1], x);
-          rep->qpe_max_rad = MAX (rep->qpe_max_rad, qpe_at (st, x));
+          pp = residual_pp (core, idx, n, fu, fv, scratch, x);
+          if (pp > qpe_pp)
+            {
+              qpe_pp = pp;
+              rep->qpe_at_m[0] = x[0];
+              rep->qpe_at_m[1] = x[1];
+            }
           rep->roi_radius_m = MAX (rep->roi_radius_m, sqrt (dot3 (x, x)));
         }
     }
-  rep->r_max_m = theta > 0 ? sqrt (lambda * st->m.r0o) / (theta * cos_psi) : INFINITY;
-  rep->outside_dof = rep->qpe_max_rad > 0.5 * G_PI;
+  /* The phase at the top of the band, the worst; the limit was found for the band's centre, where the
+   * error of a band-limited image effectively sits. */
+  rep->qpe_max_rad = kr_hi * qpe_pp;
+  rep->qpe_limit_rad = EF_PFA_QPE_LIMIT_RAD * kr_hi / kr_c;
+  rep->outside_dof = rep->qpe_max_rad > rep->qpe_limit_rad;
+
+  /* The classical radius, for the message. */
+  theta = g_array_index (ps, PulseGeo, ib).phi - g_array_index (ps, PulseGeo, ia).phi;
+  lambda = 4 * G_PI / kr_hi;
+  cos_psi = hypot (dot3 (uh_mean, g->u), dot3 (uh_mean, g->v)) / sqrt (dot3 (uh_mean, uh_mean));
+  rep->r_max_m = theta > 0 ? sqrt (lambda * r_sum / ps->len) / (theta * cos_psi) : INFINITY;
   if (rep->outside_dof)
     snprintf (rep->note, sizeof rep->note,
-              "The ROI reaches %.0f m from the scene centre, past the polar format depth of focus (about %.0f m "
-              "here): a quadratic phase error of up to %.1f rad defocuses its edges; use backprojection there",
-              rep->roi_radius_m, rep->r_max_m, rep->qpe_max_rad);
+              "the region reaches %.0f m from the scene centre, past the polar format depth of focus: a quadratic "
+              "phase error of %.1f rad (limit %.1f) at (%.0f, %.0f) m widens the impulse response by more than 10%%; "
+              "use backprojection there", rep->roi_radius_m, rep->qpe_max_rad, rep->qpe_limit_rad, rep->qpe_at_m[0],
+              rep->qpe_at_m[1]);
 }
 
 /* ---- the CPU former ---- */
@@ -588,6 +685,16 @@ ef_pfa_free (EfPfa *self)
   release_grid (self);
   ef_pfa_core_clear (&self->core);
   g_free (self);
+}
+
+void
+ef_pfa_check (EfPfa *self, EfPfaReport *report)
+{
+  g_return_if_fail (self != NULL && report != NULL);
+
+  memset (report, 0, sizeof *report);
+  report->n_pulses = self->core.n_gridded;
+  ef_pfa_dof_report (&self->core, report);
 }
 
 void
@@ -944,7 +1051,7 @@ ef_pfa_form (EfPfa *self, EfCf64 *out64, EfCf32 *out32, EfPfaReport *report, GEr
       dist_max = MAX (dist_max, d);
     }
 
-  ef_pfa_dof_report (c, &st, &rep);
+  ef_pfa_dof_report (c, &rep);
   rep.distortion_max_m = dist_max;
   if (report)
     *report = rep;

@@ -27,20 +27,25 @@ G_BEGIN_DECLS
  * that range compression accepts works; a profile's reference range r0 that is not the distance to the
  * origin is moved there first with a linear phase.
  *
- * Where the planar wavefront fails. The residual |a - x| - |a| + u.x is, to second order,
- * (|x|^2 - (u.x)^2) / (2 R). Across the aperture it has a linear part, which moves a scatterer (the
- * geometric distortion), and a quadratic part, which defocuses it. For a circular aperture of azimuth
- * extent theta at grazing angle psi and range R, a scatterer at radius r from the scene centre sees the
- * quadratic phase error, at the aperture's edges relative to its centre,
+ * Where the planar wavefront fails. The residual e(x) = |a - x| - |a| + u.x is, to second order,
+ * (|x|^2 - (u.x)^2) / (2 R). Across the aperture, the part of it that a displacement d of the image
+ * explains (d.u, linear in the k-space position) only moves a scatterer (the geometric distortion); the
+ * rest defocuses it. For a circular aperture of azimuth extent theta at grazing angle psi and range R,
+ * a scatterer at radius r from the scene centre sees a quadratic phase error of the order of
  *     QPE = (4 pi / lambda) * r^2 cos^2(psi) / (2 R) * (theta / 2)^2 = pi r^2 cos^2(psi) theta^2 / (2 lambda R)
- * (largest along the range and cross-range axes). Setting QPE = pi / 2 gives the classical limit
+ * and setting QPE = pi / 2 gives the classical limit
  *     r_max = sqrt(lambda R) / (theta cos psi) = 2 rho_a sqrt(R / lambda),
  * rho_a = lambda / (2 theta cos psi) being the ground cross-range resolution (Carrara, Goodman and
- * Majewski, "Spotlight Synthetic Aperture Radar", 1995, section 3.6). Beyond r_max a scatterer is
- * visibly defocused. ef_pfa_form measures the QPE itself, for the actual pulses, at the ROI's boundary
- * (a second difference of the planar residual over the first, middle and last look angles, at the top of
- * the band) and raises outside_dof when it passes pi / 2; it also reports r_max from the formula.
- *
+ * Majewski, "Spotlight Synthetic Aperture Radar", 1995, section 3.6). That order of magnitude hides a
+ * strong dependence on direction: the second difference of e over the look angle is proportional to
+ * x^2 - y^2 (along and across the look), which vanishes on the diagonals, but the error that remains once
+ * the best displacement is removed does not (the displacement's own curvature over the arc of looks
+ * adds to it), and a scatterer on a diagonal defocuses too. So the check measures that: for
+ * every pulse seen so far, e at points along the ROI's boundary (where it is largest) and its centre,
+ * the best displacement removed by least squares, the rest's peak-to-peak phase at the top of the band.
+ * It raises outside_dof when that exceeds the phase at which a uniformly weighted aperture's impulse
+ * response widens by 10% (EF_PFA_QPE_LIMIT_RAD, 1.89 rad at the band's centre); test-pfa.c confirms it
+ * against the measured width of PFA's and BP's images on axes and diagonals. r_max is reported too.
  * The distortion is deterministic and is corrected (correct_distortion): for each output pixel x the
  * place y(x) where the FFT image shows a scatterer at x (the phase gradient of the exact return across
  * the k-space support, at its centre) is computed exactly, and the image is read there with a Knab
@@ -61,7 +66,9 @@ void ef_pfa_params_init (EfPfaParams *params);
 typedef struct {
   guint64  n_pulses;            /* pulses gridded so far */
   gboolean outside_dof;         /* part of the ROI lies beyond the depth of focus: expect defocus there */
-  double   qpe_max_rad;         /* largest quadratic phase error over the ROI's boundary */
+  double   qpe_max_rad;         /* largest quadratic phase error over the ROI, top of the band, rad */
+  double   qpe_limit_rad;       /* the error, at the top of the band, past which outside_dof is raised */
+  double   qpe_at_m[2];         /* where (scene x, y) the largest error is */
   double   r_max_m;             /* the classical depth-of-focus radius 2 rho_a sqrt(R / lambda) */
   double   roi_radius_m;        /* farthest point of the ROI from the scene centre */
   double   distortion_max_m;    /* largest shift the distortion correction undid (0 when off) */
@@ -88,6 +95,10 @@ gboolean ef_pfa_add (EfPfa *self, const EfProfiles *profiles, GError **error);
  * (exactly one non-NULL; width * height of the grid). Zeros when nothing has been gridded. report may be
  * NULL. Blocks; the accumulated grid is left as it was. */
 gboolean ef_pfa_form (EfPfa *self, EfCf64 *out64, EfCf32 *out32, EfPfaReport *report, GError **error);
+
+/* The depth-of-focus part of the report (outside_dof, qpe_*, r_max_m, roi_radius_m, note) for the pulses
+ * gridded so far, without forming the image: cheap, for a check after every block. Does not block. */
+void     ef_pfa_check (EfPfa *self, EfPfaReport *report);
 
 /* Forgets every gridded pulse. */
 void     ef_pfa_clear (EfPfa *self);

@@ -341,6 +341,17 @@ ef_cuda_pfa_clear (EfCudaPfa *self)
 }
 
 void
+ef_cuda_pfa_check (EfCudaPfa *self, EfPfaReport *report)
+{
+  g_return_if_fail (self != NULL && report != NULL);
+
+  memset (report, 0, sizeof *report);
+  report->n_pulses = self->core.n_gridded;
+  /* The very function the CPU former calls: the pulses' geometry on the host, nothing on the device. */
+  ef_pfa_dof_report (&self->core, report);
+}
+
+void
 ef_cuda_pfa_set_spread (EfCudaPfa *self, EfCudaPfaSpread spread)
 {
   g_return_if_fail (self != NULL);
@@ -680,7 +691,7 @@ ef_cuda_pfa_form (EfCudaPfa *self, void *stream, void *d_out, EfPfaReport *repor
       EF_CUDA_CHECK (cudaStreamSynchronize (s), error);
       G_STATIC_ASSERT (sizeof bits == sizeof dist);
       memcpy (&dist, &bits, sizeof dist);
-      ef_pfa_dof_report (c, &st, &rep);
+      ef_pfa_dof_report (c, &rep);
       rep.distortion_max_m = correct ? dist : 0;
       *report = rep;
     }
