@@ -23,6 +23,7 @@ typedef struct {
   EfPfa             *pfa;       /* owned: PFA k-space grid, made at the first block, or NULL */
   gboolean           pfa_stale; /* pulses were gridded since the accumulator was last formed */
   gboolean           pfa_told;  /* the depth-of-focus warning was given */
+  gboolean           fp16_told; /* fp16 was asked and fp32 runs: said once */
 } CpuPriv;
 
 /* The fp64 path stays the plain reference sum; only rows are spread over threads. */
@@ -74,6 +75,17 @@ cpu_pfa_add (EfBackend *self, const EfPulse *pulses, GError **error)
   if (!ef_pfa_add (priv->pfa, priv->profiles, error))
     return FALSE;
   priv->pfa_stale = TRUE;
+  /* The aperture grows with every block, and so may the defocus: checked each time. */
+  {
+    EfPfaReport rep;
+
+    ef_pfa_check (priv->pfa, &rep);
+    ef_run_info_set_pfa (&self->run, rep.outside_dof, rep.qpe_max_rad, rep.qpe_limit_rad, rep.note);
+    /* Once per image: the defocus is the algorithm's, not a failure. */
+    if (rep.outside_dof && !priv->pfa_told)
+      g_message ("%s", rep.note);
+    priv->pfa_told |= rep.outside_dof;
+  }
   return TRUE;
 }
 
@@ -83,6 +95,7 @@ static gboolean
 cpu_fast_bp (EfBackend *self, const EfPulse *pulses, GError **error)
 {
   CpuPriv *priv = self->priv;
+  EfFfbpStats st;
 
   if (priv->ffbp == NULL)
     {
@@ -98,7 +111,11 @@ cpu_fast_bp (EfBackend *self, const EfPulse *pulses, GError **error)
       if (priv->ffbp == NULL)
         return FALSE;
     }
-  return ef_ffbp_process (priv->ffbp, priv->profiles, priv->acc64, priv->acc32, NULL, error);
+  if (!ef_ffbp_process (priv->ffbp, priv->profiles, priv->acc64, priv->acc32, &st, error))
+    return FALSE;
+  if (priv->profiles->n_pulses > 0)
+    ef_run_info_add_block (&self->run, st.used_bp, st.why_bp);
+  return TRUE;
 }
 
 static gboolean
@@ -147,10 +164,6 @@ cpu_read_image (EfBackend *self, const EfRect *rect, EfCf32 *out, GError **error
       if (!ef_pfa_form (priv->pfa, priv->acc64, priv->acc32, &rep, error))
         return FALSE;
       priv->pfa_stale = FALSE;
-      /* Once per image: the defocus is the algorithm's, not a failure. */
-      if (rep.outside_dof && !priv->pfa_told)
-        g_message ("%s", rep.note);
-      priv->pfa_told |= rep.outside_dof;
     }
   for (guint r = 0; r < rect->height; r++)
     {
@@ -178,6 +191,7 @@ cpu_clear (EfBackend *self, GError **error)
       priv->pfa_stale = FALSE;
       priv->pfa_told = FALSE;
     }
+  ef_run_info_reset_image (&self->run);
   if (priv->acc64)
     memset (priv->acc64, 0, n * sizeof (EfCf64));
   else
@@ -199,12 +213,19 @@ cpu_free (EfBackend *self)
   g_free (priv);
 }
 
+static void
+cpu_update_run (EfBackend *self)
+{
+  self->run.nonfinite_samples = self->n_bad_samples;
+}
+
 static const EfBackendOps cpu_ops = {
   .name = "cpu",
   .process_block = cpu_process_block,
   .read_image = cpu_read_image,
   .clear = cpu_clear,
   .free = cpu_free,
+  .update_run = cpu_update_run,
 };
 
 static gboolean
@@ -251,6 +272,11 @@ ef_backend_cpu_new (const EfDatasetInfo *info, const EfBackendParams *params, GE
   ef_dataset_info_copy (info, &self->info);
   priv = g_new0 (CpuPriv, 1);
   self->priv = priv;
+  ef_backend_run_init (self, params, EF_BACKEND_CPU, 0);
+  /* The processor has no half-precision path: everything below is fp32 (the same as asking for fp32). */
+  if (params->precision == EF_PRECISION_FP16)
+    ef_run_info_set_precision (&self->run, EF_PRECISION_FP32,
+                               "fp16 needs the CUDA backend; the CPU computed in fp32");
 
   priv->rc = ef_range_compressor_new (info, &params->range, fp64, error);
   if (priv->rc == NULL)
@@ -277,6 +303,7 @@ ef_backend_new (EfBackendKind kind, const EfDatasetInfo *info, const EfBackendPa
                 GError **error)
 {
   g_autoptr (GError) local = NULL;
+  g_autofree char *fallback = NULL;
   EfBackend *self;
 
   g_return_val_if_fail (info != NULL && params != NULL, NULL);
@@ -294,7 +321,12 @@ ef_backend_new (EfBackendKind kind, const EfDatasetInfo *info, const EfBackendPa
         {
           self = ef_backend_cuda_new (info, params, &local);
           if (self != NULL)
-            return self;
+            {
+              self->run.backend_requested = kind;
+              if (note && self->run.precision_reason != NULL)
+                *note = g_strdup (self->run.precision_reason);
+              return self;
+            }
           why = g_strdup_printf ("CUDA failed: %s", local->message);
         }
 #else
@@ -308,13 +340,17 @@ ef_backend_new (EfBackendKind kind, const EfDatasetInfo *info, const EfBackendPa
           g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_DEVICE, "%s", why);
           return NULL;
         }
-      if (note)
-        *note = g_strdup_printf ("%s; using the CPU", why);
+      fallback = g_strdup_printf ("%s; using the CPU", why);
     }
 
   self = ef_backend_cpu_new (info, params, error);
-  if (self != NULL && params->precision == EF_PRECISION_FP16 && note && *note == NULL)
-    *note = g_strdup ("fp16 needs the CUDA backend; the CPU uses fp32");
+  if (self == NULL)
+    return NULL;
+  self->run.backend_requested = kind;
+  if (fallback != NULL)
+    ef_run_info_set_backend (&self->run, "cpu", 0, fallback);
+  if (note)
+    *note = g_strdup (fallback != NULL ? fallback : self->run.precision_reason);
   return self;
 }
 
@@ -325,6 +361,7 @@ ef_backend_free (EfBackend *self)
     return;
   if (self->ops && self->ops->free)
     self->ops->free (self);
+  ef_run_info_clear (&self->run);
   ef_dataset_info_clear (&self->info);
   g_free (self);
 }
@@ -358,4 +395,26 @@ const char *
 ef_backend_name (const EfBackend *self)
 {
   return self->ops->name;
+}
+
+void
+ef_backend_run_init (EfBackend *self, const EfBackendParams *params, EfBackendKind kind, guint n_devices)
+{
+  g_return_if_fail (self != NULL && params != NULL);
+
+  ef_run_info_clear (&self->run);
+  ef_run_info_init (&self->run, kind, params->algo, params->precision);
+  ef_run_info_set_backend (&self->run, kind == EF_BACKEND_CUDA ? "cuda" : "cpu", n_devices, NULL);
+}
+
+const EfRunInfo *
+ef_backend_get_run_info (EfBackend *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  if (self->ops->update_run != NULL)
+    self->ops->update_run (self);
+  else
+    self->run.nonfinite_samples = self->n_bad_samples;
+  return &self->run;
 }

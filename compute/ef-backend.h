@@ -6,6 +6,7 @@
 #include "ef-dataset.h"
 #include "ef-grid.h"
 #include "ef-rangecomp.h"
+#include "ef-run-info.h"
 
 G_BEGIN_DECLS
 
@@ -37,6 +38,8 @@ typedef struct {
   /* Zeroes the accumulator. */
   gboolean (*clear) (EfBackend *self, GError **error);
   void     (*free) (EfBackend *self);
+  /* Brings self->run up to date from parts kept elsewhere (several devices' records); may be NULL. */
+  void     (*update_run) (EfBackend *self);
 } EfBackendOps;
 
 struct _EfBackend {
@@ -44,6 +47,7 @@ struct _EfBackend {
   EfBackendParams     params;
   EfDatasetInfo       info;    /* owned copy */
   guint64             n_bad_samples;
+  EfRunInfo           run;     /* what runs, as the backend decides it and as blocks are formed */
   gpointer            priv;
 };
 
@@ -58,6 +62,13 @@ gboolean   ef_backend_process_block (EfBackend *self, const EfPulse *pulses, con
                                      guint count, GError **error);
 gboolean   ef_backend_read_image (EfBackend *self, const EfRect *rect, EfCf32 *out, GError **error);
 const char *ef_backend_name (const EfBackend *self);
+/* What the backend has run so far (see ef-run-info.h): borrowed, valid until the next call on the
+ * backend. Non-finite samples are counted as of the last block a read or a sync waited for. */
+const EfRunInfo *ef_backend_get_run_info (EfBackend *self);
+/* Starts self->run for params as run by a backend named `name` on n_devices devices (0: the CPU).
+ * For backend implementations. */
+void        ef_backend_run_init (EfBackend *self, const EfBackendParams *params, EfBackendKind kind,
+                                 guint n_devices);
 /* The processed band of the profiles the backend forms (what sets the fast formers' range sampling): the
  * dataset header's, or the first pulse's when the header leaves it out. */
 double      ef_backend_processed_band (const EfBackend *self, const EfPulse *pulses);

@@ -1198,7 +1198,7 @@ ef_ffbp_plan (const EfFfbp *self, const EfProfiles *profiles, const EfFfbpCosts 
         why = NULL;
     }
   if (tree->stages != NULL && p->bp_fallback && tree->cost >= plan->bp_cost)
-    why = "exact backprojection is cheaper for this block";
+    why = "a factorised tree would cost more than exact backprojection for this region and block";
   if (tree->stages == NULL || (why != NULL && p->bp_fallback))
     {
       if (why == NULL)

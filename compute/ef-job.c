@@ -3,6 +3,7 @@
 #define G_LOG_DOMAIN "ef-job"
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "ef-error.h"
@@ -35,7 +36,7 @@ struct _EfJob {
   EfJobProgressFunc func;
   gpointer      user_data;
 
-  GMutex        lock;      /* guards state, paused, display, backend_name, note, error */
+  GMutex        lock;      /* guards state, paused, display, backend_name, note, run, error */
   GCond         cond;
   EfJobState    state;
   gboolean      paused;
@@ -43,6 +44,7 @@ struct _EfJob {
   EfCf32       *display;   /* owned: the accumulator as of the last finished block */
   char         *backend_name;
   char         *note;
+  EfRunInfo     run;       /* what ran so far: the backend's record as of the last block */
   GError       *error;
   EfCudaImage  *device_image; /* owned ref, set once by the worker: the backend's image on its device */
 };
@@ -130,6 +132,7 @@ ef_job_new (EfDataset *dataset, const EfJobParams *params, GError **error)
       job->order[i] = i;
   g_mutex_init (&job->lock);
   g_cond_init (&job->cond);
+  ef_run_info_init (&job->run, params->backend_kind, params->backend.algo, params->backend.precision);
   job->state = EF_JOB_PAUSED;
   return job;
 }
@@ -245,6 +248,60 @@ finish (EfJob *job, EfJobState state, GError *error)
   g_mutex_unlock (&job->lock);
 }
 
+/* The backend's record, as of now, for readers of the job (worker thread). */
+static void
+take_run_info (EfJob *job, EfBackend *backend)
+{
+  const EfRunInfo *run = ef_backend_get_run_info (backend);
+
+  g_mutex_lock (&job->lock);
+  ef_run_info_copy (run, &job->run);
+  g_mutex_unlock (&job->lock);
+}
+
+static guint64
+count_nonfinite (const EfCf32 *px, gsize n)
+{
+  guint64 bad = 0;
+
+  for (gsize i = 0; i < n; i++)
+    bad += !(isfinite (crealf (px[i])) && isfinite (cimagf (px[i])));
+  return bad;
+}
+
+/* At the end of a complete image: its non-finite pixels, from the host copy, or on the device when
+ * there is none. Failing to count is not failing to form: the record then says nothing was counted. */
+static void
+count_image (EfJob *job, gboolean device_only)
+{
+  guint64 bad = 0;
+  gboolean counted = FALSE;
+
+  g_mutex_lock (&job->lock);
+  if (job->display != NULL)
+    {
+      bad = count_nonfinite (job->display, ef_grid_n_pixels (&job->params.backend.grid));
+      counted = TRUE;
+    }
+  g_mutex_unlock (&job->lock);
+#if HAVE_CUDA
+  if (!counted && device_only && job->device_image != NULL)
+    {
+      g_autoptr (GError) local = NULL;
+
+      counted = ef_cuda_image_count_nonfinite (job->device_image, &bad, &local);
+      if (!counted)
+        g_debug ("Could not count the image's non-finite pixels: %s", local->message);
+    }
+#else
+  (void) device_only;
+#endif
+  g_mutex_lock (&job->lock);
+  job->run.pixels_counted = counted;
+  job->run.nonfinite_pixels = counted ? bad : 0;
+  g_mutex_unlock (&job->lock);
+}
+
 /* Copies the accumulator into job->display for ef_job_read_image. The copy happens outside the lock;
  * only the swap is inside. need_spare: allocate the buffer for the next copy now (not after the last). */
 static gboolean
@@ -310,7 +367,10 @@ worker_main (gpointer data)
   g_mutex_lock (&job->lock);
   job->note = note;
   if (backend)
-    job->backend_name = g_strdup (ef_backend_name (backend));
+    {
+      job->backend_name = g_strdup (ef_backend_name (backend));
+      ef_run_info_copy (ef_backend_get_run_info (backend), &job->run);
+    }
 #if HAVE_CUDA
   if (backend && ef_backend_is_cuda (backend))
     job->device_image = ef_backend_cuda_ref_image (backend);
@@ -385,6 +445,7 @@ worker_main (gpointer data)
       pulses_done += blk->count;
       done++;
       g_async_queue_push (free_q, blk);
+      take_run_info (job, backend);
 
       if (device_only)
         {
@@ -421,6 +482,14 @@ worker_main (gpointer data)
 
       if (!ef_backend_read_image (backend, &none, &unused, &error))
         end_state = EF_JOB_FAILED;
+    }
+
+  /* The record as of the end (reads above waited for every block), and the image's own health. */
+  if (error == NULL)
+    {
+      take_run_info (job, backend);
+      if (end_state == EF_JOB_DONE && done == job->n_blocks)
+        count_image (job, device_only);
     }
 
 out:
@@ -539,6 +608,7 @@ ef_job_free (EfJob *job)
   g_free (job->display);
   g_free (job->backend_name);
   g_free (job->note);
+  ef_run_info_clear (&job->run);
   g_clear_error (&job->error);
 #if HAVE_CUDA
   g_clear_pointer (&job->device_image, ef_cuda_image_unref);
@@ -575,6 +645,16 @@ const char *
 ef_job_get_note (EfJob *job)
 {
   return job->note;
+}
+
+void
+ef_job_get_run_info (EfJob *job, EfRunInfo *out)
+{
+  g_return_if_fail (job != NULL && out != NULL);
+
+  g_mutex_lock (&job->lock);
+  ef_run_info_copy (&job->run, out);
+  g_mutex_unlock (&job->lock);
 }
 
 gboolean

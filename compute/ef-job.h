@@ -82,6 +82,12 @@ const EfGrid *ef_job_get_grid (EfJob *job);
 /* The backend's name once the job has started ("cpu", "cuda"), and its fallback note, if any. */
 const char *ef_job_get_backend_name (EfJob *job);
 const char *ef_job_get_note (EfJob *job);
+/* What the job has run so far (ef-run-info.h), deep-copied into out (which must hold a record or zeros;
+ * clear it with ef_run_info_clear): the request until the backend exists, then the backend's record as
+ * of the last block, and at the end, once the image is complete, its non-finite pixels. Thread-safe;
+ * never blocks for more than the copy. */
+void ef_job_get_run_info (EfJob *job, EfRunInfo *out);
+
 /* Copies a rectangle of the current accumulator into out (rect->width * rect->height). Safe from any
  * thread while the job runs; may wait for at most the copy itself, never for a block. */
 gboolean ef_job_read_image (EfJob *job, const EfRect *rect, EfCf32 *out, GError **error);

@@ -520,23 +520,29 @@ pfa_former (EfBackend *self, const EfPulse *pulses, GError **error)
   return priv->pfa != NULL;
 }
 
-/* Writes the PFA image of every pulse gridded so far over the accumulator. The first time, it also
- * waits for the report and tells once when the region reaches past the depth of focus. */
+/* Writes the PFA image of every pulse gridded so far over the accumulator (queued; nothing waits). */
 static gboolean
 pfa_form (EfBackend *self, GError **error)
 {
   CudaPriv *priv = self->priv;
+
+  return ef_cuda_pfa_form (priv->pfa, priv->s_comp, priv->d_image, NULL, error);
+}
+
+/* The depth of focus over every pulse gridded so far, after each block: the host-side check the CPU
+ * former makes too (ef_pfa_dof_report), from the pulses' geometry alone. */
+static void
+pfa_check (EfBackend *self)
+{
+  CudaPriv *priv = self->priv;
   EfPfaReport rep;
 
-  if (!ef_cuda_pfa_form (priv->pfa, priv->s_comp, priv->d_image, priv->n_blocks == 0 ? &rep : NULL, error))
-    return FALSE;
+  ef_cuda_pfa_check (priv->pfa, &rep);
+  ef_run_info_set_pfa (&self->run, rep.outside_dof, rep.qpe_max_rad, rep.qpe_limit_rad, rep.note);
   /* Once per image: the defocus is the algorithm's, not a failure. */
-  if (priv->n_blocks == 0 && rep.outside_dof && !priv->pfa_told)
-    {
-      g_message ("%s", rep.note);
-      priv->pfa_told = TRUE;
-    }
-  return TRUE;
+  if (rep.outside_dof && !priv->pfa_told)
+    g_message ("%s", rep.note);
+  priv->pfa_told |= rep.outside_dof;
 }
 
 /* ---- one sub-block ---- */
@@ -555,6 +561,7 @@ run_sub_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *samples, gu
   const gboolean fast = self->params.algo == EF_ALGO_FFBP || self->params.algo == EF_ALGO_FBP;
   const gboolean pfa = self->params.algo == EF_ALGO_PFA;
   EfProfiles view = { 0 };
+  EfFfbpStats fst = { 0 };
   gboolean use_bp = FALSE;
   guint variant = 0;
 
@@ -579,7 +586,7 @@ run_sub_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *samples, gu
       view.meta = meta;
       view.monostatic = mono;
       if (!fast_former (self, pulses, error)
-          || !ef_cuda_ffbp_prepare (priv->ffbp, &view, &use_bp, NULL, error))
+          || !ef_cuda_ffbp_prepare (priv->ffbp, &view, &use_bp, &fst, error))
         return FALSE;
     }
   if (pfa && !pfa_former (self, pulses, error))
@@ -673,6 +680,9 @@ run_sub_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *samples, gu
   if (priv->opts.synchronous)
     EF_CUDA_CHECK (cudaStreamSynchronize (priv->s_comp), error);
   priv->slot ^= 1;
+  /* Counted once queued: a sub-block that ran out of memory earlier is done again, and counts once. */
+  if (fast)
+    ef_run_info_add_block (&self->run, use_bp, fst.why_bp);
   return TRUE;
 }
 
@@ -711,8 +721,12 @@ cuda_process_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *sample
       if (!alloc_with_retry (priv, error))
         return FALSE;
     }
-  if (priv->pfa != NULL && count > 0 && !pfa_form (self, error))
-    return FALSE;
+  if (priv->pfa != NULL && count > 0)
+    {
+      if (!pfa_form (self, error))
+        return FALSE;
+      pfa_check (self);
+    }
   priv->n_blocks++;
   /* A display reads the image as of the newest mark the device has passed. */
   return ef_cuda_image_mark (priv->image, priv->s_comp, error);
@@ -762,6 +776,7 @@ cuda_clear (EfBackend *self, GError **error)
       ef_cuda_pfa_clear (priv->pfa);
       priv->pfa_told = FALSE;
     }
+  ef_run_info_reset_image (&self->run);
   /* A display may be showing blocks: the cleared image is news. Before any block (at creation) it is
    * not, and a display shows nothing until the first block is done. */
   return had_blocks ? ef_cuda_image_mark (priv->image, priv->s_comp, error) : TRUE;
@@ -1008,6 +1023,13 @@ ef_backend_cuda_new_full (const EfDatasetInfo *info, const EfBackendParams *para
   priv->n_in = (guint) info->n_samples;
   priv->max_block = priv->opts.max_block ? priv->opts.max_block : MAX (params->block_size, 1u);
   priv->max_block = MIN (priv->max_block, MAX_BLOCK);
+  ef_backend_run_init (self, params, EF_BACKEND_CUDA, 1);
+  /* fp16 is a table and accumulation format of backprojection (and of FFBP's polar grids); the polar
+   * format former grids, transforms and resamples in fp32 whatever is asked. */
+  if (params->algo == EF_ALGO_PFA && params->precision == EF_PRECISION_FP16)
+    ef_run_info_set_precision (&self->run, EF_PRECISION_FP32,
+                               "the CUDA polar format former grids and transforms in fp32; fp16 is for "
+                               "backprojection and FFBP");
 
   if (!create_device_state (self, error))
     return NULL;

@@ -231,3 +231,25 @@ ef_cuda_image_read (EfCudaImage *self, const EfRect *rect, EfCf32 *out, GError *
   ef_cuda_count_d2h_image_bytes ((guint64) rect->width * rect->height * sizeof (EfCf32));
   return TRUE;
 }
+
+gboolean
+ef_cuda_image_count_nonfinite (EfCudaImage *self, guint64 *count, GError **error)
+{
+  unsigned long long *d_count = NULL, n = 0;
+  gboolean ok;
+
+  g_return_val_if_fail (self != NULL && count != NULL, FALSE);
+  EF_CUDA_CHECK (cudaSetDevice (self->device), error);
+  EF_CUDA_CHECK (ef_cuda_malloc ((void **) &d_count, sizeof *d_count), error);
+  ok = ef_cuda_check_ ((int) cudaMemsetAsync (d_count, 0, sizeof *d_count, self->s_read), "cudaMemsetAsync",
+                       __FILE__, __LINE__, error)
+       && ef_cuda_count_nonfinite (self->s_read, self->data, (gsize) self->width * self->height, d_count, error)
+       && ef_cuda_check_ ((int) cudaMemcpyAsync (&n, d_count, sizeof n, cudaMemcpyDeviceToHost, self->s_read),
+                          "cudaMemcpyAsync", __FILE__, __LINE__, error)
+       && ef_cuda_check_ ((int) cudaStreamSynchronize (self->s_read), "cudaStreamSynchronize", __FILE__, __LINE__,
+                          error);
+  EF_CUDA_WARN (cudaFree (d_count));
+  if (ok)
+    *count = n;
+  return ok;
+}

@@ -90,6 +90,10 @@ gboolean ef_cuda_bp_launch (cudaStream_t stream, EfPrecision precision, guint va
 /* Bytes per table entry for a precision. */
 guint ef_cuda_table_entry_size (EfPrecision precision);
 
+/* Adds to *d_count (device) the pixels of image (device float2, n_pixels) that are not finite. */
+gboolean ef_cuda_count_nonfinite (cudaStream_t stream, const void *image, gsize n_pixels, unsigned long long *d_count,
+                                  GError **error);
+
 /* dst = a + b over n_floats floats (device pointers on the current device; dst may be a). */
 gboolean ef_cuda_image_add (cudaStream_t stream, void *dst, const void *a, const void *b, gsize n_floats,
                             GError **error);

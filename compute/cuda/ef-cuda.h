@@ -160,6 +160,10 @@ gboolean     ef_cuda_image_order_after_finished (EfCudaImage *image, gpointer st
  * ef_cuda_debug_d2h_image_bytes. Waits for the copy only, not for queued blocks. Thread-safe. */
 gboolean     ef_cuda_image_read (EfCudaImage *image, const EfRect *rect, EfCf32 *out, GError **error);
 
+/* Counts the pixels of the image with a component that is not finite, on the device (nothing of the
+ * image is copied to the host). Waits for the count only, not for queued blocks. Thread-safe. */
+gboolean     ef_cuda_image_count_nonfinite (EfCudaImage *image, guint64 *count, GError **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (EfCudaImage, ef_cuda_image_unref)
 
 /* The display conversion: writes rects of image (device float2, image_width pixels a row) into a 2-D
