@@ -15,6 +15,7 @@ typedef enum {
   EF_IO_ERROR_TRUNCATED,     /* the file is shorter than its header says */
   EF_IO_ERROR_UNSUPPORTED,   /* a valid file using a feature Echoform lacks */
   EF_IO_ERROR_INVALID_DATA,  /* NaN/Inf, zero vectors, non-monotonic frequencies, absurd sizes */
+  EF_IO_ERROR_NO_GRID,       /* an image without the sidecar that says where its pixels are */
 } EfIoError;
 
 typedef enum {

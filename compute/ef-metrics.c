@@ -79,6 +79,7 @@ ef_upsample_window (const EfImage *image, gint64 pc, gint64 pr, guint n, guint u
   fftw_complex *win, *fine;
   fftw_plan fwd, inv;
   double *px, *py;
+  guint64 n_bad = 0;
   guint m = n * up, kcx, kcy;
   double scale = 1.0 / ((double) n * (double) n);
 
@@ -101,7 +102,9 @@ ef_upsample_window (const EfImage *image, gint64 pc, gint64 pr, guint n, guint u
   out->c0 = pc - n / 2;
   out->r0 = pr - n / 2;
 
-  /* Pixels beyond the image edge are zero: the response is simply cut off there. */
+  /* Pixels beyond the image edge are zero: the response is simply cut off there. A pixel that is not
+   * finite would spread over the whole window, and zeroing it would measure a response with a hole:
+   * neither is a measurement. */
   for (guint i = 0; i < n; i++)
     {
       gint64 r = out->r0 + i;
@@ -112,9 +115,19 @@ ef_upsample_window (const EfImage *image, gint64 pc, gint64 pr, guint n, guint u
           if (r >= 0 && r < g->height && c >= 0 && c < g->width)
             z = image->data[(gsize) r * g->width + (gsize) c];
           if (!isfinite (crealf (z)) || !isfinite (cimagf (z)))
-            z = 0;
+            n_bad++;
           win[(gsize) i * n + j] = (double complex) z;
         }
+    }
+  if (n_bad > 0)
+    {
+      fftw_free (win);
+      fftw_free (fine);
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_FAILED,
+                   "%" G_GUINT64_FORMAT " pixels of the %u x %u window about the peak at pixel (%" G_GINT64_FORMAT
+                   ", %" G_GINT64_FORMAT ") are not finite (NaN or infinite): the image overflowed there, and its "
+                   "impulse response cannot be measured", n_bad, n, n, pc, pr);
+      return FALSE;
     }
 
   ef_fftw_planner_lock ();
@@ -428,6 +441,7 @@ ef_point_analyse (const EfImage *image, double col, double row, guint search_px,
   EfPointResult res = { 0 };
   double ec = 1, er = 0, fr, fc, best = 0, irw_r, irw_c, need;
   gint64 ic, ir, pc = -1, pr = -1;
+  guint64 n_bad;
   guint n;
 
   g_return_val_if_fail (image != NULL && image->data != NULL, FALSE);
@@ -463,6 +477,7 @@ ef_point_analyse (const EfImage *image, double col, double row, guint search_px,
   /* The brightest finite pixel within the search box. */
   ic = (gint64) floor (col + 0.5);
   ir = (gint64) floor (row + 0.5);
+  n_bad = 0;
   {
     gint64 s = MIN ((gint64) search_px, (gint64) EF_WINDOW_MAX);
     gint64 r_lo = MAX (0, ir - s), r_hi = MIN ((gint64) g->height - 1, ir + s);
@@ -473,6 +488,8 @@ ef_point_analyse (const EfImage *image, double col, double row, guint search_px,
         {
           EfCf32 z = image->data[(gsize) r * g->width + (gsize) c];
           double p = (double) crealf (z) * crealf (z) + (double) cimagf (z) * cimagf (z);
+
+          n_bad += !isfinite (p);
           if (isfinite (p) && p > best)
             {
               best = p;
@@ -481,6 +498,14 @@ ef_point_analyse (const EfImage *image, double col, double row, guint search_px,
             }
         }
   }
+  if (!(best > 0) && n_bad > 0)
+    {
+      /* Not an empty image: one that overflowed (or was formed from samples that were not finite). */
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_FAILED,
+                   "No point target near (%.1f, %.1f): %" G_GUINT64_FORMAT " pixels within %u of it are not finite "
+                   "(NaN or infinite) and the rest are zero", col, row, n_bad, search_px);
+      return FALSE;
+    }
   if (!(best > 0))
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_FAILED,

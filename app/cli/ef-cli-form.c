@@ -10,6 +10,8 @@
 #include "ef-cli-private.h"
 #include "ef-image-io.h"
 #include "ef-job.h"
+#include "ef-json.h"
+#include "ef-run-info-json.h"
 
 /* The default ROI, when none is given, is this many pixels square about the scene centre. */
 #define DEFAULT_ROI_PIXELS 256
@@ -25,16 +27,7 @@ typedef struct {
   gint64        last_draw_us;
   EfJobProgress last;         /* the most recent report; pointers inside are not kept */
   gboolean      have_last;
-  char         *backend;      /* owned */
 } FormProgress;
-
-static void
-form_progress_clear (FormProgress *fp)
-{
-  g_clear_pointer (&fp->backend, g_free);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FormProgress, form_progress_clear)
 
 static void
 on_progress (EfJob *job, const EfJobProgress *progress, gpointer user_data)
@@ -49,8 +42,6 @@ on_progress (EfJob *job, const EfJobProgress *progress, gpointer user_data)
   fp->last.error = NULL;
   fp->last.backend_name = NULL;
   fp->have_last = TRUE;
-  if (progress->backend_name != NULL && fp->backend == NULL)
-    fp->backend = g_strdup (progress->backend_name);
 
   /* Redraw at most ten times a second: a terminal is slower than a fast backend. */
   if (fp->tty && (final || now - fp->last_draw_us > 100000))
@@ -83,29 +74,38 @@ output_kind (const char *path, OutputKind *kind)
   return TRUE;
 }
 
-/* The processing parameters, kept with the .npy image so that it can be reproduced. */
-static char *
-parameters_json (const char *input, const EfJobParams *jp, const char *backend, guint64 pulses, double elapsed_s,
-                 double bp_per_s)
+/* What the sidecar (and a TIFF's description) keeps with the image so that it can be reproduced: the
+ * parameters, and what ran (the run record), under the keys that readers have always found there. */
+static JsonObject *
+parameters_object (const char *input, const EfJobParams *jp, const EfRunInfo *run, guint64 pulses, double elapsed_s,
+                   double bp_per_s)
 {
-  EfCliJson j;
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonNode) root = NULL;
 
-  ef_cli_json_init (&j);
-  j.compact = TRUE;
-  ef_cli_json_begin_object (&j, NULL);
-  ef_cli_json_string (&j, "input", input);
-  ef_cli_json_string (&j, "algo", ef_algo_to_string (jp->backend.algo));
-  ef_cli_json_string (&j, "precision", ef_precision_to_string (jp->backend.precision));
-  ef_cli_json_string (&j, "backend", backend);
-  ef_cli_json_string (&j, "window", ef_window_to_string (jp->backend.range.window));
-  ef_cli_json_int (&j, "upsample", jp->backend.range.upsample);
-  ef_cli_json_int (&j, "block", jp->backend.block_size);
-  ef_cli_json_string (&j, "order", jp->order == EF_ORDER_INTERLEAVED ? "interleaved" : "sequential");
-  ef_cli_json_int (&j, "pulses", (gint64) pulses);
-  ef_cli_json_double (&j, "elapsed_s", elapsed_s);
-  ef_cli_json_double (&j, "bp_per_s", bp_per_s);
-  ef_cli_json_end_object (&j);
-  return g_strchomp (ef_cli_json_finish (&j));
+  json_builder_begin_object (b);
+  ef_json_set_string (b, "input", input);
+  ef_run_info_add_json (run, b);
+  ef_json_set_string (b, "window", ef_window_to_string (jp->backend.range.window));
+  ef_json_set_int (b, "upsample", jp->backend.range.upsample);
+  ef_json_set_int (b, "block", jp->backend.block_size);
+  ef_json_set_string (b, "order", jp->order == EF_ORDER_INTERLEAVED ? "interleaved" : "sequential");
+  ef_json_set_int (b, "pulses", (gint64) pulses);
+  ef_json_set_double (b, "elapsed_s", elapsed_s);
+  ef_json_set_double (b, "bp_per_s", bp_per_s);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  return json_object_ref (json_node_get_object (root));
+}
+
+/* Every difference from the request and every problem of the image, once each on stderr. */
+static void
+say_run (const EfRunInfo *run)
+{
+  g_auto (GStrv) warnings = ef_run_info_warnings (run);
+
+  for (guint i = 0; warnings[i] != NULL; i++)
+    ef_cli_warn_once (warnings[i]);
 }
 
 int
@@ -116,13 +116,15 @@ ef_cli_form (int argc, char **argv)
   g_autofree char *window_s = NULL, *upsample_s = NULL, *block_s = NULL, *order_s = NULL, *channel_s = NULL;
   g_autofree char *threads_s = NULL, *stride_s = NULL, *db_range_s = NULL, *devices_s = NULL;
   g_autofree char *description = NULL;
-  g_autofree char *extra_json = NULL;
+  g_autofree char *ran = NULL;
+  g_autoptr (JsonObject) extra = NULL;
+  g_auto (EfRunInfo) run = { 0 };
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(EfDataset) ds = NULL;
   g_autoptr(EfJob) job = NULL;
   g_autoptr(EfImage) image = NULL;
   g_autoptr(GError) error = NULL;
-  g_auto(FormProgress) fp = { 0 };
+  FormProgress fp = { 0 };
   gboolean json = FALSE, ok;
   guint channel = 0, n_threads = 0, upsample = 0, block = 0, stride = 0, n_devices = 1;
   double roi[4], spacing = 0, db_range[2] = { 0, 0 };
@@ -135,7 +137,7 @@ ef_cli_form (int argc, char **argv)
   EfJobParams jp;
   EfGrid grid;
   EfRect all;
-  const char *input, *backend_name, *note;
+  const char *input, *note;
   double elapsed_s, bp_per_s;
   gint64 t_start;
   guint64 pulses_used;
@@ -280,15 +282,15 @@ ef_cli_form (int argc, char **argv)
   if (fp.tty && fp.have_last)
     ef_cli_progress_end ();
 
-  /* A fallback (no CUDA device, say) is news to the user, but not a failure. */
+  /* What ran, as the job recorded it: a fallback (no CUDA device, fp16 on the processor, exact
+   * backprojection for FFBP) is news to the user, not a failure; so is an input or an image that is not
+   * finite, which the summary and the sidecar state too. */
+  ef_job_get_run_info (job, &run);
   note = ef_job_get_note (job);
-  ef_cli_note (note);
+  say_run (&run);
   if (!ok)
     return ef_cli_report ("form", error);
 
-  backend_name = ef_job_get_backend_name (job);
-  if (backend_name == NULL)
-    backend_name = fp.backend != NULL ? fp.backend : ef_backend_kind_to_string (backend_kind);
   pulses_used = fp.have_last ? fp.last.pulses_total : ds->info.n_pulses;
   if (fp.have_last && fp.last.elapsed_s > 0)
     elapsed_s = fp.last.elapsed_s;
@@ -301,26 +303,14 @@ ef_cli_form (int argc, char **argv)
   if (image == NULL || !ef_job_read_image (job, &all, image->data, &error))
     return ef_cli_report ("form", error);
 
-  extra_json = parameters_json (input, &jp, backend_name, pulses_used, elapsed_s, bp_per_s);
-  switch (kind)
+  extra = parameters_object (input, &jp, &run, pulses_used, elapsed_s, bp_per_s);
+  if (kind == OUT_PNG && db_range_s != NULL)
     {
-    case OUT_NPY:
-      ok = ef_image_write_npy (image, output, extra_json, &error);
-      break;
-    case OUT_PNG:
-      if (db_range_s != NULL)
-        {
-          EfPngOptions popts = { db_range[0], db_range[1], 1.0 };
-          ok = ef_image_write_png (image, output, &popts, &error);
-        }
-      else
-        ok = ef_image_write (image, output, &error);
-      break;
-    case OUT_TIFF:
-    default:
-      ok = ef_image_write (image, output, &error);
-      break;
+      EfPngOptions popts = { db_range[0], db_range[1], 1.0 };
+      ok = ef_image_write_full (image, output, extra, &popts, &error);
     }
+  else
+    ok = ef_image_write_full (image, output, extra, NULL, &error);
   if (!ok)
     {
       if (!strstr (error->message, output))
@@ -346,16 +336,17 @@ ef_cli_form (int argc, char **argv)
       ef_cli_json_int (&j, "pulses", (gint64) pulses_used);
       ef_cli_json_double (&j, "elapsed_s", elapsed_s);
       ef_cli_json_double (&j, "bp_per_s", bp_per_s);
-      ef_cli_json_string (&j, "backend", backend_name);
-      ef_cli_json_string (&j, "precision", ef_precision_to_string (jp.backend.precision));
       ef_cli_json_string (&j, "note", note);
+      ef_run_info_add_json (&run, j.builder);
       ef_cli_json_end_object (&j);
       text = ef_cli_json_finish (&j);
       fputs (text, stdout);
     }
   else
-    printf ("Wrote %s: %u x %u pixels at %.4g m, %" G_GUINT64_FORMAT " pulses, %s %s, %.3f s, %.3g bp/s\n",
-            output, grid.width, grid.height, grid.spacing, pulses_used, backend_name,
-            ef_precision_to_string (jp.backend.precision), elapsed_s, bp_per_s);
+    {
+      ran = ef_run_info_describe (&run);
+      printf ("Wrote %s: %u x %u pixels at %.4g m, %" G_GUINT64_FORMAT " pulses, %s, %.3f s, %.3g bp/s\n", output,
+              grid.width, grid.height, grid.spacing, pulses_used, ran, elapsed_s, bp_per_s);
+    }
   return EF_CLI_EXIT_OK;
 }
