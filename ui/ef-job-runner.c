@@ -69,6 +69,7 @@ struct _EfJobRunner {
   GError           *error;        /* owned */
   char             *backend_name; /* owned */
   char             *note;         /* owned */
+  EfRunInfo         run;          /* the job's record as of the last dispatch */
   gboolean          started;
   gboolean          finished;
   gboolean          paused;
@@ -191,6 +192,9 @@ dispatch_progress (gpointer data)
       return G_SOURCE_REMOVE;
     }
   was_finished = self->finished;
+  /* What ran, as of this news (the job's record is complete once it has reported its end). */
+  if (!was_finished && self->job != NULL)
+    ef_job_get_run_info (self->job, &self->run);
   /* After the end only display values that were made again (another view mode) are news. */
   if (!was_finished && news.has_progress)
     self->progress = news.latest;
@@ -476,6 +480,7 @@ ef_job_runner_finalize (GObject *object)
   g_clear_error (&self->error);
   g_free (self->backend_name);
   g_free (self->note);
+  ef_run_info_clear (&self->run);
   G_OBJECT_CLASS (ef_job_runner_parent_class)->finalize (object);
 }
 
@@ -523,6 +528,7 @@ ef_job_runner_new (EfDataset *dataset, const EfJobParams *params, GError **error
 
   self = g_object_new (EF_TYPE_JOB_RUNNER, NULL);
   self->job = job;
+  ef_job_get_run_info (job, &self->run);
   self->dataset = ef_dataset_ref (dataset);
   self->params = *params;
   self->grid = params->backend.grid;
@@ -662,6 +668,13 @@ ef_job_runner_get_note (EfJobRunner *self)
 {
   g_return_val_if_fail (EF_IS_JOB_RUNNER (self), NULL);
   return self->note;
+}
+
+const EfRunInfo *
+ef_job_runner_get_run_info (EfJobRunner *self)
+{
+  g_return_val_if_fail (EF_IS_JOB_RUNNER (self), NULL);
+  return &self->run;
 }
 
 const GError *

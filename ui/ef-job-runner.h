@@ -38,6 +38,10 @@ EfDataset              *ef_job_runner_get_dataset (EfJobRunner *self);
 /* The backend in use once known, and its fallback note; NULL before. */
 const char             *ef_job_runner_get_backend_name (EfJobRunner *self);
 const char             *ef_job_runner_get_note (EfJobRunner *self);
+/* What the job ran (ef-run-info.h), as of the last "progress" or "finished": the request before the
+ * backend exists; complete (non-finite pixels included) once "finished" has been emitted. Owned by the
+ * runner; main thread. */
+const EfRunInfo        *ef_job_runner_get_run_info (EfJobRunner *self);
 /* The failure, once "finished" reported EF_JOB_FAILED. */
 const GError           *ef_job_runner_get_error (EfJobRunner *self);
 

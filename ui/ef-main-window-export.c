@@ -6,6 +6,7 @@
 #include <glib/gi18n.h>
 
 #include "ef-image-io.h"
+#include "ef-run-info-json.h"
 #include "ef-main-window-private.h"
 
 typedef void (*SaveFunc) (EfMainWindow *self, const char *path);
@@ -79,6 +80,7 @@ suggested_name (EfMainWindow *self, const char *what, const char *ext)
 typedef struct {
   EfJobRunner *runner;  /* owned */
   char        *path;    /* owned */
+  JsonObject  *extra;   /* owned: the parameters and what ran, for the sidecar (or the TIFF's description) */
 } ExportData;
 
 static void
@@ -88,6 +90,7 @@ export_data_free (gpointer data)
 
   g_object_unref (d->runner);
   g_free (d->path);
+  g_clear_pointer (&d->extra, json_object_unref);
   g_free (d);
 }
 
@@ -103,7 +106,7 @@ export_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *c
   /* The copy and the write both take a while for a large region: neither belongs on the main thread. */
   image = ef_image_new (grid, &error);
   if (image == NULL || !ef_job_runner_read (d->runner, &rect, image->data, &error)
-      || !ef_image_write (image, d->path, &error))
+      || !ef_image_write_full (image, d->path, d->extra, NULL, &error))
     {
       g_task_return_error (task, error);
       return;
@@ -142,6 +145,15 @@ ef_main_window_export_image_to (EfMainWindow *self, const char *path)
   d = g_new0 (ExportData, 1);
   d->runner = g_object_ref (runner);
   d->path = g_strdup (path);
+  {
+    const EfRunnerProgress *p = ef_job_runner_get_progress (runner);
+    EfDataset *ds = ef_job_runner_get_dataset (runner);
+
+    /* As the CLI keeps it: what ran is what the sidecar says. Taken here, on the main thread. */
+    d->extra = ef_run_info_sidecar_extra (ef_job_runner_get_run_info (runner), ds->info.path,
+                                          ef_job_runner_get_params (runner), p->pulses_done, p->elapsed_s,
+                                          p->bp_per_s);
+  }
   task = g_task_new (self, NULL, export_done, NULL);
   g_task_set_task_data (task, d, export_data_free);
   g_task_run_in_thread (task, export_thread);

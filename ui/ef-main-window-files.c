@@ -15,6 +15,8 @@ ef_main_window_toast (EfMainWindow *self, const char *message)
 {
   AdwToast *toast = adw_toast_new (message);
 
+  g_free (self->last_toast);
+  self->last_toast = g_strdup (message);
   adw_toast_set_timeout (toast, 5);
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
 }

@@ -297,6 +297,52 @@ update_geometry_done (EfMainWindow *self, EfJobRunner *runner)
   ef_geometry_plot_set_done (self->geometry_plot, done, n);
 }
 
+/* "as cpu fp32 bp: precision fp32 (asked: fp16): ..." for the first of the record's warnings (and how many
+ * more), or NULL when it ran as asked and nothing went wrong. Owned. */
+static char *
+run_news (const EfRunInfo *run)
+{
+  g_auto (GStrv) warnings = ef_run_info_warnings (run);
+  g_autofree char *ran = NULL;
+  guint n = g_strv_length (warnings);
+
+  if (n == 0)
+    return NULL;
+  ran = ef_run_info_describe (run);
+  /* Translators: "cpu fp32 bp: precision fp32 (asked: fp16): fp16 needs the CUDA backend ..." */
+  return n > 1 ? g_strdup_printf (_("%s: %s (and %u more, under Processing)"), ran, warnings[0], n - 1)
+               : g_strdup_printf (_("%s: %s"), ran, warnings[0]);
+}
+
+/* What the region ran as, in the processing page, and a toast while it forms as soon as that differs from
+ * what was asked or the input has a problem (and again when there is more to say: a depth-of-focus
+ * warning appears as the aperture grows). */
+static void
+show_run (EfMainWindow *self, EfJobRunner *runner, gboolean toast)
+{
+  const EfRunInfo *run = ef_job_runner_get_run_info (runner);
+  g_auto (GStrv) warnings = NULL;
+  g_autofree char *all = NULL;
+  g_autofree char *news = NULL;
+  g_autofree char *msg = NULL;
+
+  if (run->backend == NULL)
+    return;
+  ef_processing_panel_set_run (self->processing_panel, run);
+  warnings = ef_run_info_warnings (run);
+  all = g_strjoinv ("\n", warnings);
+  if (warnings[0] == NULL || g_strcmp0 (all, self->run_told) == 0)
+    return;
+  g_free (self->run_told);
+  self->run_told = g_steal_pointer (&all);
+  if (!toast)
+    return;
+  news = run_news (run);
+  /* Translators: "Region ran as cpu fp32 bp: precision fp32 (asked: fp16): ..." */
+  msg = g_strdup_printf (_("Region ran as %s"), news);
+  ef_main_window_toast (self, msg);
+}
+
 static void
 roi_progress (EfJobRunner *runner, const EfRect *dirty, guint n_dirty, EfMainWindow *self)
 {
@@ -317,9 +363,7 @@ roi_progress (EfJobRunner *runner, const EfRect *dirty, guint n_dirty, EfMainWin
     {
       ef_main_window_jobs_update_status (self);
       update_geometry_done (self, runner);
-      if (ef_job_runner_get_backend_name (runner) != NULL)
-        ef_processing_panel_set_backend_in_use (self->processing_panel, ef_job_runner_get_backend_name (runner),
-                                                ef_job_runner_get_note (runner));
+      show_run (self, runner, TRUE);
     }
 }
 
@@ -330,8 +374,7 @@ roi_finished (EfJobRunner *runner, EfJobState state, EfMainWindow *self)
     return;
   ef_main_window_jobs_update_status (self);
   update_geometry_done (self, runner);
-  ef_processing_panel_set_backend_in_use (self->processing_panel, ef_job_runner_get_backend_name (runner),
-                                          ef_job_runner_get_note (runner));
+  show_run (self, runner, FALSE);
   if (state == EF_JOB_FAILED)
     {
       const GError *error = ef_job_runner_get_error (runner);
@@ -342,7 +385,15 @@ roi_finished (EfJobRunner *runner, EfJobState state, EfMainWindow *self)
     {
       const EfRunnerProgress *p = ef_job_runner_get_progress (runner);
       g_autofree char *elapsed = ef_format_duration (p->elapsed_s);
-      g_autofree char *msg = g_strdup_printf (_("Region formed in %s"), elapsed);
+      g_autofree char *news = run_news (ef_job_runner_get_run_info (runner));
+      g_autofree char *msg = NULL;
+
+      /* The end says what ran whenever that is not what was asked, or the image has a problem. */
+      if (news != NULL)
+        /* Translators: "Region formed in 2.1 s as cpu fp32 bp: precision fp32 (asked: fp16): ..." */
+        msg = g_strdup_printf (_("Region formed in %s as %s"), elapsed, news);
+      else
+        msg = g_strdup_printf (_("Region formed in %s"), elapsed);
       ef_main_window_toast (self, msg);
     }
   ef_main_window_actions_sync (self);
@@ -366,6 +417,8 @@ ef_main_window_jobs_start_roi (EfMainWindow *self)
   ef_image_view_set_layer (self->image_view, EF_LAYER_ROI, NULL, NULL, NULL, NULL);
   g_clear_object (&self->roi_runner);
   ef_main_window_verify_reset (self);
+  g_clear_pointer (&self->run_told, g_free);
+  ef_processing_panel_set_run (self->processing_panel, NULL);
 
   spacing = ef_main_window_get_roi_spacing (self);
   pixels = (self->roi[2] - self->roi[0]) * (self->roi[3] - self->roi[1]) / (spacing * spacing);

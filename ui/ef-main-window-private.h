@@ -73,6 +73,8 @@ struct _EfMainWindow {
   GCancellable        *verify_cancellable; /* owned: the check of the region in flight, or NULL */
   double               verify_ser_db;      /* the last check's result, NAN before one */
   guint                verify_n_pixels;
+  char                *run_told;          /* owned: the region's warnings already toasted, or NULL */
+  char                *last_toast;        /* owned: the newest toast's message, or NULL */
 };
 
 /* ef-main-window-actions.c */

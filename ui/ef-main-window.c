@@ -699,6 +699,8 @@ ef_main_window_finalize (GObject *object)
   EfMainWindow *self = EF_MAIN_WINDOW (object);
 
   g_free (self->session_key);
+  g_free (self->run_told);
+  g_free (self->last_toast);
   g_array_unref (self->measurements);
   ef_batch_clear (&self->batch);
   G_OBJECT_CLASS (ef_main_window_parent_class)->finalize (object);

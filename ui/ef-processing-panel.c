@@ -88,15 +88,36 @@ ef_processing_panel_get (EfProcessingPanel *self, EfProcessing *p)
 }
 
 void
-ef_processing_panel_set_backend_in_use (EfProcessingPanel *self, const char *name, const char *note)
+ef_processing_panel_set_run (EfProcessingPanel *self, const EfRunInfo *run)
 {
+  g_autofree char *ran = NULL;
+  g_autofree char *why = NULL;
+  g_auto (GStrv) warnings = NULL;
   GtkWidget *row;
 
   g_return_if_fail (EF_IS_PROCESSING_PANEL (self));
-  gtk_label_set_text (self->in_use, name ? name : "–");
-  /* Why the backend differs from the one asked for, in full. */
   row = gtk_widget_get_ancestor (GTK_WIDGET (self->in_use), ADW_TYPE_ACTION_ROW);
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), note ? note : "");
+  if (run == NULL || run->backend == NULL)
+    {
+      gtk_label_set_text (self->in_use, "–");
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), "");
+      return;
+    }
+  /* What ran, as the engine recorded it, and, in full, every way it differs from what was asked and
+   * anything wrong with the input or the image. */
+  ran = ef_run_info_describe (run);
+  warnings = ef_run_info_warnings (run);
+  why = g_strjoinv ("\n", warnings);
+  gtk_label_set_text (self->in_use, ran);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->in_use), why[0] != '\0' ? why : NULL);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), why);
+}
+
+const char *
+ef_processing_panel_get_run_text (EfProcessingPanel *self)
+{
+  g_return_val_if_fail (EF_IS_PROCESSING_PANEL (self), NULL);
+  return gtk_label_get_text (self->in_use);
 }
 
 void

@@ -4,6 +4,7 @@
 
 #include <gtk/gtk.h>
 #include "ef-processing.h"
+#include "ef-run-info.h"
 
 G_BEGIN_DECLS
 
@@ -15,7 +16,11 @@ GtkWidget *ef_processing_panel_new (void);
 void ef_processing_panel_set (EfProcessingPanel *self, const EfProcessing *proc, double auto_spacing);
 /* Reads the choices the widgets show. */
 void ef_processing_panel_get (EfProcessingPanel *self, EfProcessing *proc);
-void ef_processing_panel_set_backend_in_use (EfProcessingPanel *self, const char *name, const char *note);
+/* Shows what ran (backend, precision, algorithm) and, below it, how and why that differs from the choices
+ * and what went wrong with the input or the image; run NULL (or without a backend yet) shows nothing. */
+void ef_processing_panel_set_run (EfProcessingPanel *self, const EfRunInfo *run);
+/* The text shown for what ran. */
+const char *ef_processing_panel_get_run_text (EfProcessingPanel *self);
 void ef_processing_panel_set_roi_info (EfProcessingPanel *self, const char *text);
 /* The check against exact backprojection: its result or state (NULL: the hint), and whether one runs
  * (the button then stops it). */

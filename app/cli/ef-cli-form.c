@@ -10,7 +10,6 @@
 #include "ef-cli-private.h"
 #include "ef-image-io.h"
 #include "ef-job.h"
-#include "ef-json.h"
 #include "ef-run-info-json.h"
 
 /* The default ROI, when none is given, is this many pixels square about the scene centre. */
@@ -72,30 +71,6 @@ output_kind (const char *path, OutputKind *kind)
   else
     return FALSE;
   return TRUE;
-}
-
-/* What the sidecar (and a TIFF's description) keeps with the image so that it can be reproduced: the
- * parameters, and what ran (the run record), under the keys that readers have always found there. */
-static JsonObject *
-parameters_object (const char *input, const EfJobParams *jp, const EfRunInfo *run, guint64 pulses, double elapsed_s,
-                   double bp_per_s)
-{
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  g_autoptr (JsonNode) root = NULL;
-
-  json_builder_begin_object (b);
-  ef_json_set_string (b, "input", input);
-  ef_run_info_add_json (run, b);
-  ef_json_set_string (b, "window", ef_window_to_string (jp->backend.range.window));
-  ef_json_set_int (b, "upsample", jp->backend.range.upsample);
-  ef_json_set_int (b, "block", jp->backend.block_size);
-  ef_json_set_string (b, "order", jp->order == EF_ORDER_INTERLEAVED ? "interleaved" : "sequential");
-  ef_json_set_int (b, "pulses", (gint64) pulses);
-  ef_json_set_double (b, "elapsed_s", elapsed_s);
-  ef_json_set_double (b, "bp_per_s", bp_per_s);
-  json_builder_end_object (b);
-  root = json_builder_get_root (b);
-  return json_object_ref (json_node_get_object (root));
 }
 
 /* Every difference from the request and every problem of the image, once each on stderr. */
@@ -303,7 +278,8 @@ ef_cli_form (int argc, char **argv)
   if (image == NULL || !ef_job_read_image (job, &all, image->data, &error))
     return ef_cli_report ("form", error);
 
-  extra = parameters_object (input, &jp, &run, pulses_used, elapsed_s, bp_per_s);
+  /* Kept with the image: the parameters that reproduce it, and what ran. */
+  extra = ef_run_info_sidecar_extra (&run, input, &jp, pulses_used, elapsed_s, bp_per_s);
   if (kind == OUT_PNG && db_range_s != NULL)
     {
       EfPngOptions popts = { db_range[0], db_range[1], 1.0 };

@@ -59,3 +59,27 @@ ef_run_info_add_json (const EfRunInfo *info, JsonBuilder *b)
     json_builder_add_string_value (b, warnings[i]);
   json_builder_end_array (b);
 }
+
+JsonObject *
+ef_run_info_sidecar_extra (const EfRunInfo *info, const char *input, const EfJobParams *params, guint64 pulses,
+                           double elapsed_s, double bp_per_s)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonNode) root = NULL;
+
+  g_return_val_if_fail (info != NULL && params != NULL, NULL);
+
+  json_builder_begin_object (b);
+  ef_json_set_string (b, "input", input);
+  ef_run_info_add_json (info, b);
+  ef_json_set_string (b, "window", ef_window_to_string (params->backend.range.window));
+  ef_json_set_int (b, "upsample", params->backend.range.upsample);
+  ef_json_set_int (b, "block", params->backend.block_size);
+  ef_json_set_string (b, "order", params->order == EF_ORDER_INTERLEAVED ? "interleaved" : "sequential");
+  ef_json_set_int (b, "pulses", (gint64) pulses);
+  ef_json_set_double (b, "elapsed_s", elapsed_s);
+  ef_json_set_double (b, "bp_per_s", bp_per_s);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  return json_object_ref (json_node_get_object (root));
+}

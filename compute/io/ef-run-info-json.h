@@ -4,6 +4,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "ef-job.h"
 #include "ef-run-info.h"
 
 G_BEGIN_DECLS
@@ -23,5 +24,12 @@ G_BEGIN_DECLS
  *   "warnings": ["...", ...]                              ef_run_info_warnings, one line each
  */
 void ef_run_info_add_json (const EfRunInfo *info, JsonBuilder *builder);
+
+/* What a formed image's sidecar keeps under "extra", for the CLI and the application alike: "input"
+ * (the collection, may be NULL), the record's members (above), and the parameters that reproduce it:
+ * "window", "upsample", "block", "order", "pulses", "elapsed_s", "bp_per_s" (non-finite: null). A new
+ * object. */
+JsonObject *ef_run_info_sidecar_extra (const EfRunInfo *info, const char *input, const EfJobParams *params,
+                                       guint64 pulses, double elapsed_s, double bp_per_s);
 
 G_END_DECLS

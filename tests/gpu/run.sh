@@ -28,7 +28,8 @@
 # Logs go to $OUT (default /tmp/ef-gpu-out); a short table is printed last.
 #
 # A machine without GLib's development files gets them from Debian packages in .gpu-debs/, unpacked
-# into a private prefix (never into /): see the `deps` function.
+# into a private prefix (never into /): see the `deps` function. json-glib's (libjson-glib-dev and
+# libjson-glib-1.0-0) go there too.
 #
 # Environment: EF_GPU_ARCHS (default: the device's own, e.g. 90; "all" builds every release target),
 # EF_BENCH_BIG=0 skips the 4096^2 x 8192 case, EF_E2E_TIMEOUT (seconds, default 420) stops the
@@ -56,8 +57,8 @@ deps () {
   # GLib's headers and pkg-config files, from Debian 12 packages. Runtime libraries come from the
   # packages too, except libxml2, whose system runtime is used (the carried headers match it) so that
   # its ICU dependency stays the system's.
-  if [ "${EF_FORCE_DEBS:-0}" = 0 ] && pkg-config --exists glib-2.0 gio-2.0 libxml-2.0 2>/dev/null; then
-    echo "system GLib and libxml2 development files found"
+  if [ "${EF_FORCE_DEBS:-0}" = 0 ] && pkg-config --exists glib-2.0 gio-2.0 libxml-2.0 json-glib-1.0 2>/dev/null; then
+    echo "system GLib, json-glib and libxml2 development files found"
     return 0
   fi
   if ! ls .gpu-debs/*.deb > /dev/null 2>&1; then
@@ -92,7 +93,7 @@ deps () {
   if ! command -v pkg-config > /dev/null; then
     export PKG_CONFIG="$PREFIX/usr/bin/pkgconf"
   fi
-  pkg-config --modversion glib-2.0 gio-2.0 libxml-2.0 fftw3 fftw3f
+  pkg-config --modversion glib-2.0 gio-2.0 libxml-2.0 json-glib-1.0 fftw3 fftw3f
 }
 
 build () {

@@ -13,6 +13,7 @@
 #include "ef-image-io.h"
 #include "ef-main-window-private.h"
 #include "ef-preferences-window.h"
+#include "ef-processing-panel.h"
 
 static EfApplication *app;
 static EfDataset *demo;   /* simulated once, shared by the tests */
@@ -366,6 +367,60 @@ test_export_image (void)
   g_rmdir (dir);
 }
 
+/* Half precision asked of the processor: the region runs in fp32, and the window says so in the
+ * processing page and in a toast, and the exported sidecar records what ran with the reason. */
+static void
+test_ran_as (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("echoform-test-XXXXXX", NULL);
+  g_autofree char *npy = g_build_filename (dir, "half.npy", NULL);
+  g_autofree char *json = g_build_filename (dir, "half.json", NULL);
+  g_autoptr (EfImage) back = NULL;
+  g_autoptr (JsonObject) extra = NULL;
+  g_autoptr (GError) error = NULL;
+  EfMainWindow *window = new_window ();
+  ExportResult r = { 0 };
+  const double roi[4] = { -6, -4, 6, 4 };
+  const EfRunInfo *run;
+
+  ef_main_window_set_dataset (window, demo);
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "backend", g_variant_new_string ("cpu"));
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "precision", g_variant_new_string ("fp16"));
+  ef_main_window_set_roi (window, roi);
+  spin_until (window_idle, window, 120);
+
+  run = ef_job_runner_get_run_info (ef_main_window_get_roi_runner (window));
+  g_test_message ("region ran as %s; toast: %s", ef_processing_panel_get_run_text (window->processing_panel),
+                  window->last_toast);
+  g_assert_cmpint (run->precision_requested, ==, EF_PRECISION_FP16);
+  g_assert_cmpint (run->precision, ==, EF_PRECISION_FP32);
+  g_assert_nonnull (run->precision_reason);
+  g_assert_true (run->pixels_counted);
+  g_assert_cmpuint (run->nonfinite_pixels, ==, 0);
+  g_assert_nonnull (strstr (ef_processing_panel_get_run_text (window->processing_panel), "fp32"));
+  g_assert_null (strstr (ef_processing_panel_get_run_text (window->processing_panel), "fp16"));
+  g_assert_nonnull (window->last_toast);
+  g_assert_nonnull (strstr (window->last_toast, "fp16"));
+  g_assert_nonnull (strstr (window->last_toast, "fp32"));
+
+  g_signal_connect (window, "export-finished", G_CALLBACK (export_finished), &r);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "export-image-to", g_variant_new_string (npy));
+  spin_until (export_done, &r, 60);
+  g_assert_true (r.ok);
+  back = ef_image_read_npy_full (npy, 0, NULL, &extra, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (extra);
+  g_assert_cmpstr (json_object_get_string_member (extra, "precision"), ==, "fp32");
+  g_assert_cmpstr (json_object_get_string_member (extra, "precision_requested"), ==, "fp16");
+  g_assert_nonnull (json_object_get_string_member (extra, "precision_reason"));
+  g_assert_cmpstr (json_object_get_string_member (extra, "backend"), ==, "cpu");
+
+  close_window (window);
+  g_unlink (npy);
+  g_unlink (json);
+  g_rmdir (dir);
+}
+
 static void
 dataset_loaded (EfMainWindow *window, gboolean *loaded)
 {
@@ -695,6 +750,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/gui/window/session-memory", test_session_memory);
   g_test_add_func ("/gui/window/measure", test_measure);
   g_test_add_func ("/gui/window/export-image", test_export_image);
+  g_test_add_func ("/gui/window/ran-as", test_ran_as);
   g_test_add_func ("/gui/window/dialogs", test_dialogs);
   g_test_add_func ("/gui/window/open-file", test_open_file);
   g_test_add_func ("/gui/window/drop-file", test_drop_file);
