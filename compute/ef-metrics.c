@@ -441,7 +441,7 @@ ef_point_analyse (const EfImage *image, double col, double row, guint search_px,
   EfPointResult res = { 0 };
   double ec = 1, er = 0, fr, fc, best = 0, irw_r, irw_c, need;
   gint64 ic, ir, pc = -1, pr = -1;
-  guint64 n_bad;
+  guint64 n_bad, n_box = 0;
   guint n;
 
   g_return_val_if_fail (image != NULL && image->data != NULL, FALSE);
@@ -483,6 +483,7 @@ ef_point_analyse (const EfImage *image, double col, double row, guint search_px,
     gint64 r_lo = MAX (0, ir - s), r_hi = MIN ((gint64) g->height - 1, ir + s);
     gint64 c_lo = MAX (0, ic - s), c_hi = MIN ((gint64) g->width - 1, ic + s);
 
+    n_box = (guint64) (r_hi - r_lo + 1) * (guint64) (c_hi - c_lo + 1);
     for (gint64 r = r_lo; r <= r_hi; r++)
       for (gint64 c = c_lo; c <= c_hi; c++)
         {
@@ -503,7 +504,8 @@ ef_point_analyse (const EfImage *image, double col, double row, guint search_px,
       /* Not an empty image: one that overflowed (or was formed from samples that were not finite). */
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_FAILED,
                    "No point target near (%.1f, %.1f): %" G_GUINT64_FORMAT " pixels within %u of it are not finite "
-                   "(NaN or infinite) and the rest are zero", col, row, n_bad, search_px);
+                   "(NaN or infinite)%s", col, row, n_bad, search_px,
+                   n_bad < n_box ? ", the others zero" : "");
       return FALSE;
     }
   if (!(best > 0))

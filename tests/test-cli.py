@@ -257,6 +257,129 @@ def t_metrics_reference():
     expect_failure("metrics", test, "--ref", other)
 
 
+def sidecar_extra(npy):
+    side = sidecar_of(npy)
+    assert side is not None, f"no .json sidecar next to {npy}"
+    with open(side) as f:
+        return json.load(f)["extra"]
+
+
+def t_fp16_on_cpu():
+    # The processor has no half precision: it computes in fp32, and everything that reports says so.
+    out = path("half.npy")
+    p = run("form", path("point.cphd"), "--roi", ROI, "--spacing", "0.05", "--precision", "fp16",
+            "--backend", "cpu", "--json", "-o", out)
+    summary = json.loads(p.stdout)
+    extra = sidecar_extra(out)
+    for what, rec in (("--json", summary), ("sidecar", extra)):
+        assert rec["precision"] == "fp32", (what, rec)
+        assert rec["precision_requested"] == "fp16", (what, rec)
+        assert rec["precision_reason"] and "CUDA" in rec["precision_reason"], (what, rec)
+        assert rec["backend"] == "cpu" and rec["algo"] == "bp", (what, rec)
+        assert any("fp16" in w for w in rec["warnings"]), (what, rec)
+    assert "warning" in p.stderr and "fp16" in p.stderr, p.stderr
+    # It is the fp32 image, to the bit.
+    ref = path("point32-again.npy")
+    run("form", path("point.cphd"), "--roi", ROI, "--spacing", "0.05", "--precision", "fp32",
+        "--backend", "cpu", "-o", ref)
+    assert np.array_equal(np.load(out), np.load(ref))
+    assert sidecar_extra(ref)["precision_reason"] is None
+
+
+def t_ffbp_exact():
+    # 128 pulses onto 80 x 80 pixels: FFBP's plan finds exact backprojection cheaper for the one block.
+    # The record says bp, with why and the block counts, and the image is exact backprojection's to the
+    # bit (FFBP itself stays some 50 dB from it).
+    out = path("ffbp-small.npy")
+    p = run("form", path("point.cphd"), "--roi", ROI, "--spacing", "0.1", "--algo", "ffbp", "--backend", "cpu",
+            "--json", "-o", out)
+    summary = json.loads(p.stdout)
+    for what, rec in (("--json", summary), ("sidecar", sidecar_extra(out))):
+        assert rec["algo"] == "bp" and rec["algo_requested"] == "ffbp", (what, rec)
+        assert rec["blocks"] == {"ffbp": 0, "bp": 1}, (what, rec)
+        assert "exact backprojection" in rec["algo_reason"], (what, rec)
+    assert "algorithm bp (asked: ffbp)" in p.stderr, p.stderr
+    bp = path("bp-small.npy")
+    run("form", path("point.cphd"), "--roi", ROI, "--spacing", "0.1", "--algo", "bp", "--backend", "cpu",
+        "--block", "256", "-o", bp)
+    print(f"# FFBP request on 80 x 80 px: {summary['algo_reason']}")
+    assert np.array_equal(np.load(out), np.load(bp))
+
+
+def write_nan_samples(src, dst):
+    """A copy of a CPHD file whose every signal sample (complex float, big-endian) is NaN."""
+    with open(src, "rb") as f:
+        data = bytearray(f.read())
+    head = data[:data.index(b"\f\n")].decode("ascii")
+    fields = dict(line.split(" := ") for line in head.splitlines()[1:])
+    off, size = int(fields["SIGNAL_BLOCK_BYTE_OFFSET"]), int(fields["SIGNAL_BLOCK_SIZE"])
+    data[off:off + size] = b"\x7f\xc0\x00\x00" * (size // 4)
+    with open(dst, "wb") as f:
+        f.write(data)
+    return size // 8
+
+
+def t_nonfinite_samples():
+    bad = path("nan.cphd")
+    n = write_nan_samples(path("point.cphd"), bad)
+    out = path("nan.npy")
+    p = run("form", bad, "--roi", ROI, "--spacing", "0.1", "--backend", "cpu", "--json", "-o", out)
+    summary = json.loads(p.stdout)
+    for what, rec in (("--json", summary), ("sidecar", sidecar_extra(out))):
+        assert rec["nonfinite_samples"] == n, (what, rec["nonfinite_samples"], n)
+        assert any("not finite" in w for w in rec["warnings"]), (what, rec)
+    assert f"{n} input samples were not finite" in p.stderr, p.stderr
+    # The samples were taken as zero: an all-zero image, which metrics calls what it is and traces back.
+    assert not np.any(np.load(out))
+    q = run("metrics", out, expect=1)
+    assert "zero" in q.stderr and f"{n} input samples were not finite" in q.stderr, q.stderr
+
+
+def t_overflow():
+    # Targets near the largest float: the image overflows single precision. form says so and records it;
+    # metrics reports the non-finite pixels instead of calling the image zero.
+    big = path("big.cphd")
+    run("simulate", "--pulses", "128", "--samples", "128", "--targets", "%g,%g,%g,3e38" % TARGET, "--seed", "7",
+        "-o", big)
+    out = path("big.npy")
+    p = run("form", big, "--roi", ROI, "--spacing", "0.1", "--backend", "cpu", "--json", "-o", out)
+    img = np.load(out)
+    n_bad = int(np.count_nonzero(~np.isfinite(img)))
+    summary = json.loads(p.stdout)
+    print(f"# amplitude 3e38: {n_bad} of {img.size} pixels not finite")
+    assert n_bad > img.size // 2, n_bad
+    for what, rec in (("--json", summary), ("sidecar", sidecar_extra(out))):
+        assert rec["nonfinite_pixels"] == n_bad, (what, rec["nonfinite_pixels"], n_bad)
+        assert rec["nonfinite_samples"] == 0, (what, rec)
+    assert "not finite" in p.stderr and "overflowed" in p.stderr, p.stderr
+    m = json.loads(run("metrics", out, "--ref", out, "--json").stdout)
+    assert m["nonfinite_pixels"] == n_bad, m
+    q = run("metrics", out, "--point", "%g,%g" % TARGET[:2], expect=1)
+    assert "not finite" in q.stderr and "image is zero" not in q.stderr, q.stderr
+    # A finite image says nothing of the kind.
+    m = json.loads(run("metrics", path("point64.npy"), "--point", "%g,%g" % TARGET[:2], "--json").stdout)
+    assert m["nonfinite_pixels"] == 0
+
+
+def t_metrics_needs_spacing():
+    # Without its sidecar an array does not say how large its pixels are: metrics refuses to guess.
+    src = path("point64.npy")
+    if not os.path.exists(src):
+        form_point("point64.npy")
+    bare = path("bare.npy")
+    with open(src, "rb") as f, open(bare, "wb") as g:
+        g.write(f.read())
+    p = run("metrics", bare, expect=2)
+    assert "--spacing" in p.stderr and "sidecar" in p.stderr, p.stderr
+    # With the spacing given, the widths in metres are the sidecar's.
+    a = json.loads(run("metrics", src, "--json").stdout)["point"]
+    b = json.loads(run("metrics", bare, "--spacing", "0.05", "--json").stdout)["point"]
+    for cut in ("range", "cross_range"):
+        assert abs(a[cut]["irw_m"] - b[cut]["irw_m"]) < 1e-9, (cut, a[cut], b[cut])
+    # A spacing that contradicts the sidecar is refused.
+    expect_usage("metrics", src, "--spacing", "0.2", mention="--spacing")
+
+
 def t_scene_files():
     ini = path("raw.ini")
     p = run("simulate", "--domain", "raw", "--pulses", "128", "--targets", "%g,%g,%g" % TARGET, "-o", ini)
@@ -335,6 +458,11 @@ tests = [
     ("form-outputs", t_form_outputs),
     ("metrics-point", t_metrics_point),
     ("metrics-reference", t_metrics_reference),
+    ("fp16-on-cpu", t_fp16_on_cpu),
+    ("ffbp-exact", t_ffbp_exact),
+    ("nonfinite-samples", t_nonfinite_samples),
+    ("overflow", t_overflow),
+    ("metrics-needs-spacing", t_metrics_needs_spacing),
     ("scene-files", t_scene_files),
     ("bench", t_bench),
     ("tune", t_tune),
