@@ -282,6 +282,43 @@ test_point_border (void)
   ef_point_result_clear (&res);
 }
 
+/* An image that overflowed is not an empty one: a non-finite pixel near the peak stops the measurement
+ * (zeroing it would measure a response with a hole), and an all-NaN image says so instead of "zero". A
+ * NaN far from the target changes nothing. */
+static void
+test_point_nonfinite (void)
+{
+  Target t = { RESP_RECT, 3.0, 200.2, 200.7, 0, 0, 0, 0, 1.0 };
+  g_autoptr (EfImage) image = make_image (400, 400, 1.0, &t);
+  g_autoptr (EfImage) clean = make_image (400, 400, 1.0, &t);
+  EfPointResult res = { 0 }, ref = { 0 };
+  GError *error = NULL;
+
+  image->data[2 * 400 + 5] = NAN;
+  g_assert_true (ef_point_analyse (clean, 200, 200, 4, NULL, &ref, &error));
+  g_assert_no_error (error);
+  g_assert_true (ef_point_analyse (image, 200, 200, 4, NULL, &res, &error));
+  g_assert_no_error (error);
+  g_assert_cmpfloat (res.cross.irw_m, ==, ref.cross.irw_m);
+  ef_point_result_clear (&res);
+  ef_point_result_clear (&ref);
+
+  image->data[202 * 400 + 203] = CMPLXF (INFINITY, 0);
+  g_assert_false (ef_point_analyse (image, 200, 200, 4, NULL, &res, &error));
+  g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_FAILED);
+  g_assert_nonnull (strstr (error->message, "not finite"));
+  g_clear_error (&error);
+
+  for (gsize i = 0; i < 400 * 400; i++)
+    image->data[i] = NAN;
+  g_assert_false (ef_point_analyse (image, 200, 200, 4, NULL, &res, &error));
+  g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_FAILED);
+  g_assert_nonnull (strstr (error->message, "81 pixels within 4 of it are not finite"));
+  g_assert_null (strstr (error->message, "zero"));
+  g_clear_error (&error);
+  g_assert_null (res.range.offset_m);
+}
+
 static void
 test_point_errors (void)
 {
@@ -551,6 +588,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/metrics/point/rotated", test_point_rotated);
   g_test_add_func ("/compute/metrics/point/border", test_point_border);
   g_test_add_func ("/compute/metrics/point/errors", test_point_errors);
+  g_test_add_func ("/compute/metrics/point/nonfinite", test_point_nonfinite);
   g_test_add_func ("/compute/metrics/entropy", test_entropy);
   g_test_add_func ("/compute/metrics/ser", test_ser);
   g_test_add_func ("/compute/metrics/psnr", test_psnr);
