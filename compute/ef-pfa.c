@@ -622,7 +622,7 @@ ef_pfa_dof_report (const EfPfaCore *core, EfPfaReport *rep)
   if (rep->outside_dof)
     snprintf (rep->note, sizeof rep->note,
               "the region reaches %.0f m from the scene centre, past the polar format depth of focus: a quadratic "
-              "phase error of %.1f rad (limit %.1f) at (%.0f, %.0f) m widens the impulse response by more than 10%%; "
+              "phase error of %.2f rad (limit %.2f) at (%.0f, %.0f) m widens the impulse response by more than 10%%; "
               "use backprojection there", rep->roi_radius_m, rep->qpe_max_rad, rep->qpe_limit_rad, rep->qpe_at_m[0],
               rep->qpe_at_m[1]);
 }
