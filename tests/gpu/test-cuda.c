@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "cuda/ef-cuda.h"
 #include "ef-backend.h"
 #include "ef-error.h"
+#include "ef-job.h"
 #include "ef-metrics.h"
 #include "ef-cuda-test-scene.h"
 #include "ef-test-scene.h"
@@ -574,6 +576,7 @@ test_bad_samples (void)
   img = g_new (EfCf32, ef_grid_n_pixels (&bp.grid));
   g_assert_true (ef_backend_read_image (be, &all, img, &error));
   g_assert_cmpuint (be->n_bad_samples, ==, 3);
+  g_assert_cmpuint (ef_backend_get_run_info (be)->nonfinite_samples, ==, 3);
   g_assert_cmpuint (ef_cuda_test_count_nonfinite (img, ef_grid_n_pixels (&bp.grid)), ==, 0);
 
   /* clear() zeroes everything; a sub-rectangle reads back the right pixels. */
@@ -581,6 +584,111 @@ test_bad_samples (void)
   g_assert_true (ef_backend_read_image (be, &all, img, &error));
   for (gsize i = 0; i < ef_grid_n_pixels (&bp.grid); i++)
     g_assert_true (img[i] == 0);
+}
+
+/* Runs a CUDA job to the end and returns its record; device_only: the image never leaves the device. */
+static EfJob *
+run_cuda_job (EfDataset *ds, const EfGrid *grid, EfAlgo algo, EfPrecision precision, gboolean device_only,
+              EfRunInfo *run)
+{
+  EfJobParams jp;
+  EfJob *job;
+  g_autoptr (GError) error = NULL;
+
+  ef_job_params_init (&jp, grid);
+  jp.backend_kind = EF_BACKEND_CUDA;
+  jp.backend.algo = algo;
+  jp.backend.precision = precision;
+  jp.backend.block_size = 256;
+  jp.publish_interval_s = -1;
+  jp.no_host_image = device_only;
+  job = ef_job_new (ds, &jp, &error);
+  g_assert_no_error (error);
+  g_assert_true (ef_job_run (job, NULL, NULL, &error));
+  g_assert_no_error (error);
+  ef_job_get_run_info (job, run);
+  return job;
+}
+
+static void
+scale_to_max (EfCf32 *s, gsize n)
+{
+  float peak = 0;
+
+  for (gsize i = 0; i < n; i++)
+    peak = MAX (peak, cabsf (s[i]));
+  for (gsize i = 0; i < n; i++)
+    s[i] *= 0.25f * FLT_MAX / peak;
+}
+
+/* What ran is what the record says: fp16 backprojection on the device as asked; FFBP's blocks counted;
+ * and an image that overflowed (samples near the largest float) has its non-finite pixels counted on
+ * the device when it never leaves it (no bytes copied), as on the host when it does. */
+static void
+test_run_record (void)
+{
+  g_autofree EfSimTarget *tg = ef_test_random_targets (20, -5, -5, 5, 5);
+  g_autoptr (EfDataset) ds = simulate (ef_sim_params_init_airborne, EF_DOMAIN_FX, 512, tg, 20);
+  g_autoptr (EfDataset) huge = NULL;
+  EfGrid grid;
+
+  g_assert_true (ef_grid_init_roi (&grid, -5, -5, 5, 5, 0.05, NULL));
+  {
+    g_auto (EfRunInfo) run = { 0 };
+    g_autoptr (EfJob) job = run_cuda_job (ds, &grid, EF_ALGO_BP, EF_PRECISION_FP16, FALSE, &run);
+
+    g_assert_cmpstr (run.backend, ==, "cuda");
+    g_assert_cmpuint (run.n_devices, ==, 1);
+    g_assert_cmpint (run.precision, ==, EF_PRECISION_FP16);
+    g_assert_null (run.precision_reason);
+    g_assert_false (ef_run_info_has_news (&run));
+    g_assert_true (run.pixels_counted);
+    g_assert_cmpuint (run.nonfinite_pixels, ==, 0);
+  }
+  {
+    g_auto (EfRunInfo) run = { 0 };
+    g_autoptr (EfJob) job = run_cuda_job (ds, &grid, EF_ALGO_FFBP, EF_PRECISION_FP16, FALSE, &run);
+
+    g_test_message ("FFBP on the device: %" G_GUINT64_FORMAT " blocks factorised, %" G_GUINT64_FORMAT " by exact "
+                    "backprojection%s%s", run.blocks_fast, run.blocks_bp, run.algo_reason ? ": " : "",
+                    run.algo_reason ? run.algo_reason : "");
+    g_assert_cmpint (run.precision, ==, EF_PRECISION_FP16);
+    g_assert_cmpuint (run.blocks_fast + run.blocks_bp, ==, 2);
+    g_assert_cmpint (run.algo, ==, run.blocks_fast > 0 ? EF_ALGO_FFBP : EF_ALGO_BP);
+  }
+  {
+    gsize n = (gsize) ds->info.n_pulses * ds->info.n_samples, n_px = ef_grid_n_pixels (&grid);
+    EfCf32 *s = g_new (EfCf32, n);
+    g_autofree EfCf32 *img = g_new (EfCf32, n_px);
+    g_auto (EfRunInfo) on_device = { 0 };
+    g_auto (EfRunInfo) on_host = { 0 };
+    g_autoptr (EfJob) a = NULL;
+    g_autoptr (EfJob) b = NULL;
+    g_autoptr (EfCudaImage) image = NULL;
+    g_autoptr (GError) error = NULL;
+    EfRect all = { 0, 0, grid.width, grid.height };
+    guint64 d2h;
+
+    g_assert_true (ef_dataset_read_block (ds, 0, (guint) ds->info.n_pulses, s, NULL));
+    scale_to_max (s, n);
+    huge = ef_dataset_new_memory (&ds->info, g_memdup2 (ds->pulses, sizeof (EfPulse) * ds->info.n_pulses), s);
+    d2h = ef_cuda_debug_d2h_image_bytes ();
+    a = run_cuda_job (huge, &grid, EF_ALGO_BP, EF_PRECISION_FP32, TRUE, &on_device);
+    g_assert_cmpuint (ef_cuda_debug_d2h_image_bytes () - d2h, ==, 0);
+    image = ef_job_ref_device_image (a);
+    g_assert_nonnull (image);
+    g_assert_true (ef_cuda_image_read (image, &all, img, &error));
+    g_assert_no_error (error);
+    b = run_cuda_job (huge, &grid, EF_ALGO_BP, EF_PRECISION_FP32, FALSE, &on_host);
+    g_test_message ("samples at FLT_MAX / 4: %zu of %zu pixels not finite; counted on the device %" G_GUINT64_FORMAT
+                    ", on the host %" G_GUINT64_FORMAT, ef_cuda_test_count_nonfinite (img, n_px), n_px,
+                    on_device.nonfinite_pixels, on_host.nonfinite_pixels);
+    g_assert_cmpuint (ef_cuda_test_count_nonfinite (img, n_px), >, 0);
+    g_assert_true (on_device.pixels_counted && on_host.pixels_counted);
+    g_assert_cmpuint (on_device.nonfinite_pixels, ==, ef_cuda_test_count_nonfinite (img, n_px));
+    g_assert_cmpuint (on_host.nonfinite_pixels, ==, on_device.nonfinite_pixels);
+    g_assert_true (ef_run_info_has_news (&on_device));
+  }
 }
 
 /* A rectangle read returns the same pixels as the whole image. */
@@ -850,6 +958,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/cuda/backend/streamed", test_streamed);
   g_test_add_func ("/compute/cuda/backend/oom", test_oom);
   g_test_add_func ("/compute/cuda/backend/bad-samples", test_bad_samples);
+  g_test_add_func ("/compute/cuda/backend/run-record", test_run_record);
   g_test_add_func ("/compute/cuda/backend/read-rect", test_read_rect);
   g_test_add_func ("/compute/cuda/backend/errors", test_errors);
   g_test_add_func ("/compute/cuda/backend/multi-device", test_multi_device);
