@@ -23,7 +23,6 @@ typedef struct {
   EfPfa             *pfa;       /* owned: PFA k-space grid, made at the first block, or NULL */
   gboolean           pfa_stale; /* pulses were gridded since the accumulator was last formed */
   gboolean           pfa_told;  /* the depth-of-focus warning was given */
-  gboolean           fp16_told; /* fp16 was asked and fp32 runs: said once */
 } CpuPriv;
 
 /* The fp64 path stays the plain reference sum; only rows are spread over threads. */

@@ -65,8 +65,8 @@ const char *ef_backend_name (const EfBackend *self);
 /* What the backend has run so far (see ef-run-info.h): borrowed, valid until the next call on the
  * backend. Non-finite samples are counted as of the last block a read or a sync waited for. */
 const EfRunInfo *ef_backend_get_run_info (EfBackend *self);
-/* Starts self->run for params as run by a backend named `name` on n_devices devices (0: the CPU).
- * For backend implementations. */
+/* Starts self->run for params as run by the CPU (kind EF_BACKEND_CPU, n_devices 0) or CUDA (on n_devices
+ * devices). For backend implementations, which then record what they decide. */
 void        ef_backend_run_init (EfBackend *self, const EfBackendParams *params, EfBackendKind kind,
                                  guint n_devices);
 /* The processed band of the profiles the backend forms (what sets the fast formers' range sampling): the

@@ -274,16 +274,20 @@ count_nonfinite (const EfCf32 *px, gsize n)
 static void
 count_image (EfJob *job, gboolean device_only)
 {
+  const EfCf32 *display;
   guint64 bad = 0;
   gboolean counted = FALSE;
 
+  /* Only this thread replaces the copy, and it is done with that: readers may go on reading it while
+   * it is counted, without waiting. */
   g_mutex_lock (&job->lock);
-  if (job->display != NULL)
+  display = job->display;
+  g_mutex_unlock (&job->lock);
+  if (display != NULL)
     {
-      bad = count_nonfinite (job->display, ef_grid_n_pixels (&job->params.backend.grid));
+      bad = count_nonfinite (display, ef_grid_n_pixels (&job->params.backend.grid));
       counted = TRUE;
     }
-  g_mutex_unlock (&job->lock);
 #if HAVE_CUDA
   if (!counted && device_only && job->device_image != NULL)
     {

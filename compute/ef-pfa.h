@@ -46,6 +46,7 @@ G_BEGIN_DECLS
  * It raises outside_dof when that exceeds the phase at which a uniformly weighted aperture's impulse
  * response widens by 10% (EF_PFA_QPE_LIMIT_RAD, 1.89 rad at the band's centre); test-pfa.c confirms it
  * against the measured width of PFA's and BP's images on axes and diagonals. r_max is reported too.
+ *
  * The distortion is deterministic and is corrected (correct_distortion): for each output pixel x the
  * place y(x) where the FFT image shows a scatterer at x (the phase gradient of the exact return across
  * the k-space support, at its centre) is computed exactly, and the image is read there with a Knab
