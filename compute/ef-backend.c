@@ -22,7 +22,6 @@ typedef struct {
   EfFfbp            *ffbp;      /* owned: FFBP or FBP former, made at the first block, or NULL */
   EfPfa             *pfa;       /* owned: PFA k-space grid, made at the first block, or NULL */
   gboolean           pfa_stale; /* pulses were gridded since the accumulator was last formed */
-  gboolean           pfa_told;  /* the depth-of-focus warning was given */
 } CpuPriv;
 
 /* The fp64 path stays the plain reference sum; only rows are spread over threads. */
@@ -78,12 +77,10 @@ cpu_pfa_add (EfBackend *self, const EfPulse *pulses, GError **error)
   {
     EfPfaReport rep;
 
+    /* The record says it (the defocus is the algorithm's, not a failure), as of the last block: every
+     * output states the error of the whole aperture, not the first that passed the limit. */
     ef_pfa_check (priv->pfa, &rep);
     ef_run_info_set_pfa (&self->run, rep.outside_dof, rep.qpe_max_rad, rep.qpe_limit_rad, rep.note);
-    /* Once per image: the defocus is the algorithm's, not a failure. */
-    if (rep.outside_dof && !priv->pfa_told)
-      g_message ("%s", rep.note);
-    priv->pfa_told |= rep.outside_dof;
   }
   return TRUE;
 }
@@ -188,7 +185,6 @@ cpu_clear (EfBackend *self, GError **error)
     {
       ef_pfa_clear (priv->pfa);
       priv->pfa_stale = FALSE;
-      priv->pfa_told = FALSE;
     }
   ef_run_info_reset_image (&self->run);
   if (priv->acc64)

@@ -97,7 +97,6 @@ typedef struct {
 
   EfCudaFfbp    *ffbp;          /* owned: the FFBP or FBP former, or NULL */
   EfCudaPfa     *pfa;           /* owned: the PFA former, or NULL */
-  gboolean       pfa_told;      /* the depth-of-focus warning was given */
 
   guint          n_blocks;      /* process_block calls so far */
   EfCudaStats    stats;
@@ -537,12 +536,9 @@ pfa_check (EfBackend *self)
   CudaPriv *priv = self->priv;
   EfPfaReport rep;
 
+  /* The record says it (the defocus is the algorithm's, not a failure), as of the last block. */
   ef_cuda_pfa_check (priv->pfa, &rep);
   ef_run_info_set_pfa (&self->run, rep.outside_dof, rep.qpe_max_rad, rep.qpe_limit_rad, rep.note);
-  /* Once per image: the defocus is the algorithm's, not a failure. */
-  if (rep.outside_dof && !priv->pfa_told)
-    g_message ("%s", rep.note);
-  priv->pfa_told |= rep.outside_dof;
 }
 
 /* ---- one sub-block ---- */
@@ -772,10 +768,7 @@ cuda_clear (EfBackend *self, GError **error)
                  error);
   priv->n_blocks = 0;
   if (priv->pfa != NULL)
-    {
-      ef_cuda_pfa_clear (priv->pfa);
-      priv->pfa_told = FALSE;
-    }
+    ef_cuda_pfa_clear (priv->pfa);
   ef_run_info_reset_image (&self->run);
   /* A display may be showing blocks: the cleared image is news. Before any block (at creation) it is
    * not, and a display shows nothing until the first block is done. */
