@@ -92,16 +92,23 @@ ef_demo_simulate (GError **error)
   return dataset;
 }
 
+static char *demo_data_dir;   /* owned; NULL: PKGDATADIR */
+
+void
+ef_demo_set_data_dir (const char *dir)
+{
+  g_free (demo_data_dir);
+  demo_data_dir = g_strdup (dir);
+}
+
 char *
 ef_demo_find_file (void)
 {
-  const char *candidates[] = {
-    g_getenv ("ECHOFORM_DEMO_FILE"),
-    PKGDATADIR "/demo.cphd",
-  };
+  const char *env = g_getenv ("ECHOFORM_DEMO_FILE");
+  g_autofree char *installed = NULL;
 
-  for (guint i = 0; i < G_N_ELEMENTS (candidates); i++)
-    if (candidates[i] != NULL && *candidates[i] != '\0' && g_file_test (candidates[i], G_FILE_TEST_IS_REGULAR))
-      return g_strdup (candidates[i]);
-  return NULL;
+  if (env != NULL)
+    return *env != '\0' && g_file_test (env, G_FILE_TEST_IS_REGULAR) ? g_strdup (env) : NULL;
+  installed = g_build_filename (demo_data_dir != NULL ? demo_data_dir : PKGDATADIR, "demo.cphd", NULL);
+  return g_file_test (installed, G_FILE_TEST_IS_REGULAR) ? g_steal_pointer (&installed) : NULL;
 }

@@ -15,7 +15,12 @@ void  ef_demo_get_point_target (guint i, double pos[3]);
  * point targets. Blocks for a few seconds; call it from a worker thread. */
 EfDataset *ef_demo_simulate (GError **error);
 
-/* The demo file installed with the program (or made in the build tree), or NULL if there is none. */
+/* Where the program keeps its data (the build tree's data/ when it runs from there, the installed
+ * package data folder otherwise); NULL: the configured PKGDATADIR. Copies dir. Call it at start-up. */
+void  ef_demo_set_data_dir (const char *dir);
+
+/* The demo file installed with the program (or made in the build tree), or NULL if there is none.
+ * ECHOFORM_DEMO_FILE, when set, names it instead (set but empty: there is none). */
 char *ef_demo_find_file (void);
 
 G_END_DECLS

@@ -11,6 +11,7 @@
 #include "ef-demo.h"
 #include "ef-scene.h"
 #include "ef-session.h"
+#include "ef-settings.h"
 #include "ef-main-window-private.h"
 
 G_DEFINE_FINAL_TYPE (EfMainWindow, ef_main_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -794,7 +795,7 @@ ef_main_window_init (EfMainWindow *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
 
-  self->settings = g_settings_new (APP_ID);
+  self->settings = ef_settings_new ();
   self->measurements = g_array_new (FALSE, TRUE, sizeof (EfMeasurement));
   self->verify_ser_db = NAN;
   ef_processing_init (&self->proc);

@@ -7,6 +7,7 @@
 
 #include "ef-panel-util.h"
 #include "ef-preferences-window.h"
+#include "ef-settings.h"
 
 struct _EfPreferencesWindow {
   AdwPreferencesWindow parent_instance;
@@ -91,7 +92,7 @@ ef_preferences_window_init (EfPreferencesWindow *self)
   AdwPreferencesGroup *g;
   GtkWidget *row, *sw;
 
-  self->settings = g_settings_new (APP_ID);
+  self->settings = ef_settings_new ();
   gtk_window_set_title (GTK_WINDOW (self), _("Preferences"));
   gtk_window_set_default_size (GTK_WINDOW (self), 560, 640);
   adw_preferences_window_set_search_enabled (ADW_PREFERENCES_WINDOW (self), FALSE);
