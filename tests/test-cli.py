@@ -317,6 +317,19 @@ def t_bench():
     assert fp32["ser_db"] > FP32_SER_DB, fp32
     p = run("bench", "--sizes", "32", "--pulses", "32", "--samples", "64", "--targets", "10")
     assert "SIMD" in p.stdout and "bp/s" in p.stdout
+    # --algo: exact BP and each algorithm through the backend with range compression, compared with BP; a
+    # block too small for FFBP says that exact backprojection formed it.
+    p = run("bench", "--sizes", "64", "--pulses", "64", "--samples", "64", "--targets", "10", "--algo", "ffbp,pfa",
+            "--json")
+    rows = {r["algo"]: r for r in json.loads(p.stdout)["rows"] if r["x_bp"] is not None}
+    assert sorted(rows) == ["bp", "ffbp", "pfa"], rows
+    assert rows["bp"]["x_bp"] == 1 and rows["bp"]["ser_db"] > FP32_SER_DB, rows["bp"]
+    for a in ("ffbp", "pfa"):
+        assert rows[a]["x_bp"] > 0 and "range compression" in rows[a]["note"], rows[a]
+    assert "formed by exact BP" in rows["ffbp"]["note"] or "leaves of" in rows["ffbp"]["note"], rows["ffbp"]
+    # PFA against float64 where the planar wavefront holds: RESULTS.md's 55.7 dB less 3 dB.
+    assert rows["pfa"]["ser_db"] > 52.7, rows["pfa"]
+    expect_usage("bench", "--algo", "sar", mention="--algo")
 
 
 def t_tune():
