@@ -9,9 +9,12 @@
 # /tmp/ef-build-gpu), then:
 #   test   the CUDA tests (one process per test; the multi-device test skips on one GPU) and
 #          compute-sanitizer (memcheck, racecheck) on the tiny case;
-#   bench  the single-GPU benchmarks with SER against float64 on sampled sub-rectangles, and every
-#          kernel shape on the large case;
-#   multi  with two or more GPUs: the large case on one and on two devices, and the speed-up;
+#   bench  the single-GPU benchmarks with complex SER against float64 over the whole image (float64
+#          backprojection on the device, tests/gpu/ef-ref-bp.cu; fp16 too: its magnitude PSNR is printed
+#          beside it, labelled), PASS/FAIL against RESULTS.md's figures less 3 dB, and every kernel shape on
+#          the large case;
+#   multi  with two or more GPUs: the large case on one and on two devices, and the speed-up of the image
+#          formed, summed and read back to the host (the image formed on the devices alone beside it);
 #   e2e    a job (reader thread, pinned transfers, cuFFT, backprojection) over a synthetic dataset of
 #          4x the device memory, against the kernel-only rate (EF_E2E_ARGS adds bench-job options);
 #   tune   `echoform-cli tune` on every device;
@@ -20,11 +23,13 @@
 #   gl     (not in all) CUDA–OpenGL sharing on a headless EGL context: test-gl-cuda and its
 #          frame-time benchmark (EF_GL_BENCH_ARGS adds options); needs .gl/*.deb and .gl/dev/*.deb.
 #   pfa    (not in all) the polar format algorithm: test-cuda-pfa, and bench-cuda-pfa (4096^2 px x 8192
-#          pulses x 4096 samples at 700 km, upsampling 16 and 2) against GPU backprojection.
+#          pulses x 4096 samples at 700 km, upsampling 16 and 2) against GPU backprojection at the same
+#          upsampling, range compression included, and float64 over the whole image.
 #   ffbp   FFBP and FBP on the GPU: test-ffbp-plan, test-cuda-ffbp (one process per test) and
 #          compute-sanitizer memcheck on its tiny case; bench-cuda-ffbp against exact GPU backprojection
 #          at 4096^2 px x 8192 pulses (10 km and 700 km) and 2048^2 x 2048, upsampling 8 (at 2, linear
-#          interpolation of the profiles caps any fast algorithm near 24 dB from BP: timed, not scored).
+#          interpolation of the profiles caps any fast algorithm near 24 dB from BP: timed, not scored);
+#          x BP is taken on range compression plus formation, at the same upsampling.
 # Logs go to $OUT (default /tmp/ef-gpu-out); a short table is printed last.
 #
 # Exit status: 0 only when every step asked for ran and passed and at least one test or checked
