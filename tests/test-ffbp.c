@@ -337,10 +337,10 @@ test_quality_controls (void)
       g_test_message ("oversampling %.1f, %u taps: SER %.1f dB, %" G_GUINT64_FORMAT " polar samples",
                       settings[k].os, settings[k].taps, ser[k], st.polar_samples);
     }
-  /* RESULTS.md: about 20 dB, the default's accuracy, and about 63 dB. */
+  /* RESULTS.md: about 20 dB, the default's accuracy, and 60-65 dB (each less 3 dB). */
   g_assert_cmpfloat (ser[0], >=, 17.0);
   g_assert_cmpfloat (ser[1], >=, FFBP_SER_DB);
-  g_assert_cmpfloat (ser[2], >=, 60.0);
+  g_assert_cmpfloat (ser[2], >=, 57.0);
   g_assert_cmpfloat (ser[2], >, ser[1]);
 }
 
