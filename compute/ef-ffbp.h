@@ -69,10 +69,10 @@ typedef struct {
 } EfFfbpParams;
 
 /* Defaults: merge base 4 down to one sub-aperture, oversampling 2 in range and angle, 8-tap kernels. They
- * keep the image 50-55 dB from exact backprojection (signal-to-error ratio; the tests ask for 40) and
+ * keep the image 50-55 dB from exact backprojection (signal-to-error ratio; the tests ask for 48) and
  * gave the best speed of the settings tried: a base of 4 needs half the stages, and so half the
  * interpolations, of a base of 2. Oversampling and taps trade accuracy for speed: 1.5 with 4 taps is some
- * 20 dB, 3 with 8 taps some 65 dB. */
+ * 20 dB, 3 with 8 taps 60-65 dB. */
 void ef_ffbp_params_init (EfFfbpParams *params);
 /* The same for one-level FBP. */
 void ef_fbp_params_init (EfFfbpParams *params);

@@ -23,8 +23,16 @@ if not CLI or not os.path.exists(CLI):
     print("Bail out! EF_CLI is not set to the echoform-cli binary")
     sys.exit(99)
 
-# The rectangular window's peak sidelobe ratio (sinc): -13.26 dB.
+# The rectangular window's peak sidelobe ratio (sinc): -13.26 dB, and its -3 dB width in resolution cells.
 PSLR_RECT_DB = -13.26
+IRW_RECT_CELLS = 0.8859
+C = 299792458.0
+# README.md: point targets within resolution/100 of where they are, impulse-response widths within 1.5% of
+# theory, peak sidelobes within 0.15 dB of -13.26 dB, and the float32 path above 90 dB SER against float64.
+POS_RES_FRACTION = 100
+IRW_TOL = 0.015
+PSLR_TOL_DB = 0.15
+FP32_SER_DB = 90.0
 
 failures = 0
 count = 0
@@ -230,11 +238,20 @@ def t_metrics_point():
     print(f"# peak at {pos[0]:.4f}, {pos[1]:.4f} ({err * 1000:.1f} mm off); "
           f"PSLR range {m['range']['pslr_db']:.2f} dB, cross {m['cross_range']['pslr_db']:.2f} dB; "
           f"IRW {m['range']['irw_m']:.4f}, {m['cross_range']['irw_m']:.4f} m")
-    assert err < 0.05, f"the peak is {err:.4f} m from the target"
+    # Theory from the collection: the band the samples span (N samples cover N/(N-1) times the span between
+    # the first and last frequency) on the ground at the grazing angle, and the cross-range resolution
+    # likewise over P pulses.
+    info = json.loads(run("info", path("point.cphd"), "--json").stdout)
+    n, p = info["samples"], info["pulses"]
+    band = (info["band_hz"][1] - info["band_hz"][0]) * n / (n - 1)
+    want = {"range": IRW_RECT_CELLS * C / (2 * band) / math.cos(math.radians(info["mean_grazing_deg"])),
+            "cross_range": IRW_RECT_CELLS * info["crossrange_resolution_m"] * (p - 1) / p}
+    res = min(info["range_resolution_m"], info["crossrange_resolution_m"])
+    assert err < res / POS_RES_FRACTION, f"the peak is {err:.4f} m from the target (res/{res / err:.0f})"
     for cut in ("range", "cross_range"):
-        pslr = m[cut]["pslr_db"]
-        assert abs(pslr - PSLR_RECT_DB) < 1.0, f"{cut} PSLR {pslr:.2f} dB, expected about {PSLR_RECT_DB}"
-        assert m[cut]["irw_m"] > 0
+        pslr, irw = m[cut]["pslr_db"], m[cut]["irw_m"]
+        assert abs(pslr - PSLR_RECT_DB) < PSLR_TOL_DB, f"{cut} PSLR {pslr:.2f} dB, expected {PSLR_RECT_DB}"
+        assert abs(irw / want[cut] - 1) < IRW_TOL, f"{cut} IRW {irw:.4f} m, theory {want[cut]:.4f} m"
     with open(cuts) as f:
         lines = f.read().splitlines()
     assert lines[0] == "cut,offset_m,level_db" and len(lines) > 10
@@ -250,9 +267,10 @@ def t_metrics_reference():
     test = form_point("point32.npy", precision="fp32")
     m = json.loads(run("metrics", test, "--ref", ref, "--json").stdout)["reference"]
     print(f"# fp32 vs fp64: SER {m['ser_db']:.1f} dB, PSNR {m['psnr_db']:.1f} dB, SSIM {m['ssim']:.4f}")
-    assert m["ser_db"] > 30, m
-    assert 0.9 < m["ssim"] <= 1.0 + 1e-9, m
-    assert m["correlation"] > 0.99, m
+    assert m["ser_db"] > FP32_SER_DB, m
+    # At 100 dB SER the images are the same picture: SSIM and the magnitude correlation are 1 to 1e-5.
+    assert 0.99999 < m["ssim"] <= 1.0 + 1e-9, m
+    assert m["correlation"] > 0.99999, m
     other = path("other.npy")
     run("form", path("point.cphd"), "--roi", ROI, "--spacing", "0.1", "--backend", "cpu", "-o", other)
     expect_failure("metrics", test, "--ref", other)
@@ -396,7 +414,8 @@ def t_scene_files():
     pos = m["position_m"]
     err = math.hypot(pos[0] - TARGET[0], pos[1] - TARGET[1])
     print(f"# RAW: peak {err * 1000:.1f} mm from the target")
-    assert err < 0.25, f"RAW: the peak is {err:.3f} m from the target"
+    res = min(info["range_resolution_m"], info["crossrange_resolution_m"])
+    assert err < res / POS_RES_FRACTION, f"RAW: the peak is {err:.4f} m from the target (res/{res / err:.0f})"
 
     # --config: the key file gives the scene, flags override it.
     fx_ini = path("fx.ini")
@@ -419,9 +438,22 @@ def t_bench():
     assert fp32["bp_per_s"] > 0 and fp32["seconds"] > 0
     assert fp64["is_reference"]
     print(f"# bench fp32 SER {fp32['ser_db']:.1f} dB, {fp32['bp_per_s']:.3g} bp/s")
-    assert fp32["ser_db"] > 30, fp32
+    assert fp32["ser_db"] > FP32_SER_DB, fp32
     p = run("bench", "--sizes", "32", "--pulses", "32", "--samples", "64", "--targets", "10")
     assert "SIMD" in p.stdout and "bp/s" in p.stdout
+    # --algo: exact BP and each algorithm through the backend with range compression, compared with BP; a
+    # block too small for FFBP says that exact backprojection formed it.
+    p = run("bench", "--sizes", "64", "--pulses", "64", "--samples", "64", "--targets", "10", "--algo", "ffbp,pfa",
+            "--json")
+    rows = {r["algo"]: r for r in json.loads(p.stdout)["rows"] if r["x_bp"] is not None}
+    assert sorted(rows) == ["bp", "ffbp", "pfa"], rows
+    assert rows["bp"]["x_bp"] == 1 and rows["bp"]["ser_db"] > FP32_SER_DB, rows["bp"]
+    for a in ("ffbp", "pfa"):
+        assert rows[a]["x_bp"] > 0 and "range compression" in rows[a]["note"], rows[a]
+    assert "formed by exact BP" in rows["ffbp"]["note"] or "leaves of" in rows["ffbp"]["note"], rows["ffbp"]
+    # PFA against float64 where the planar wavefront holds: RESULTS.md's 55.7 dB less 3 dB.
+    assert rows["pfa"]["ser_db"] > 52.7, rows["pfa"]
+    expect_usage("bench", "--algo", "sar", mention="--algo")
 
 
 def t_tune():

@@ -12,6 +12,15 @@
 #include "ef-metrics.h"
 #include "ef-test-scene.h"
 
+/* tests/bench/RESULTS.md (FFBP vs BP, CPU): FFBP 50-55 dB from BP and 51-55 dB from float64, FBP about
+ * 60 dB; point targets within res/1800 of their positions, IRW equal to BP's within 0.2%, PSLR within
+ * 0.03 dB. Each bound is the claim less 3 dB, or twice the claimed difference. */
+#define FFBP_SER_DB 48.0
+#define FBP_SER_DB 56.0
+#define POS_RES_FRACTION 900.0
+#define IRW_REL_TOL 0.004
+#define PSLR_DIFF_DB 0.06
+
 typedef struct {
   const char *name;
   void      (*init) (EfSimParams *p);
@@ -149,11 +158,11 @@ test_point_targets (gconstpointer data)
                       st.n_stages, ef_test_ser_db64 (fast, ref, ef_grid_n_pixels (&grid)), err, res / err, pf.range.irw_m,
                       pb.range.irw_m, pf.cross.irw_m, pb.cross.irw_m, pf.range.pslr_db, pb.range.pslr_db,
                       pf.cross.pslr_db, pb.cross.pslr_db);
-      g_assert_cmpfloat (err, <, res / 20);
-      g_assert_cmpfloat (fabs (pf.range.pslr_db - pb.range.pslr_db), <, 0.5);
-      g_assert_cmpfloat (fabs (pf.cross.pslr_db - pb.cross.pslr_db), <, 0.5);
-      g_assert_cmpfloat (fabs (pf.range.irw_m / pb.range.irw_m - 1), <, 0.05);
-      g_assert_cmpfloat (fabs (pf.cross.irw_m / pb.cross.irw_m - 1), <, 0.05);
+      g_assert_cmpfloat (err, <, res / POS_RES_FRACTION);
+      g_assert_cmpfloat (fabs (pf.range.pslr_db - pb.range.pslr_db), <, PSLR_DIFF_DB);
+      g_assert_cmpfloat (fabs (pf.cross.pslr_db - pb.cross.pslr_db), <, PSLR_DIFF_DB);
+      g_assert_cmpfloat (fabs (pf.range.irw_m / pb.range.irw_m - 1), <, IRW_REL_TOL);
+      g_assert_cmpfloat (fabs (pf.cross.irw_m / pb.cross.irw_m - 1), <, IRW_REL_TOL);
       ef_point_result_clear (&pb);
       ef_point_result_clear (&pf);
     }
@@ -251,7 +260,7 @@ test_random_scene (gconstpointer data)
                       t_bp / t_fast);
     }
   g_assert_false (st.used_bp);
-  g_assert_cmpfloat (ser, >=, 40.0);
+  g_assert_cmpfloat (ser, >=, c->factorised ? FFBP_SER_DB : FBP_SER_DB);
 }
 
 /* Blocks of a collection formed one after another add up to the whole, whatever the block size. */
@@ -286,7 +295,7 @@ test_blocks (void)
 
       g_test_message ("blocks of %u pulses: SER %.1f dB (last block: leaves of %u, %u stages)", blocks[k], ser,
                       st.leaf_pulses, st.n_stages);
-      g_assert_cmpfloat (ser, >=, 40.0);
+      g_assert_cmpfloat (ser, >=, FFBP_SER_DB);
     }
 }
 
@@ -328,8 +337,10 @@ test_quality_controls (void)
       g_test_message ("oversampling %.1f, %u taps: SER %.1f dB, %" G_GUINT64_FORMAT " polar samples",
                       settings[k].os, settings[k].taps, ser[k], st.polar_samples);
     }
-  g_assert_cmpfloat (ser[0], >=, 15.0);
-  g_assert_cmpfloat (ser[1], >, ser[0] + 10);
+  /* RESULTS.md: about 20 dB, the default's accuracy, and 60-65 dB (each less 3 dB). */
+  g_assert_cmpfloat (ser[0], >=, 17.0);
+  g_assert_cmpfloat (ser[1], >=, FFBP_SER_DB);
+  g_assert_cmpfloat (ser[2], >=, 57.0);
   g_assert_cmpfloat (ser[2], >, ser[1]);
 }
 
@@ -375,7 +386,7 @@ test_bistatic (void)
   ser = ef_test_ser_db64 (img, ref, ef_grid_n_pixels (&grid));
   g_test_message ("bistatic: SER %.1f dB against the float64 reference (leaves of %u, %u stages)", ser,
                   st.leaf_pulses, st.n_stages);
-  g_assert_cmpfloat (ser, >=, 40.0);
+  g_assert_cmpfloat (ser, >=, FFBP_SER_DB);
 }
 
 /* Rows are shared out between threads; the result must not depend on how. */
@@ -550,7 +561,7 @@ test_backend (void)
       double ser = ef_ser_db_f32 (imgs[a], imgs[0], n);
 
       g_test_message ("backend %s against bp: SER %.1f dB", ef_algo_to_string (algos[a]), ser);
-      g_assert_cmpfloat (ser, >=, 40.0);
+      g_assert_cmpfloat (ser, >=, algos[a] == EF_ALGO_FFBP ? FFBP_SER_DB : FBP_SER_DB);
     }
   for (guint a = 0; a < G_N_ELEMENTS (algos); a++)
     g_free (imgs[a]);
@@ -651,7 +662,7 @@ test_timing (void)
                       ef_ser_db_f32_f64 (cut, ref, 96 * 96), ef_ser_db_f32_f64 (bpcut, ref, 96 * 96), st.leaf_pulses,
                       st.n_stages, st.n_final, st.polar_samples, ef_bp_cpu_simd_name ());
       g_assert_false (st.used_bp);
-      g_assert_cmpfloat (ef_ser_db_f32 (img, bp, n), >=, 40.0);
+      g_assert_cmpfloat (ef_ser_db_f32 (img, bp, n), >=, a == 0 ? FFBP_SER_DB : FBP_SER_DB);
     }
 }
 

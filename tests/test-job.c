@@ -153,7 +153,8 @@ run_and_compare (EfOrder order, guint stride, guint64 first, guint64 count)
   b = direct_image (ds, &grid, first, used, stride);
   ser = ef_ser_db_f32 (a, b, ef_grid_n_pixels (&grid));
   g_test_message ("job vs one pass: SER %.1f dB over %u blocks", ser, expect_blocks);
-  g_assert_cmpfloat (ser, >, 100);
+  /* The same float32 sums in another grouping: 131-138 dB measured. */
+  g_assert_cmpfloat (ser, >, 125);
   watch_clear (&w);
 }
 
@@ -230,7 +231,7 @@ test_publish_interval (void)
           ser = ef_ser_db_f32 (img, direct, n);
           g_test_message ("interval %g s: %u of %u reports with tiles; SER %.1f dB", intervals[k], w.running_dirty,
                           w.running, ser);
-          g_assert_cmpfloat (ser, >, 100);
+          g_assert_cmpfloat (ser, >, 125);
         }
       else
         {
@@ -243,7 +244,7 @@ test_publish_interval (void)
           ser = ef_ser_db_f32 (img, part, n);
           g_test_message ("cancelled at block %u with the image copied only at the end: SER %.1f dB against "
                           "those blocks", w.cancel_at, ser);
-          g_assert_cmpfloat (ser, >, 100);
+          g_assert_cmpfloat (ser, >, 125);
         }
     }
 }
@@ -375,7 +376,8 @@ test_restart (void)
   g_assert_true (ef_job_run (job, NULL, NULL, NULL));
   a = job_image (job);
   b = direct_image (ds, &g2, 0, 64, 1);
-  g_assert_cmpfloat (ef_ser_db_f32 (a, b, ef_grid_n_pixels (&g2)), >, 100);
+  g_test_message ("the new region vs one pass: SER %.1f dB", ef_ser_db_f32 (a, b, ef_grid_n_pixels (&g2)));
+  g_assert_cmpfloat (ef_ser_db_f32 (a, b, ef_grid_n_pixels (&g2)), >, 125);
   ef_job_free (job);
 }
 

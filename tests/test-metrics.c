@@ -171,9 +171,10 @@ check_cut (const char *name, const EfCut *cut, const Target *t, double spacing, 
   for (guint i = 0; i < cut->n; i++)
     g_assert_cmpfloat (cut->level_db[i], <=, 1e-6);
 
-  g_assert_cmpfloat (fabs (irw / th.irw - 1), <, 0.01);
+  /* Measured over 15 seeds: IRW within 0.11%, PSLR and ISLR within 0.016 dB of theory. */
+  g_assert_cmpfloat (fabs (irw / th.irw - 1), <, 0.002);
   g_assert_cmpfloat (fabs (cut->pslr_db - th.pslr_db), <, pslr_tol);
-  g_assert_cmpfloat (fabs (cut->islr_db - th.islr_db), <, 0.3);
+  g_assert_cmpfloat (fabs (cut->islr_db - th.islr_db), <, 0.03);
 }
 
 static void
@@ -194,11 +195,12 @@ analyse_and_check (const Target *t, guint width, guint height, double spacing, c
   g_test_message ("resolution %.2f px, carrier (%.2f, %.2f): peak at (%.4f, %.4f), true (%.4f, %.4f), %.1f ms",
                   t->res, t->fx, t->fy, res.col, res.row, t->c0, t->r0, (g_get_monotonic_time () - t0) / 1000.0);
 
-  g_assert_cmpfloat (fabs (res.col - t->c0), <, 0.02);
-  g_assert_cmpfloat (fabs (res.row - t->r0), <, 0.02);
+  /* Measured within 0.0021 px over 15 seeds. */
+  g_assert_cmpfloat (fabs (res.col - t->c0), <, 0.004);
+  g_assert_cmpfloat (fabs (res.row - t->r0), <, 0.004);
   ef_grid_pixel_position (&image->grid, t->c0, t->r0, expect);
   for (int i = 0; i < 3; i++)
-    g_assert_cmpfloat (fabs (res.position[i] - expect[i]), <, 0.02 * spacing);
+    g_assert_cmpfloat (fabs (res.position[i] - expect[i]), <, 0.004 * spacing);
   /* The peak of the sampled response is amp * h(0) * h(0). */
   g_assert_cmpfloat (fabs (res.peak_db - 20 * log10 (t->amp * pow (response (t->resp, 0), 2))), <, 0.05);
 
@@ -215,7 +217,7 @@ test_point_rect (void)
     {
       Target t;
       random_target (&t, RESP_RECT, 160, 150);
-      analyse_and_check (&t, 160, 150, g_test_rand_double_range (0.05, 2.0), NULL, 0.1);
+      analyse_and_check (&t, 160, 150, g_test_rand_double_range (0.05, 2.0), NULL, 0.03);
     }
 }
 
@@ -228,7 +230,7 @@ test_point_hann (void)
       Theory th = theory (RESP_HANN, 20);
       g_assert_cmpfloat (fabs (th.pslr_db + 31.47), <, 0.05);
       random_target (&t, RESP_HANN, 170, 160);
-      analyse_and_check (&t, 170, 160, g_test_rand_double_range (0.05, 2.0), NULL, 0.1);
+      analyse_and_check (&t, 170, 160, g_test_rand_double_range (0.05, 2.0), NULL, 0.03);
     }
 }
 
@@ -250,7 +252,7 @@ test_point_rotated (void)
       for (int i = 0; i < 3; i++)
         dir[i] = cos (t.theta) * g.u[i] + sin (t.theta) * g.v[i];
       g_test_message ("rotation %.2f degrees", t.theta * 180 / G_PI);
-      analyse_and_check (&t, 160, 160, 0.5, dir, 0.1);
+      analyse_and_check (&t, 160, 160, 0.5, dir, 0.03);
     }
 }
 
@@ -277,8 +279,9 @@ test_point_border (void)
   g_assert_true (ef_point_analyse (image, 2, 41, 2, NULL, &res, &error));
   g_assert_no_error (error);
   g_test_message ("near the edge: (%.4f, %.4f), true (%.4f, %.4f)", res.col, res.row, t.c0, t.r0);
-  g_assert_cmpfloat (fabs (res.col - t.c0), <, 0.05);
-  g_assert_cmpfloat (fabs (res.row - t.r0), <, 0.05);
+  /* Measured 0.0038 px off: the cut-off response biases the fit a little. */
+  g_assert_cmpfloat (fabs (res.col - t.c0), <, 0.008);
+  g_assert_cmpfloat (fabs (res.row - t.r0), <, 0.008);
   ef_point_result_clear (&res);
 }
 

@@ -12,6 +12,11 @@
 #include "ef-pfa.h"
 #include "ef-test-scene.h"
 
+/* README.md: point targets within resolution/100 of where they are; tests/bench/RESULTS.md: PFA 55.7 dB
+ * from float64 backprojection where the planar wavefront holds (the bound: that less 3 dB). */
+#define POS_RES_FRACTION 100.0
+#define PFA_SER_DB 52.0
+
 #define DEG (G_PI / 180.0)
 
 static EfImage *
@@ -113,12 +118,13 @@ test_point_targets (void)
       measure_target (prof, sp.bandwidth, &tg[i], res, TRUE, &mb, &mp);
       show ("airborne", &tg[i], &mb, &mp, res);
       g_assert_false (mp.rep.outside_dof);
-      g_assert_cmpfloat (mp.err_m, <, res / 10);
-      g_assert_cmpfloat_with_epsilon (mp.pr.range.pslr_db, -13.26, 0.5);
-      g_assert_cmpfloat_with_epsilon (mp.pr.cross.pslr_db, -13.26, 0.5);
-      g_assert_cmpfloat (fabs (mp.pr.range.irw_m / mb.pr.range.irw_m - 1), <, 0.05);
-      g_assert_cmpfloat (fabs (mp.pr.cross.irw_m / mb.pr.cross.irw_m - 1), <, 0.05);
-      g_assert_cmpfloat (fabs (mp.peak_db), <, 0.5);
+      g_assert_cmpfloat (mp.err_m, <, res / POS_RES_FRACTION);
+      g_assert_cmpfloat_with_epsilon (mp.pr.range.pslr_db, -13.26, 0.15);
+      g_assert_cmpfloat_with_epsilon (mp.pr.cross.pslr_db, -13.26, 0.15);
+      /* PFA interpolates the spectrum where BP interpolates the profile: widths agree to 0.1-0.2%. */
+      g_assert_cmpfloat (fabs (mp.pr.range.irw_m / mb.pr.range.irw_m - 1), <, 0.005);
+      g_assert_cmpfloat (fabs (mp.pr.cross.irw_m / mb.pr.cross.irw_m - 1), <, 0.005);
+      g_assert_cmpfloat (fabs (mp.peak_db), <, 0.05);
       ef_point_result_clear (&mb.pr);
       ef_point_result_clear (&mp.pr);
     }
@@ -148,7 +154,7 @@ test_distortion (void)
   measure_target (prof, sp.bandwidth, &tg, res, TRUE, &mb, &on);
   show ("corrected", &tg, &mb, &on, res);
   g_assert_cmpfloat (off.err_m, >, res / 2);
-  g_assert_cmpfloat (on.err_m, <, res / 10);
+  g_assert_cmpfloat (on.err_m, <, res / POS_RES_FRACTION);
   g_assert_cmpfloat (on.rep.distortion_max_m, >, res / 2);
   ef_point_result_clear (&mb.pr);
   ef_point_result_clear (&on.pr);
@@ -191,15 +197,16 @@ test_depth_of_focus (void)
       if (!far)
         {
           g_assert_false (mp.rep.outside_dof);
-          g_assert_cmpfloat (mp.err_m, <, res / 10);
-          g_assert_cmpfloat_with_epsilon (mp.pr.range.pslr_db, -13.26, 0.5);
-          g_assert_cmpfloat_with_epsilon (mp.pr.cross.pslr_db, -13.26, 0.5);
-          g_assert_cmpfloat (fabs (mp.peak_db), <, 0.5);
+          g_assert_cmpfloat (mp.err_m, <, res / POS_RES_FRACTION);
+          /* At 12 degrees the range cut's sidelobes sit near -13.5 dB in BP too: PFA must match BP's. */
+          g_assert_cmpfloat (fabs (mp.pr.range.pslr_db - mb.pr.range.pslr_db), <, 0.1);
+          g_assert_cmpfloat_with_epsilon (mp.pr.cross.pslr_db, -13.26, 0.15);
+          g_assert_cmpfloat (fabs (mp.peak_db), <, 0.05);
         }
       else
         {
           /* BP still focuses it... */
-          g_assert_cmpfloat_with_epsilon (mb.pr.cross.pslr_db, -13.26, 0.5);
+          g_assert_cmpfloat_with_epsilon (mb.pr.cross.pslr_db, -13.26, 0.15);
           /* ...PFA says it cannot, and indeed loses peak and widens. */
           g_assert_true (mp.rep.outside_dof);
           g_assert_cmpfloat (mp.rep.qpe_max_rad, >, 0.5 * G_PI);
@@ -493,8 +500,9 @@ test_random_scene (void)
   g_test_message ("%ux%u px: PFA against BP: SER %.1f dB (QPE %.3f rad, distortion %.3f m); fp32 against fp64 PFA: "
                   "%.1f dB", grid.width, grid.height, ser, rep.qpe_max_rad, rep.distortion_max_m, ser32);
   g_assert_false (rep.outside_dof);
-  g_assert_cmpfloat (ser, >=, 30.0);
-  g_assert_cmpfloat (ser32, >=, 60.0);
+  g_assert_cmpfloat (ser, >=, PFA_SER_DB);
+  /* Measured 134-135 dB: float32 rounding of the grid and the FFTs. */
+  g_assert_cmpfloat (ser32, >=, 128.0);
 }
 
 /* Gridding is linear: the blocks may come in any order and any size, and forming midway changes nothing. */
@@ -547,7 +555,7 @@ test_progressive (void)
   g_test_message ("blocks in the order 3, 0, 2, 1 against one block: SER %.1f dB", ef_test_ser_db64 (img, whole, n));
   /* The distortion correction follows the aperture seen so far, and so may differ before the end; at the
    * end the two images must agree to rounding. */
-  g_assert_cmpfloat (ef_test_ser_db64 (img, whole, n), >, 100);
+  g_assert_cmpfloat (ef_test_ser_db64 (img, whole, n), >, 135);
   ef_pfa_clear (pfa);
   g_assert_true (ef_pfa_form (pfa, img, NULL, &rep, NULL));
   g_assert_cmpuint (rep.n_pulses, ==, 0);
@@ -629,7 +637,7 @@ test_backend (void)
         }
     }
   g_test_message ("backend pfa against bp, float32: SER %.1f dB", ef_ser_db_f32 (pfaimg, bpimg, n));
-  g_assert_cmpfloat (ef_ser_db_f32 (pfaimg, bpimg, n), >=, 30.0);
+  g_assert_cmpfloat (ef_ser_db_f32 (pfaimg, bpimg, n), >=, PFA_SER_DB);
 }
 
 int

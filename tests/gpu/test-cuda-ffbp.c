@@ -15,6 +15,19 @@
 #include "ef-cuda-test-scene.h"
 #include "ef-test-scene.h"
 
+/* tests/bench/RESULTS.md (FFBP, FBP and PFA on the GPU: tests); each bound is the figure less 3 dB, or
+ * twice the stated difference: GPU against CPU on the same profiles and tree 105-119 dB; against float64
+ * BP 54.7-59.7 dB; fp16 grids PSNR (magnitudes) 75-82 dB against float64; point targets within res/2400
+ * of where they are, PSLR within 0.02 dB and IRW within 0.1% of BP's; through the backend, fp32 and fp16,
+ * at least 56.6 dB against float64. */
+#define GPU_CPU_SER_DB 102.0
+#define REF_SER_DB 51.7
+#define PSNR16_DB 72.0
+#define POS_RES_FRACTION 1200.0
+#define PSLR_DIFF_DB 0.04
+#define IRW_REL_TOL 0.002
+#define BACKEND_SER_DB 53.6
+
 typedef struct {
   const char *name;
   void      (*init) (EfSimParams *p);
@@ -173,10 +186,10 @@ test_scene (gconstpointer data)
                   c->name, grid.width, grid.height, p32->n_pulses, sg.leaf_pulses, sg.n_stages, sg.n_final, ser_cpu,
                   ser_ref, ser_cpu_ref, ser_exact, psnr16, ef_ser_db_f32_f64 (half, ref, n), ms,
                   sg.seconds_leaves * 1e3, sg.seconds_merge * 1e3, sg.seconds_final * 1e3, ms16);
-  g_assert_cmpfloat (ser_cpu, >=, 60.0);
-  g_assert_cmpfloat (ser_ref, >=, 40.0);
+  g_assert_cmpfloat (ser_cpu, >=, GPU_CPU_SER_DB);
+  g_assert_cmpfloat (ser_ref, >=, REF_SER_DB);
   g_assert_cmpfloat (ser_exact, >=, 80.0);
-  g_assert_cmpfloat (psnr16, >=, 38.0);
+  g_assert_cmpfloat (psnr16, >=, PSNR16_DB);
 }
 
 /* ---- point targets: where BP puts them, with BP's sidelobes ---- */
@@ -244,11 +257,11 @@ test_point_targets (gconstpointer data)
                       st.n_stages, ef_ser_db_f32_f64 (gpu, ref, n), err, res / err, pg.range.irw_m, pb.range.irw_m,
                       pg.cross.irw_m, pb.cross.irw_m, pg.range.pslr_db, pb.range.pslr_db, pg.cross.pslr_db,
                       pb.cross.pslr_db);
-      g_assert_cmpfloat (err, <, res / 20);
-      g_assert_cmpfloat (fabs (pg.range.pslr_db - pb.range.pslr_db), <, 0.5);
-      g_assert_cmpfloat (fabs (pg.cross.pslr_db - pb.cross.pslr_db), <, 0.5);
-      g_assert_cmpfloat (fabs (pg.range.irw_m / pb.range.irw_m - 1), <, 0.05);
-      g_assert_cmpfloat (fabs (pg.cross.irw_m / pb.cross.irw_m - 1), <, 0.05);
+      g_assert_cmpfloat (err, <, res / POS_RES_FRACTION);
+      g_assert_cmpfloat (fabs (pg.range.pslr_db - pb.range.pslr_db), <, PSLR_DIFF_DB);
+      g_assert_cmpfloat (fabs (pg.cross.pslr_db - pb.cross.pslr_db), <, PSLR_DIFF_DB);
+      g_assert_cmpfloat (fabs (pg.range.irw_m / pb.range.irw_m - 1), <, IRW_REL_TOL);
+      g_assert_cmpfloat (fabs (pg.cross.irw_m / pb.cross.irw_m - 1), <, IRW_REL_TOL);
       ef_point_result_clear (&pb);
       ef_point_result_clear (&pg);
     }
@@ -337,13 +350,13 @@ test_backend (gconstpointer data)
   g_assert_cmpuint (cs.n_bp, ==, (guint64) np * n);
   ser = ef_cuda_test_ser_db (img, ref, n);
   psnr = ef_cuda_test_psnr_db (img, ref, n);
-  g_test_message ("backend %s: %ux%u px, %u pulses in blocks of %u: SER %.1f dB, PSNR %.1f dB against float64; "
+  g_test_message ("backend %s: %ux%u px, %u pulses in blocks of %u: SER %.1f dB (magnitude PSNR %.1f dB) against "
+                  "float64; "
                   "device time %.3f ms for formation, %.3f ms for range compression", c->name, bp.grid.width,
                   bp.grid.height, np, c->block, ser, psnr, cs.bp_ms, cs.rc_ms);
-  if (c->precision == EF_PRECISION_FP32)
-    g_assert_cmpfloat (ser, >=, 40.0);
-  else
-    g_assert_cmpfloat (psnr, >=, 38.0);
+  g_assert_cmpfloat (ser, >=, BACKEND_SER_DB);
+  if (c->precision == EF_PRECISION_FP16)
+    g_assert_cmpfloat (psnr, >=, PSNR16_DB);
 }
 
 /* ---- a tiny case, for compute-sanitizer ---- */
@@ -376,7 +389,7 @@ test_tiny (void)
   g_test_message ("tiny: %ux%u px x %u pulses, %u stages: GPU against CPU %.1f dB, fp16 against CPU %.1f dB",
                   grid.width, grid.height, p32->n_pulses, sg.n_stages, ef_ser_db_f32 (gpu, cpu, n),
                   ef_ser_db_f32 (half, cpu, n));
-  g_assert_cmpfloat (ef_ser_db_f32 (gpu, cpu, n), >=, 60.0);
+  g_assert_cmpfloat (ef_ser_db_f32 (gpu, cpu, n), >=, GPU_CPU_SER_DB);
 }
 
 /* ---- out of device memory: an error, not a crash; the next call works ---- */

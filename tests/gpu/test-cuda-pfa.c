@@ -18,6 +18,16 @@
 #include "ef-cuda-test-scene.h"
 #include "ef-test-scene.h"
 
+/* tests/bench/RESULTS.md (PFA on the GPU: tests); each bound is the figure less 3 dB, or half the stated
+ * fraction of a resolution cell: GPU against CPU PFA 127.8-130.8 dB; against float64 BP 55.7 dB; through
+ * the backend against the CPU backend 130.2 dB on one device and 76.1 dB on two (each device grids half of
+ * every block); a point target within res/8574 with PSLR -13.26 dB (README.md: within 0.15 dB). */
+#define GPU_CPU_SER_DB 124.8
+#define BP_SER_DB 52.7
+#define BACKEND_SER_DB 127.2
+#define BACKEND2_SER_DB 73.1
+#define POS_RES_FRACTION 4287.0
+
 /*
  * The CPU former (ef-pfa.c, fp32 profiles) is the gold model: the GPU former must give the same image
  * to float rounding (SER >= 60 dB) and the same report. Against exact backprojection in float64 it is
@@ -197,9 +207,10 @@ test_random_scene (void)
   g_assert_false (rep_gpu.outside_dof);
   check_report (&rep_gpu, &rep_cpu);
   check_report (&rep_glob, &rep_cpu);
-  g_assert_cmpfloat (ser_cpu, >=, 60.0);
-  g_assert_cmpfloat (ser_bp, >=, 30.0);
-  g_assert_cmpfloat (ser_glob, >=, 60.0);
+  g_assert_cmpfloat (ser_cpu, >=, GPU_CPU_SER_DB);
+  g_assert_cmpfloat (ser_bp, >=, BP_SER_DB);
+  /* Both on the device, the same sums in another order. */
+  g_assert_cmpfloat (ser_glob, >=, GPU_CPU_SER_DB);
 }
 
 /* Through the backends, as the job and the CLI run it: the CUDA backend (range compression with cuFFT,
@@ -279,13 +290,13 @@ test_backend (gconstpointer data)
       g_assert_true (ef_backend_read_image (cpu, &all, img_cpu, &error));
       g_assert_no_error (error);
       ser_cpu = ef_ser_db_f32 (img_gpu, img_cpu, n);
-      g_assert_cmpfloat (ser_cpu, >=, 60.0);
+      g_assert_cmpfloat (ser_cpu, >=, devices == 1 ? BACKEND_SER_DB : BACKEND2_SER_DB);
     }
   ser_bp = ef_cuda_test_ser_db (img_gpu, ref, n);
   g_test_message ("backend pfa, %u device(s): %ux%u px, %u pulses in blocks of %u: CUDA against CPU backend "
                   "%.1f dB, against float64 BP %.1f dB", devices, bp.grid.width, bp.grid.height, np, block, ser_cpu,
                   ser_bp);
-  g_assert_cmpfloat (ser_bp, >=, 30.0);
+  g_assert_cmpfloat (ser_bp, >=, BP_SER_DB);
   {
     /* Both backends checked the depth of focus after the blocks, with the same host function: on one
      * device over the very same pulses; over two, each device over its share of every block (the arc is
@@ -317,7 +328,7 @@ test_backend (gconstpointer data)
   g_assert_true (ef_backend_read_image (gpu, &all, img_gpu, &error));
   g_assert_true (ef_backend_read_image (cpu, &all, img_cpu, &error));
   g_assert_no_error (error);
-  g_assert_cmpfloat (ef_ser_db_f32 (img_gpu, img_cpu, n), >=, 60.0);
+  g_assert_cmpfloat (ef_ser_db_f32 (img_gpu, img_cpu, n), >=, devices == 1 ? BACKEND_SER_DB : BACKEND2_SER_DB);
 }
 
 /* Bistatic white profiles of an odd length (1000 bins), with reference ranges a little off the origin:
@@ -351,10 +362,10 @@ test_bistatic_white (void)
                   "PFA: SER %.1f dB; distortion %.4f m", grid.width, grid.height, ser,
                   rep_gpu.distortion_max_m);
   check_report (&rep_gpu, &rep_cpu);
-  g_assert_cmpfloat (ser, >=, 60.0);
+  g_assert_cmpfloat (ser, >=, GPU_CPU_SER_DB);
 }
 
-/* The planar-wavefront distortion moves a target 54 m out by about res/2: corrected it sits within res/20;
+/* The planar-wavefront distortion moves a target 54 m out by about res/2: corrected it sits within res/4287;
  * uncorrected it is off, as on the CPU. */
 static void
 test_point_target (void)
@@ -409,10 +420,10 @@ test_point_target (void)
                       pr.cross.pslr_db, rep.distortion_max_m);
       if (correct)
         {
-          g_assert_cmpfloat (err, <, res / 20);
+          g_assert_cmpfloat (err, <, res / POS_RES_FRACTION);
           g_assert_cmpfloat (rep.distortion_max_m, >, res / 2);
-          g_assert_cmpfloat_with_epsilon (pr.range.pslr_db, -13.26, 0.5);
-          g_assert_cmpfloat_with_epsilon (pr.cross.pslr_db, -13.26, 0.5);
+          g_assert_cmpfloat_with_epsilon (pr.range.pslr_db, -13.26, 0.15);
+          g_assert_cmpfloat_with_epsilon (pr.cross.pslr_db, -13.26, 0.15);
         }
       else
         {
@@ -476,13 +487,14 @@ test_depth_of_focus (void)
                       tg[i].pos[1], rep_gpu.qpe_max_rad, rep_gpu.r_max_m, rep_gpu.outside_dof ? "yes" : "no",
                       err, ser, rep_gpu.outside_dof ? "; " : "", rep_gpu.note);
       check_report (&rep_gpu, &rep_cpu);
-      g_assert_cmpfloat (ser, >=, 60.0);
+      g_assert_cmpfloat (ser, >=, GPU_CPU_SER_DB);
       g_assert_cmpfloat (rep_gpu.r_max_m, >, 25);
       g_assert_cmpfloat (rep_gpu.r_max_m, <, 50);
       if (i == 0)
         {
           g_assert_false (rep_gpu.outside_dof);
-          g_assert_cmpfloat (err, <, res / 20);
+          /* README.md: within resolution/100. */
+          g_assert_cmpfloat (err, <, res / 100);
         }
       else
         {
@@ -559,7 +571,8 @@ test_progressive (void)
       CUDA_OK (cudaMemcpy (img, d_out, n * sizeof (EfCf32), cudaMemcpyDeviceToHost));
       g_test_message ("pass %d: blocks in the order 3, 0, 2, 1 against one block: SER %.1f dB", pass,
                       ef_ser_db_f32 (img, whole, n));
-      g_assert_cmpfloat (ef_ser_db_f32 (img, whole, n), >, 100);
+      /* The same float sums in another order (the CPU's: 142-145 dB). */
+      g_assert_cmpfloat (ef_ser_db_f32 (img, whole, n), >, GPU_CPU_SER_DB);
       ef_cuda_pfa_clear (pfa);
     }
   CUDA_OK (cudaFree (d_out));
@@ -645,7 +658,7 @@ test_oom (void)
       g_assert_true (ef_cuda_pfa_form (pfa, NULL, d_out, NULL, &error));
       g_assert_no_error (error);
       CUDA_OK (cudaMemcpy (img, d_out, n * sizeof (EfCf32), cudaMemcpyDeviceToHost));
-      g_assert_cmpfloat (ef_ser_db_f32 (img, ref, n), >=, 100.0);
+      g_assert_cmpfloat (ef_ser_db_f32 (img, ref, n), >=, GPU_CPU_SER_DB);
     }
   g_test_message ("%u of 17 injected failures hit the first block", failures);
   /* The grid, its copy, the lattice, the spectra, four tables, the word and two plans: at least twelve. */
