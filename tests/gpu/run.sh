@@ -2,7 +2,7 @@
 # tests/gpu/run.sh: build, test and benchmark the CUDA backend on a GPU machine, from the repository root.
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-#   tests/gpu/run.sh [all|test|bench|multi|e2e|tune|ncu|ffbp|none]...
+#   tests/gpu/run.sh [all|test|bench|multi|e2e|file|tune|ncu|gl|pfa|ffbp|none]...
 #                    (default: all = test bench multi e2e tune ncu ffbp)
 #
 # Builds the engine and the CLI with -Dgui=disabled -Dcuda=enabled into $EF_BUILD (default
@@ -17,6 +17,8 @@
 #          formed, summed and read back to the host (the image formed on the devices alone beside it);
 #   e2e    a job (reader thread, pinned transfers, cuFFT, backprojection) over a synthetic dataset of
 #          4x the device memory, against the kernel-only rate (EF_E2E_ARGS adds bench-job options);
+#   file   (not in all) end to end from a CPHD file on this machine's disk, as large as the disk allows:
+#          `echoform-cli form` through the reader against the kernel-only rate (see run_file);
 #   tune   `echoform-cli tune` on every device;
 #   ncu    the pulse loops' instructions per pixel (cuobjdump -sass, tests/gpu/sass-loops.py), and Nsight
 #          Compute (--clock-control none) on the fp32 and fp16 kernels at a small size;
@@ -39,7 +41,7 @@
 #
 # A machine without GLib's development files gets them from Debian packages in .gpu-debs/, unpacked
 # into a private prefix (never into /): see the `deps` function. json-glib's (libjson-glib-dev and
-# libjson-glib-1.0-0) go there too.
+# libjson-glib-1.0-0) go there too. tests/gpu/fetch-debs.sh gathers them all.
 #
 # Environment: EF_GPU_ARCHS (default: the device's own, e.g. 90; "all" builds every release target),
 # EF_BENCH_BIG=0 skips the 4096^2 x 8192 case, EF_E2E_TIMEOUT (seconds, default 420) stops the
@@ -285,6 +287,51 @@ run_e2e () {
   grep -E "^job: .* s for " "$OUT/e2e.log" >> "$SUMMARY"
 }
 
+run_file () {
+  # End to end from a real file: a CPHD written by the simulator on this machine's disk (as large as the
+  # disk allows, EF_FILE_GB to choose), formed by `echoform-cli form` through the CPHD reader into a
+  # 4096^2 region on one device, against bench-cuda's kernel-only rate for the same image, samples,
+  # spacing, standoff and range upsampling, in the same call. Warm: the file as the simulator left it in
+  # the page cache; cold (EF_FILE_COLD=1, the default): after the page cache is dropped, so every byte
+  # comes from the disk.
+  local t0=$SECONDS dir=${EF_FILE_DIR:-/tmp/ef-file} free gb pulses u rc cli="$BUILD/app/cli/echoform-cli"
+  mkdir -p "$dir"
+  free=$(df -B1000000000 --output=avail "$dir" | tail -1 | tr -d ' ')
+  gb=${EF_FILE_GB:-$((free - 8))}
+  pulses=$(( gb * 1000000000 / (4096 * 8) ))
+  note "file: $free GB free in $dir; simulating $pulses pulses x 4096 samples (CF8, $gb GB)"
+  /usr/bin/time -f "simulate: %e s wall, %M KB max RSS" "$cli" simulate --pulses "$pulses" --samples 4096 \
+    -o "$dir/big.cphd" > "$OUT/file-sim.log" 2>&1
+  rc=$?
+  cat "$OUT/file-sim.log"
+  if [ $rc -ne 0 ]; then
+    fail "file: simulate exit $rc"
+    rm -f "$dir/big.cphd"
+    return 0
+  fi
+  note "file: $(ls -l "$dir/big.cphd" | awk '{ printf "%.2f GB", $5 / 1e9 }') written in $((SECONDS - t0)) s"
+  "$cli" info "$dir/big.cphd" > "$OUT/file-info.log" 2>&1 || fail "file: info exit $?"
+  for u in ${EF_FILE_UPSAMPLE:-2 16}; do
+    for temp in warm $( [ "${EF_FILE_COLD:-1}" = 1 ] && [ "$u" = 2 ] && echo cold ); do
+      if [ "$temp" = cold ]; then
+        sync
+        echo 3 > /proc/sys/vm/drop_caches 2> /dev/null || { note "file: cannot drop the page cache"; continue; }
+      fi
+      /usr/bin/time -f "%e s wall, %M KB max RSS, %P CPU" "$cli" form "$dir/big.cphd" --roi -256,-256,256,256 \
+        --spacing 0.125 --backend cuda --upsample "$u" --json -o "$dir/img.npy" > "$OUT/file-form-u$u-$temp.json" \
+        2> "$OUT/file-form-u$u-$temp.log"
+      rc=$?
+      [ $rc -ne 0 ] && fail "file: form upsampling $u ($temp) exit $rc"
+      note "file form u$u $temp: $(tr -d '\n ' < "$OUT/file-form-u$u-$temp.json" | grep -oE '"(elapsed_s|bp_per_s|pulses|backend|precision)":[^,}]+' | tr '\n' ' ') $(tail -1 "$OUT/file-form-u$u-$temp.log")"
+    done
+    bench_one "file-kernel-u$u" --edge 4096 --pulses 8192 --samples 4096 --upsample "$u" --spacing 0.125 \
+      --standoff 10e3 --block 2048 --no-ser
+    note "file kernel u$u: $(awk -F'\t' -v l="file-kernel-u$u" '$1 == "RESULT" && $2 == l { print "kernel " $12 " BP/s" }' "$OUT/bench.tsv")"
+  done
+  rm -f "$dir/big.cphd" "$dir/img.npy" "$dir/img.json"
+  note "file step took $((SECONDS - t0)) s"
+}
+
 run_tune () {
   # echoform-cli tune times every shape on a 4096^2 x 1024 x 8192 problem, on every device, and stores
   # the fastest in the user cache.
@@ -492,6 +539,7 @@ for s in $STEPS; do
     bench) run_bench ;;
     multi) run_multi ;;
     e2e) run_e2e ;;
+    file) run_file ;;
     ncu) run_ncu ;;
     gl) run_gl ;;
     pfa) run_pfa ;;
