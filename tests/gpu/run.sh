@@ -159,7 +159,8 @@ deps () {
   export PKG_CONFIG_PATH="$lib/pkgconfig:$PREFIX/usr/share/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
   # The programs find the carried GLib through their run path; nothing else (ncu, compute-sanitizer)
   # sees it.
-  export LDFLAGS="-Wl,-rpath,$lib${LDFLAGS:+ $LDFLAGS}"
+  # DT_RPATH rather than DT_RUNPATH: it also serves the libraries' own dependencies (json-glib needs GIO).
+  export LDFLAGS="-Wl,--disable-new-dtags,-rpath,$lib${LDFLAGS:+ $LDFLAGS}"
   export LIBRARY_PATH="$lib${LIBRARY_PATH:+:$LIBRARY_PATH}"
   # libxml2's headers include ICU's.
   export CPATH="$PREFIX/usr/include${CPATH:+:$CPATH}"

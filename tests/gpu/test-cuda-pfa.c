@@ -21,8 +21,11 @@
 /* tests/bench/RESULTS.md (PFA on the GPU: tests); each bound is the figure less 3 dB, or half the stated
  * fraction of a resolution cell: GPU against CPU PFA 127.8-130.8 dB; against float64 BP 55.7 dB; through
  * the backend against the CPU backend 130.2 dB on one device and 76.1 dB on two (each device grids half of
- * every block); a point target within res/8574 with PSLR -13.26 dB (README.md: within 0.15 dB). */
+ * every block); a point target within res/8574 with PSLR -13.26 dB (README.md: within 0.15 dB); a single point
+ * target's small image, GPU against CPU, 113.0-120.0 dB (its energy sits in a few pixels, so the gridding's
+ * float rounding elsewhere weighs more). */
 #define GPU_CPU_SER_DB 124.8
+#define POINT_GPU_CPU_SER_DB 110.0
 #define BP_SER_DB 52.7
 #define BACKEND_SER_DB 127.2
 #define BACKEND2_SER_DB 73.1
@@ -487,7 +490,7 @@ test_depth_of_focus (void)
                       tg[i].pos[1], rep_gpu.qpe_max_rad, rep_gpu.r_max_m, rep_gpu.outside_dof ? "yes" : "no",
                       err, ser, rep_gpu.outside_dof ? "; " : "", rep_gpu.note);
       check_report (&rep_gpu, &rep_cpu);
-      g_assert_cmpfloat (ser, >=, GPU_CPU_SER_DB);
+      g_assert_cmpfloat (ser, >=, POINT_GPU_CPU_SER_DB);
       g_assert_cmpfloat (rep_gpu.r_max_m, >, 25);
       g_assert_cmpfloat (rep_gpu.r_max_m, <, 50);
       if (i == 0)
