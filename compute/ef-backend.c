@@ -111,9 +111,12 @@ cpu_process_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *samples
     {
       guint n = MIN (count - done, priv->profiles->capacity);
 
+      gint64 t0 = g_get_monotonic_time (), t1;
+
       if (!ef_range_compress (priv->rc, pulses + done, samples + (gsize) done * self->info.n_samples, n,
                               priv->profiles, &bad, error))
         return FALSE;
+      t1 = g_get_monotonic_time ();
       self->n_bad_samples += bad;
       if (self->params.algo == EF_ALGO_FFBP || self->params.algo == EF_ALGO_FBP)
         {
@@ -129,6 +132,8 @@ cpu_process_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *samples
         reference_parallel (&self->params.grid, priv->profiles, priv->acc64);
       else
         ef_bp_cpu_fp32 (&self->params.grid, priv->profiles, priv->acc32, self->params.n_threads);
+      g_debug ("%u pulses: range compression to %u bins %.4f s, %s %.4f s", n, priv->profiles->n_bins,
+               (t1 - t0) * 1e-6, ef_algo_to_string (self->params.algo), (g_get_monotonic_time () - t1) * 1e-6);
       done += n;
     }
   return TRUE;

@@ -11,6 +11,7 @@
 
 #include "ef-bp.h"
 #include "ef-error.h"
+#include "ef-ffbp-cpu.h"
 #include "ef-ffbp-private.h"
 #include "ef-simd.h"
 
@@ -102,8 +103,11 @@ knab (double x, guint taps, double os)
 static Kernel *
 kernel_new (guint taps, double os)
 {
-  Kernel *k = g_new0 (Kernel, 1);
+  /* Aligned: the float32 sums load its rows as whole vectors. */
+  Kernel *k = ef_aligned_alloc0 (sizeof (Kernel));
 
+  if (k == NULL)
+    g_error ("Out of memory for a %zu-byte kernel table", sizeof (Kernel));
   k->taps = taps;
   for (guint q = 0; q <= KQ; q++)
     {
@@ -163,7 +167,7 @@ sincos_cycles (double c, double *s_out, double *c_out)
 static void
 kernel_free (Kernel *k)
 {
-  g_free (k);
+  ef_aligned_free (k);
 }
 
 EfFfbp *
@@ -210,6 +214,7 @@ ef_ffbp_new (const EfGrid *grid, double bandwidth_hz, const EfFfbpParams *params
     for (int i = 0; i < 3; i++)
       self->n[i] /= nn;
   }
+  self->avx512 = ef_bp_cpu_have_avx512 () && !g_getenv ("EF_BP_PORTABLE");
   self->kr_range = kernel_new (p->taps_range, p->oversample_range);
   self->kr_angle = kernel_new (p->taps_angle, p->oversample_angle);
 
@@ -236,6 +241,8 @@ ef_ffbp_free (EfFfbp *self)
     return;
   kernel_free (self->kr_range);
   kernel_free (self->kr_angle);
+  ef_aligned_free (self->grids[0]);
+  ef_aligned_free (self->grids[1]);
   g_free (self->edge);
   g_free (self);
 }
@@ -244,11 +251,7 @@ void
 ef_ffbp_tree_clear (Tree *tree)
 {
   for (guint s = 0; s < tree->n_stages; s++)
-    {
-      for (guint i = 0; i < tree->stages[s].n; i++)
-        g_free (tree->stages[s].nodes[i].data);
-      g_free (tree->stages[s].nodes);
-    }
+    g_free (tree->stages[s].nodes);
   g_free (tree->stages);
   memset (tree, 0, sizeof *tree);
 }
@@ -503,11 +506,24 @@ typedef struct {
   double *vre, *vim;            /* interpolated values before re-modulation */
   double *dr;                   /* leaf: differential ranges */
   int    *kb;                   /* leaf: profile bins */
+  /* The float32 path. */
+  EfFfbpTaps taps;              /* where each point reads a child's grid */
+  float  *ph;                   /* phase of the re-modulation, cycles in [-0.5, 0.5] */
+  float  *fre, *fim;            /* accumulators */
+  float  *gre, *gim;            /* interpolated values */
+  /* Leaves by the backprojector's tile loop: a chunk of a row at a time. */
+  EfBpCoef *coef;               /* one a pulse of the leaf */
+  float  *ta, *tb, *tq;         /* offsets of the chunk's points from its centre, 64-byte aligned */
+  float  *tre, *tim;            /* the chunk's sums, 64-byte aligned */
 } Scratch;
 
+/* Points in a chunk of a leaf's row for the tile loop, most. */
+#define LEAF_CHUNK 64
+
 static void
-scratch_init (Scratch *s, guint n)
+scratch_init (Scratch *s, guint n, guint max_leaf)
 {
+  memset (s, 0, sizeof *s);
   s->px = g_new (double, n);
   s->py = g_new (double, n);
   s->pz = g_new (double, n);
@@ -522,6 +538,28 @@ scratch_init (Scratch *s, guint n)
   s->vim = g_new (double, n);
   s->dr = g_new (double, n);
   s->kb = g_new (int, n);
+  s->taps.kind = g_new (guint8, n);
+  s->taps.off = g_new (gint32, n);
+  s->taps.qr = g_new (gint32, n);
+  s->taps.qa = g_new (gint32, n);
+  s->taps.dr = g_new (float, n);
+  s->taps.da = g_new (float, n);
+  s->ph = g_new (float, n);
+  s->fre = g_new (float, n);
+  s->fim = g_new (float, n);
+  s->gre = g_new (float, n);
+  s->gim = g_new (float, n);
+  if (max_leaf > 0)
+    {
+      s->coef = g_new (EfBpCoef, max_leaf);
+      s->ta = ef_aligned_alloc0 (5 * LEAF_CHUNK * sizeof (float));
+      if (s->ta == NULL)
+        g_error ("Out of memory for leaf scratch");
+      s->tb = s->ta + LEAF_CHUNK;
+      s->tq = s->tb + LEAF_CHUNK;
+      s->tre = s->tq + LEAF_CHUNK;
+      s->tim = s->tre + LEAF_CHUNK;
+    }
 }
 
 static void
@@ -541,6 +579,19 @@ scratch_clear (Scratch *s)
   g_free (s->vim);
   g_free (s->dr);
   g_free (s->kb);
+  g_free (s->taps.kind);
+  g_free (s->taps.off);
+  g_free (s->taps.qr);
+  g_free (s->taps.qa);
+  g_free (s->taps.dr);
+  g_free (s->taps.da);
+  g_free (s->ph);
+  g_free (s->fre);
+  g_free (s->fim);
+  g_free (s->gre);
+  g_free (s->gim);
+  g_free (s->coef);
+  ef_aligned_free (s->ta);
 }
 
 /* The plane points of row j of a node's grid, with off = -(rho - r0): the node's own demodulation. */
@@ -727,6 +778,239 @@ gather_impl (const EfFfbp *self, const Node *nd, double kr, guint n, Scratch *s,
   }
 }
 
+/* The float32 kernel sum for the points of kind INSIDE, in plain C: the compiler vectorises the 16 floats
+ * of a row of taps. The same sums, in the same order, as ef_ffbp_cpu_gather_avx512. */
+EF_INLINE void
+gather_inside_portable (const EfFfbp *self, const Node *nd, guint n, Scratch *s)
+{
+  const Kernel *kR = self->kr_range, *kA = self->kr_angle;
+  const guint ta = kA->taps;
+  const EfFfbpTaps *tp = &s->taps;
+
+  for (guint i = 0; i < n; i++)
+    {
+      const float *base, *w0, *w1;
+      float a0[2 * RS] = { 0 }, a1[2 * RS] = { 0 }, t[2 * RS], fd, fa;
+      int qA;
+
+      if (tp->kind[i] != EF_FFBP_TAPS_INSIDE)
+        continue;
+      base = (const float *) nd->data + 2 * (gsize) tp->off[i];
+      w0 = kR->wdf[tp->qr[i]];
+      w1 = kR->wdf[tp->qr[i] + 1];
+      fd = tp->dr[i];
+      fa = tp->da[i];
+      qA = tp->qa[i];
+      for (guint j = 0; j + 1 < ta; j += 2)
+        {
+          const float *ra = base + 2 * (gsize) j * nd->stride, *rb = ra + 2 * (gsize) nd->stride;
+          float wa = kA->wf[qA][j] + fa * (kA->wf[qA + 1][j] - kA->wf[qA][j]);
+          float wb = kA->wf[qA][j + 1] + fa * (kA->wf[qA + 1][j + 1] - kA->wf[qA][j + 1]);
+          for (guint k = 0; k < 2 * RS; k++)
+            {
+              a0[k] += wa * ra[k];
+              a1[k] += wb * rb[k];
+            }
+        }
+      for (guint k = 0; k < 2 * RS; k++)
+        t[k] = (a0[k] + a1[k]) * (w0[k] + fd * (w1[k] - w0[k]));
+      for (guint k = 0; k < RS; k++)
+        t[k] += t[k + RS];
+      for (guint k = 0; k < RS / 2; k++)
+        t[k] += t[k + RS / 2];
+      s->gre[i] = t[0] + t[2];
+      s->gim[i] = t[1] + t[3];
+    }
+}
+
+G_STATIC_ASSERT (EF_FFBP_TAPS_NONE == 0 && EF_FFBP_TAPS_INSIDE == 1 && EF_FFBP_TAPS_EDGE == 2);
+
+/* fre/fim[i] += F_nd(rho_i, alpha_i) exp(+j kr (rho_i - r0 + off_i)) for the n points in s, float32 grids.
+ * Four passes: the geometry in double, vectorised across points; where each point reads the grid and
+ * its phase, vectorised too; the kernel sums, one point at a time (AVX-512 when there); the
+ * re-modulation, vectorised again. */
+EF_INLINE void
+gather32_impl (const EfFfbp *self, const Node *nd, double kr, guint n, Scratch *s)
+{
+  const Kernel *kR = self->kr_range, *kA = self->kr_angle;
+  const int ta = (int) kA->taps, tr = (int) kR->taps, stride = (int) nd->stride, nal = (int) nd->nal;
+  const double cx = nd->c[0], cy = nd->c[1], cz = nd->c[2];
+  const double tx = nd->t[0], ty = nd->t[1], tz = nd->t[2];
+  const double irho = 1.0 / nd->drho, ial = 1.0 / nd->dal, kc = kr / (2.0 * G_PI);
+  const double rho0 = nd->rho0, al0 = nd->al0, r0 = nd->r0;
+  const double rmax = nd->nrho + (double) RS, amax = nd->nal + (double) AS;
+
+  {
+    const double *restrict px = s->px, *restrict py = s->py, *restrict pz = s->pz, *restrict off = s->off;
+    const guint8 *restrict ok = s->ok;
+    guint8 *restrict kind = s->taps.kind;
+    gint32 *restrict toff = s->taps.off, *restrict qr = s->taps.qr, *restrict qa = s->taps.qa;
+    float *restrict dr = s->taps.dr, *restrict da = s->taps.da, *restrict ph = s->ph;
+    double *restrict fr = s->fr, *restrict fa = s->fa;
+
+    EF_SIMD
+    for (guint i = 0; i < n; i++)
+      {
+        double dx = px[i] - cx, dy = py[i] - cy, dz = pz[i] - cz;
+        double rho = sqrt (dx * dx + dy * dy + dz * dz);
+        double al = (dx * tx + dy * ty + dz * tz) / rho;
+        double f = (rho - rho0) * irho, a = (al - al0) * ial;
+        double cyc = kc * ((rho - r0) + off[i]);
+        int valid = (int) ok[i] & (f > -(double) RS) & (f < rmax) & (a > -(double) AS) & (a < amax);
+        double ff, fl, qf, af, afl, qaf;
+        int q1, q2, i0, j0, inside;
+
+        /* Written so that GCC vectorises it: clamps by comparison (NaN goes to the bound, so the
+         * conversions stay in range), floor as truncation of a value made non-negative, rounding by
+         * the 1.5 * 2^52 constant, and no selects that share a condition (GCC turns those into
+         * branches). */
+        ff = f > -(double) RS ? f : -(double) RS;
+        ff = ff < rmax ? ff : rmax;
+        af = a > -(double) AS ? a : -(double) AS;
+        af = af < amax ? af : amax;
+        fl = (double) ((int) (ff + RS) - RS);
+        qf = (ff - fl) * KQ;
+        q1 = (int) qf;
+        q1 = q1 > KQ - 1 ? KQ - 1 : q1;
+        i0 = (int) fl - tr / 2 + 1;
+        afl = (double) ((int) (af + AS) - AS);
+        qaf = (af - afl) * KQ;
+        q2 = (int) qaf;
+        q2 = q2 > KQ - 1 ? KQ - 1 : q2;
+        j0 = (int) afl - ta / 2 + 1;
+        inside = valid & (i0 >= 0) & (i0 + RS <= stride) & (j0 >= 0) & (j0 + ta <= nal);
+        /* NONE 0, INSIDE 1, EDGE 2. */
+        kind[i] = (guint8) (valid * (2 - inside));
+        toff[i] = (j0 * stride + i0) & -inside;
+        qr[i] = q1;
+        qa[i] = q2;
+        dr[i] = (float) (qf - q1);
+        da[i] = (float) (qaf - q2);
+        fr[i] = f;
+        fa[i] = a;
+        ph[i] = (float) (cyc - ((cyc + 0x1.8p52) - 0x1.8p52));
+      }
+  }
+
+  if (self->avx512)
+    ef_ffbp_cpu_gather_avx512 ((const float *) nd->data, nd->stride, (guint) ta, &kR->wdf[0][0], &kA->wf[0][0], n,
+                               &s->taps, s->gre, s->gim);
+  else
+    gather_inside_portable (self, nd, n, s);
+
+  for (guint i = 0; i < n; i++)
+    {
+      int i0, j0, qR, qA;
+      double dR, dA, re = 0, im = 0;
+
+      if (s->taps.kind[i] == EF_FFBP_TAPS_INSIDE)
+        continue;
+      if (s->taps.kind[i] == EF_FFBP_TAPS_NONE)
+        {
+          s->gre[i] = s->gim[i] = 0;
+          continue;
+        }
+      /* Near the edges of the grid: the taps that fall outside read zero. */
+      i0 = kernel_phase ((guint) tr, s->fr[i], &qR, &dR);
+      j0 = kernel_phase ((guint) ta, s->fa[i], &qA, &dA);
+      for (int j = 0; j < ta; j++)
+        {
+          int jj = j0 + j;
+          double wa = kA->w[qA][j] + dA * (kA->w[qA + 1][j] - kA->w[qA][j]);
+
+          if (jj < 0 || jj >= nal)
+            continue;
+          for (int k = 0; k < tr; k++)
+            {
+              int ii = i0 + k;
+              double w = wa * (kR->w[qR][k] + dR * (kR->w[qR + 1][k] - kR->w[qR][k]));
+              EfCf32 v;
+
+              if (ii < 0 || ii >= (int) nd->nrho)
+                continue;
+              v = ((const EfCf32 *) nd->data)[(gsize) jj * nd->stride + ii];
+              re += w * crealf (v);
+              im += w * cimagf (v);
+            }
+        }
+      s->gre[i] = (float) re;
+      s->gim[i] = (float) im;
+    }
+
+  {
+    const float *restrict ph = s->ph, *restrict gre = s->gre, *restrict gim = s->gim;
+    float *restrict fre = s->fre, *restrict fim = s->fim;
+
+    EF_SIMD
+    for (guint i = 0; i < n; i++)
+      {
+        float sn, cs;
+
+        ef_sincos_cycles_f (ph[i], &sn, &cs);
+        fre[i] += gre[i] * cs - gim[i] * sn;
+        fim[i] += gre[i] * sn + gim[i] * cs;
+      }
+  }
+}
+
+/* The largest points per chunk (a multiple of 16, at most LEAF_CHUNK) that keep the tile loop's
+ * third-order range expansion within 1e-4 rad of phase at ranges from r on: its error is below
+ * o^4 / (2 r^3) for offsets o from the chunk's centre. */
+static guint
+leaf_chunk (const Node *nd, double kr)
+{
+  double r = MAX (nd->rho0, nd->h), o = pow (2e-4 / MAX (kr, 1e-9) * r * r * r, 0.25);
+  guint c = (guint) (2.0 * MIN (o, 4.0) / nd->drho) / 16 * 16;
+
+  return CLAMP (c, 16u, (guint) LEAF_CHUNK);
+}
+
+/* One row of a leaf's grid by the float32 backprojector's tile loop (monostatic pulses, AVX-512): the
+ * row is cut into chunks short enough for the loop's expansion about each chunk's centre, and the
+ * backprojected sum is demodulated afterwards. */
+static void
+leaf_row32_tiles (const EfFfbp *self, const Block *b, const Node *nd, guint j, Scratch *s)
+{
+  const EfProfiles *pr = b->pr;
+  const EfGrid *g = &self->grid;
+  const guint n = nd->nrho, np = nd->p1 - nd->p0, chunk = leaf_chunk (nd, b->kr_max);
+  const double kcb = b->kr / (2.0 * G_PI);
+  EfCf32 *row = (EfCf32 *) nd->data + (gsize) j * nd->stride;
+
+  node_row_points (nd, j, s);
+  for (guint c0 = 0; c0 < n; c0 += chunk)
+    {
+      guint m = MIN (chunk, n - c0), npx = (m + 15) & ~15u, mid = c0 + m / 2;
+      double xc[3] = { s->px[mid], s->py[mid], s->pz[mid] };
+
+      /* Points past the row's end repeat its last one; their sums are dropped. */
+      for (guint i = 0; i < npx; i++)
+        {
+          guint k = c0 + MIN (i, m - 1);
+          double o[3] = { s->px[k] - xc[0], s->py[k] - xc[1], s->pz[k] - xc[2] };
+          float a = (float) dot3 (o, g->u), bb = (float) dot3 (o, g->v);
+
+          s->ta[i] = a;
+          s->tb[i] = bb;
+          s->tq[i] = a * a + bb * bb;
+          s->tre[i] = s->tim[i] = 0;
+        }
+      for (guint p = 0; p < np; p++)
+        ef_bp_cpu_tile_coef (g, &pr->meta[nd->p0 + p], xc, FALSE, &s->coef[p]);
+      ef_bp_cpu_tile_avx512 (s->coef, np, (const float *) (pr->data32 + (gsize) nd->p0 * pr->n_bins), pr->n_bins,
+                             s->ta, s->tb, s->tq, npx, s->tre, s->tim);
+      for (guint i = 0; i < m; i++)
+        {
+          guint k = c0 + i;
+          double cyc = kcb * s->off[k];
+          float sn, cs;
+
+          ef_sincos_cycles_f ((float) (cyc - rint (cyc)), &sn, &cs);
+          row[k] = s->ok[k] ? (s->tre[i] * cs - s->tim[i] * sn) + I * (s->tre[i] * sn + s->tim[i] * cs) : 0;
+        }
+    }
+}
+
 /* One row of a leaf's grid: every pulse of the leaf backprojected with the reference's interpolation.
  * The loop over points has no branches so that it vectorises, gathers included. */
 EF_INLINE void
@@ -833,21 +1117,27 @@ merge_row_impl (const EfFfbp *self, const Block *b, const Node *nd, const Node *
   const guint n = nd->nrho;
 
   node_row_points (nd, j, s);
-  memset (s->are, 0, n * sizeof (double));
-  memset (s->aim, 0, n * sizeof (double));
-  for (guint c = 0; c < nd->nc; c++)
-    gather_impl (self, &children[nd->c0 + c], b->kr, n, s, f64);
   if (f64)
     {
       EfCf64 *row = (EfCf64 *) nd->data + (gsize) j * nd->stride;
+
+      memset (s->are, 0, n * sizeof (double));
+      memset (s->aim, 0, n * sizeof (double));
+      for (guint c = 0; c < nd->nc; c++)
+        gather_impl (self, &children[nd->c0 + c], b->kr, n, s, TRUE);
       for (guint i = 0; i < n; i++)
         row[i] = s->ok[i] ? s->are[i] + I * s->aim[i] : 0;
     }
   else
     {
       EfCf32 *row = (EfCf32 *) nd->data + (gsize) j * nd->stride;
+
+      memset (s->fre, 0, n * sizeof (float));
+      memset (s->fim, 0, n * sizeof (float));
+      for (guint c = 0; c < nd->nc; c++)
+        gather32_impl (self, &children[nd->c0 + c], b->kr, n, s);
       for (guint i = 0; i < n; i++)
-        row[i] = s->ok[i] ? (float) s->are[i] + I * (float) s->aim[i] : 0;
+        row[i] = s->ok[i] ? s->fre[i] + I * s->fim[i] : 0;
     }
 }
 
@@ -868,16 +1158,24 @@ final_row_impl (const EfFfbp *self, const Block *b, const Stage *st, guint r, Sc
       s->off[i] = 0;
       s->ok[i] = 1;
     }
-  memset (s->are, 0, n * sizeof (double));
-  memset (s->aim, 0, n * sizeof (double));
-  for (guint k = 0; k < st->n; k++)
-    gather_impl (self, &st->nodes[k], b->kr, n, s, f64);
-  if (acc64)
-    for (guint i = 0; i < n; i++)
-      acc64[(gsize) r * n + i] += s->are[i] + I * s->aim[i];
+  if (f64)
+    {
+      memset (s->are, 0, n * sizeof (double));
+      memset (s->aim, 0, n * sizeof (double));
+      for (guint k = 0; k < st->n; k++)
+        gather_impl (self, &st->nodes[k], b->kr, n, s, TRUE);
+      for (guint i = 0; i < n; i++)
+        acc64[(gsize) r * n + i] += s->are[i] + I * s->aim[i];
+    }
   else
-    for (guint i = 0; i < n; i++)
-      acc32[(gsize) r * n + i] += (float) s->are[i] + I * (float) s->aim[i];
+    {
+      memset (s->fre, 0, n * sizeof (float));
+      memset (s->fim, 0, n * sizeof (float));
+      for (guint k = 0; k < st->n; k++)
+        gather32_impl (self, &st->nodes[k], b->kr, n, s);
+      for (guint i = 0; i < n; i++)
+        acc32[(gsize) r * n + i] += s->fre[i] + I * s->fim[i];
+    }
 }
 
 EF_CLONES static void
@@ -890,6 +1188,13 @@ EF_CLONES static void
 leaf_row32 (const Block *b, const Node *nd, guint j, Scratch *s)
 {
   leaf_row_impl (b, nd, j, s, FALSE);
+}
+
+/* Whether a block's leaves go through the backprojector's AVX-512 tile loop. */
+static gboolean
+leaves_by_tiles (const EfFfbp *self, const Block *b, gboolean f64)
+{
+  return !f64 && self->avx512 && b->pr->monostatic;
 }
 
 EF_CLONES static void
@@ -930,30 +1235,57 @@ stage_width (const Stage *st)
   return w;
 }
 
-static gboolean
-stage_alloc (Stage *st, gboolean f64, guint64 *samples)
+static double
+stage_samples (const Stage *st)
 {
-  gsize elem = f64 ? sizeof (EfCf64) : sizeof (EfCf32);
+  double n = 0;
+
+  for (guint i = 0; i < st->n; i++)
+    n += (double) st->nodes[i].nal * st->nodes[i].nrho;
+  return n;
+}
+
+/* Lays the grids of stage s out in the former's buffer for stages of its parity, which grows as needed
+ * and is kept from block to block: fresh memory for every block costs page faults, and zeroing, that
+ * are worth a merge stage. Only the padding after each row needs zeros; the rows are written whole. */
+static gboolean
+stage_alloc (EfFfbp *self, Stage *st, guint s, gboolean f64, guint64 *samples)
+{
+  gsize elem = f64 ? sizeof (EfCf64) : sizeof (EfCf32), total = 0, at = 0;
+  guint slot = s % 2;
+  guint8 *base;
 
   for (guint i = 0; i < st->n; i++)
     {
-      Node *nd = &st->nodes[i];
-      gsize n = (gsize) nd->nal * nd->stride;
+      const Node *nd = &st->nodes[i];
+      gsize bytes;
 
-      /* Zeroed: the padding after each row must read as zero. */
-      nd->data = g_try_malloc0 (n * elem);
-      if (nd->data == NULL)
+      /* 64-byte aligned grids: the vector loads of a row stay within as few lines as they can. */
+      if (!g_size_checked_mul (&bytes, (gsize) nd->nal * nd->stride, elem)
+          || !g_size_checked_add (&total, total, (bytes + 63) & ~(gsize) 63))
         return FALSE;
+    }
+  if (total > self->grid_bytes[slot])
+    {
+      ef_aligned_free (self->grids[slot]);
+      self->grid_bytes[slot] = 0;
+      self->grids[slot] = ef_aligned_alloc0 (total);
+      if (self->grids[slot] == NULL)
+        return FALSE;
+      self->grid_bytes[slot] = total;
+    }
+  base = self->grids[slot];
+  for (guint i = 0; i < st->n; i++)
+    {
+      Node *nd = &st->nodes[i];
+
+      nd->data = base + at;
+      at += ((gsize) nd->nal * nd->stride * elem + 63) & ~(gsize) 63;
+      for (guint j = 0; j < nd->nal; j++)
+        memset ((guint8 *) nd->data + ((gsize) j * nd->stride + nd->nrho) * elem, 0, (gsize) PAD * elem);
       *samples += (guint64) nd->nal * nd->nrho;
     }
   return TRUE;
-}
-
-static void
-stage_release (Stage *st)
-{
-  for (guint i = 0; i < st->n; i++)
-    g_clear_pointer (&st->nodes[i].data, g_free);
 }
 
 /* (node, row) pairs of a stage, as the unit of parallel work. */
@@ -991,16 +1323,19 @@ thread_count (guint asked)
 static void
 run_leaves (const EfFfbp *self, const Block *b, Stage *st, gboolean f64)
 {
-  guint n_rows, width = stage_width (st);
+  guint n_rows, width = stage_width (st), max_leaf = 0;
   g_autofree guint *rows = stage_rows (st, &n_rows);
+  gboolean tiles = leaves_by_tiles (self, b, f64);
 
+  for (guint i = 0; i < st->n; i++)
+    max_leaf = MAX (max_leaf, st->nodes[i].p1 - st->nodes[i].p0);
 #if HAVE_OPENMP
 #pragma omp parallel num_threads(thread_count (self->params.n_threads))
 #endif
   {
     Scratch s;
 
-    scratch_init (&s, width);
+    scratch_init (&s, width, tiles ? max_leaf : 0);
 #if HAVE_OPENMP
 #pragma omp for schedule(dynamic, 4)
 #endif
@@ -1009,6 +1344,8 @@ run_leaves (const EfFfbp *self, const Block *b, Stage *st, gboolean f64)
         const Node *nd = &st->nodes[rows[2 * k]];
         if (f64)
           leaf_row64 (b, nd, rows[2 * k + 1], &s);
+        else if (tiles)
+          leaf_row32_tiles (self, b, nd, rows[2 * k + 1], &s);
         else
           leaf_row32 (b, nd, rows[2 * k + 1], &s);
       }
@@ -1028,7 +1365,7 @@ run_merge (const EfFfbp *self, const Block *b, Stage *st, const Stage *lo, gbool
   {
     Scratch s;
 
-    scratch_init (&s, width);
+    scratch_init (&s, width, 0);
 #if HAVE_OPENMP
 #pragma omp for schedule(dynamic, 4)
 #endif
@@ -1055,7 +1392,7 @@ run_final (const EfFfbp *self, const Block *b, const Stage *st, gboolean f64, Ef
   {
     Scratch s;
 
-    scratch_init (&s, g->width);
+    scratch_init (&s, g->width, 0);
 #if HAVE_OPENMP
 #pragma omp for schedule(dynamic, 2)
 #endif
@@ -1270,11 +1607,13 @@ ef_ffbp_process (EfFfbp *self, const EfProfiles *profiles, EfCf64 *acc64, EfCf32
   st.n_pulses = profiles->n_pulses;
   if (profiles->n_pulses == 0)
     goto done;
+  t0 = g_get_monotonic_time ();
   if (!ef_ffbp_plan (self, profiles, &ef_ffbp_costs_cpu[!f64], EF_FFBP_SEARCH_ALL, &plan, error))
     {
       ef_ffbp_plan_clear (&plan);
       return FALSE;
     }
+  g_debug ("block of %u pulses planned in %.4f s", profiles->n_pulses, (g_get_monotonic_time () - t0) * 1e-6);
   ef_ffbp_plan_stats (&plan, &st);
   tree = &plan.tree;
   if (plan.use_bp)
@@ -1288,7 +1627,7 @@ ef_ffbp_process (EfFfbp *self, const EfProfiles *profiles, EfCf64 *acc64, EfCf32
     }
 
   t0 = g_get_monotonic_time ();
-  if (!stage_alloc (&tree->stages[0], f64, &samples))
+  if (!stage_alloc (self, &tree->stages[0], 0, f64, &samples))
     {
       ok = FALSE;
       goto out;
@@ -1296,20 +1635,28 @@ ef_ffbp_process (EfFfbp *self, const EfProfiles *profiles, EfCf64 *acc64, EfCf32
   run_leaves (self, &plan.block, &tree->stages[0], f64);
   t1 = g_get_monotonic_time ();
   st.seconds_leaves = (t1 - t0) * 1e-6;
+  g_debug ("leaves: %u grids of %u pulses, %.2f M samples, %.4f s", tree->stages[0].n, tree->leaf_pulses,
+           stage_samples (&tree->stages[0]) * 1e-6, st.seconds_leaves);
   for (guint s = 1; s < tree->n_stages; s++)
     {
-      if (!stage_alloc (&tree->stages[s], f64, &samples))
+      gint64 ts = g_get_monotonic_time ();
+
+      if (!stage_alloc (self, &tree->stages[s], s, f64, &samples))
         {
           ok = FALSE;
           goto out;
         }
       run_merge (self, &plan.block, &tree->stages[s], &tree->stages[s - 1], f64);
-      stage_release (&tree->stages[s - 1]);
+      g_debug ("merge stage %u: %u grids, %.2f M samples from %u children each, %.4f s", s, tree->stages[s].n,
+               stage_samples (&tree->stages[s]) * 1e-6, tree->stages[s].nodes[0].nc,
+               (g_get_monotonic_time () - ts) * 1e-6);
     }
   t0 = g_get_monotonic_time ();
   st.seconds_merge = (t0 - t1) * 1e-6;
   run_final (self, &plan.block, &tree->stages[tree->n_stages - 1], f64, acc64, acc32);
   st.seconds_final = (g_get_monotonic_time () - t0) * 1e-6;
+  g_debug ("final: %u grids onto %u x %u pixels, %.4f s", tree->stages[tree->n_stages - 1].n, self->grid.width,
+           self->grid.height, st.seconds_final);
 
 out:
   ef_ffbp_plan_clear (&plan);

@@ -220,9 +220,11 @@ ef_cli_form (int argc, char **argv)
 
   if (ef_cli_stderr_is_tty () && ef_cli_is_scene_file (input))
     fprintf (stderr, "Simulating the scene in %s…\n", input);
+  t_start = g_get_monotonic_time ();
   ds = ef_cli_open_input (input, channel, n_threads, &error);
   if (ds == NULL)
     return ef_cli_report ("form", error);
+  g_debug ("%s opened in %.4f s", input, (g_get_monotonic_time () - t_start) * 1e-6);
 
   if (spacing_s == NULL)
     {
@@ -301,6 +303,7 @@ ef_cli_form (int argc, char **argv)
   if (image == NULL || !ef_job_read_image (job, &all, image->data, &error))
     return ef_cli_report ("form", error);
 
+  t_start = g_get_monotonic_time ();
   extra_json = parameters_json (input, &jp, backend_name, pulses_used, elapsed_s, bp_per_s);
   switch (kind)
     {
@@ -321,6 +324,7 @@ ef_cli_form (int argc, char **argv)
       ok = ef_image_write (image, output, &error);
       break;
     }
+  g_debug ("image read back and written in %.4f s", (g_get_monotonic_time () - t_start) * 1e-6);
   if (!ok)
     {
       if (!strstr (error->message, output))
