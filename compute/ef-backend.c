@@ -112,11 +112,13 @@ cpu_process_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *samples
       guint n = MIN (count - done, priv->profiles->capacity);
 
       gint64 t0 = g_get_monotonic_time (), t1;
+      double c0 = ef_process_cpu_seconds (), c1;
 
       if (!ef_range_compress (priv->rc, pulses + done, samples + (gsize) done * self->info.n_samples, n,
                               priv->profiles, &bad, error))
         return FALSE;
       t1 = g_get_monotonic_time ();
+      c1 = ef_process_cpu_seconds ();
       self->n_bad_samples += bad;
       if (self->params.algo == EF_ALGO_FFBP || self->params.algo == EF_ALGO_FBP)
         {
@@ -132,8 +134,9 @@ cpu_process_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *samples
         reference_parallel (&self->params.grid, priv->profiles, priv->acc64);
       else
         ef_bp_cpu_fp32 (&self->params.grid, priv->profiles, priv->acc32, self->params.n_threads);
-      g_debug ("%u pulses: range compression to %u bins %.4f s, %s %.4f s", n, priv->profiles->n_bins,
-               (t1 - t0) * 1e-6, ef_algo_to_string (self->params.algo), (g_get_monotonic_time () - t1) * 1e-6);
+      g_debug ("%u pulses: range compression to %u bins %.4f s (CPU %.4f s), %s %.4f s (CPU %.4f s)", n,
+               priv->profiles->n_bins, (t1 - t0) * 1e-6, c1 - c0, ef_algo_to_string (self->params.algo),
+               (g_get_monotonic_time () - t1) * 1e-6, ef_process_cpu_seconds () - c1);
       done += n;
     }
   return TRUE;

@@ -22,12 +22,15 @@
 #define AS EF_FFBP_AS
 #define PAD EF_FFBP_PAD
 
-/* Operation-count model: nanoseconds of one core per operation, measured on an AMD Zen 5 with the
- * AVX-512 builds; only the ratios matter. [0] float64, [1] float32. BP is the exact path the block
- * would otherwise take: the scalar float64 reference or the SIMD float32 backprojector. */
+/* Operation-count model: nanoseconds of one core per operation, measured on an AMD EPYC (family 25,
+ * model 17: Zen 4) with the AVX-512 builds; only the ratios matter. [0] float64, [1] float32. BP is the
+ * exact path the block would otherwise take: the scalar float64 reference or the SIMD float32
+ * backprojector. float32: a leaf pulse into a polar sample by the backprojector's tile loop, chunking
+ * and demodulation included; a child into a merged sample or a sub-aperture into a pixel by the AVX-512
+ * kernel sum, its geometry and re-modulation included (tests/bench/RESULTS.md, 2026-11-26). */
 const EfFfbpCosts ef_ffbp_costs_cpu[2] = {
   { .leaf = 8.0, .merge = 40.0, .final = 35.0, .bp = 54.0 },
-  { .leaf = 6.5, .merge = 28.0, .final = 27.0, .bp = 1.4 },
+  { .leaf = 2.8, .merge = 13.0, .final = 13.0, .bp = 1.6 },
 };
 
 /* The CUDA path's, in pixel-pulses of the fp32 backprojection kernel (0.9 ps each on an H200), measured
@@ -595,7 +598,7 @@ scratch_clear (Scratch *s)
 }
 
 /* The plane points of row j of a node's grid, with off = -(rho - r0): the node's own demodulation. */
-static void
+EF_INLINE void
 node_row_points (const Node *nd, guint j, Scratch *s)
 {
   /* Locals: the stores below could otherwise alias the node's fields and stop vectorisation. */
@@ -892,24 +895,23 @@ gather32_impl (const EfFfbp *self, const Node *nd, double kr, guint n, Scratch *
       }
   }
 
+  /* Points outside the grid read zero; the sums below overwrite the others. */
+  memset (s->gre, 0, n * sizeof (float));
+  memset (s->gim, 0, n * sizeof (float));
   if (self->avx512)
     ef_ffbp_cpu_gather_avx512 ((const float *) nd->data, nd->stride, (guint) ta, &kR->wdf[0][0], &kA->wf[0][0], n,
                                &s->taps, s->gre, s->gim);
   else
     gather_inside_portable (self, nd, n, s);
 
-  for (guint i = 0; i < n; i++)
+  /* Most rows have no point near the grid's edges: look for one before going through them all. */
+  for (guint i = memchr (s->taps.kind, EF_FFBP_TAPS_EDGE, n) != NULL ? 0 : n; i < n; i++)
     {
       int i0, j0, qR, qA;
       double dR, dA, re = 0, im = 0;
 
-      if (s->taps.kind[i] == EF_FFBP_TAPS_INSIDE)
+      if (s->taps.kind[i] != EF_FFBP_TAPS_EDGE)
         continue;
-      if (s->taps.kind[i] == EF_FFBP_TAPS_NONE)
-        {
-          s->gre[i] = s->gim[i] = 0;
-          continue;
-        }
       /* Near the edges of the grid: the taps that fall outside read zero. */
       i0 = kernel_phase ((guint) tr, s->fr[i], &qR, &dR);
       j0 = kernel_phase ((guint) ta, s->fa[i], &qA, &dA);
@@ -975,40 +977,61 @@ leaf_row32_tiles (const EfFfbp *self, const Block *b, const Node *nd, guint j, S
   const EfGrid *g = &self->grid;
   const guint n = nd->nrho, np = nd->p1 - nd->p0, chunk = leaf_chunk (nd, b->kr_max);
   const double kcb = b->kr / (2.0 * G_PI);
-  EfCf32 *row = (EfCf32 *) nd->data + (gsize) j * nd->stride;
+  const double ux = g->u[0], uy = g->u[1], uz = g->u[2], vx = g->v[0], vy = g->v[1], vz = g->v[2];
+  const float *prof = (const float *) (pr->data32 + (gsize) nd->p0 * pr->n_bins);
+  float *restrict fre = s->fre, *restrict fim = s->fim;
 
   node_row_points (nd, j, s);
   for (guint c0 = 0; c0 < n; c0 += chunk)
     {
-      guint m = MIN (chunk, n - c0), npx = (m + 15) & ~15u, mid = c0 + m / 2;
-      double xc[3] = { s->px[mid], s->py[mid], s->pz[mid] };
+      const guint m = MIN (chunk, n - c0), npx = (m + 15) & ~15u, mid = c0 + m / 2;
+      const double xc[3] = { s->px[mid], s->py[mid], s->pz[mid] };
+      const double *restrict px = s->px + c0, *restrict py = s->py + c0, *restrict pz = s->pz + c0;
+      float *restrict ta = s->ta, *restrict tb = s->tb, *restrict tq = s->tq;
 
-      /* Points past the row's end repeat its last one; their sums are dropped. */
-      for (guint i = 0; i < npx; i++)
-        {
-          guint k = c0 + MIN (i, m - 1);
-          double o[3] = { s->px[k] - xc[0], s->py[k] - xc[1], s->pz[k] - xc[2] };
-          float a = (float) dot3 (o, g->u), bb = (float) dot3 (o, g->v);
-
-          s->ta[i] = a;
-          s->tb[i] = bb;
-          s->tq[i] = a * a + bb * bb;
-          s->tre[i] = s->tim[i] = 0;
-        }
-      for (guint p = 0; p < np; p++)
-        ef_bp_cpu_tile_coef (g, &pr->meta[nd->p0 + p], xc, FALSE, &s->coef[p]);
-      ef_bp_cpu_tile_avx512 (s->coef, np, (const float *) (pr->data32 + (gsize) nd->p0 * pr->n_bins), pr->n_bins,
-                             s->ta, s->tb, s->tq, npx, s->tre, s->tim);
+      EF_SIMD
       for (guint i = 0; i < m; i++)
         {
-          guint k = c0 + i;
-          double cyc = kcb * s->off[k];
-          float sn, cs;
+          double ox = px[i] - xc[0], oy = py[i] - xc[1], oz = pz[i] - xc[2];
+          float a = (float) (ox * ux + oy * uy + oz * uz), bb = (float) (ox * vx + oy * vy + oz * vz);
 
-          ef_sincos_cycles_f ((float) (cyc - rint (cyc)), &sn, &cs);
-          row[k] = s->ok[k] ? (s->tre[i] * cs - s->tim[i] * sn) + I * (s->tre[i] * sn + s->tim[i] * cs) : 0;
+          ta[i] = a;
+          tb[i] = bb;
+          tq[i] = a * a + bb * bb;
         }
+      /* Points past the row's end repeat its last one; their sums are dropped. */
+      for (guint i = m; i < npx; i++)
+        {
+          ta[i] = ta[m - 1];
+          tb[i] = tb[m - 1];
+          tq[i] = tq[m - 1];
+        }
+      memset (s->tre, 0, npx * sizeof (float));
+      memset (s->tim, 0, npx * sizeof (float));
+      for (guint p = 0; p < np; p++)
+        ef_bp_cpu_tile_coef (g, &pr->meta[nd->p0 + p], xc, FALSE, &s->coef[p]);
+      ef_bp_cpu_tile_avx512 (s->coef, np, prof, pr->n_bins, ta, tb, tq, npx, s->tre, s->tim);
+      memcpy (fre + c0, s->tre, m * sizeof (float));
+      memcpy (fim + c0, s->tim, m * sizeof (float));
     }
+  {
+    EfCf32 *row = (EfCf32 *) nd->data + (gsize) j * nd->stride;
+    float *restrict out = (float *) row;
+    const double *restrict off = s->off;
+    const guint8 *restrict ok = s->ok;
+
+    /* The leaf's own demodulation, once a sample. */
+    EF_SIMD
+    for (gsize i = 0; i < n; i++)
+      {
+        double cyc = kcb * off[i];
+        float sn, cs, keep = (float) ok[i];
+
+        ef_sincos_cycles_f ((float) (cyc - ((cyc + 0x1.8p52) - 0x1.8p52)), &sn, &cs);
+        out[2 * i] = keep * (fre[i] * cs - fim[i] * sn);
+        out[2 * i + 1] = keep * (fre[i] * sn + fim[i] * cs);
+      }
+  }
 }
 
 /* One row of a leaf's grid: every pulse of the leaf backprojected with the reference's interpolation.
@@ -1150,14 +1173,23 @@ final_row_impl (const EfFfbp *self, const Block *b, const Stage *st, guint r, Sc
   double x0[3];
 
   ef_grid_pixel_position (g, 0, r, x0);
-  for (guint i = 0; i < n; i++)
-    {
-      s->px[i] = x0[0] + i * g->spacing * g->u[0];
-      s->py[i] = x0[1] + i * g->spacing * g->u[1];
-      s->pz[i] = x0[2] + i * g->spacing * g->u[2];
-      s->off[i] = 0;
-      s->ok[i] = 1;
-    }
+  {
+    /* Locals: stores through s could otherwise alias the grid and stop vectorisation. */
+    const double sx = g->spacing * g->u[0], sy = g->spacing * g->u[1], sz = g->spacing * g->u[2];
+    const double x = x0[0], y = x0[1], z = x0[2];
+    double *restrict px = s->px, *restrict py = s->py, *restrict pz = s->pz, *restrict off = s->off;
+    guint8 *restrict ok = s->ok;
+
+    EF_SIMD
+    for (guint i = 0; i < n; i++)
+      {
+        px[i] = x + i * sx;
+        py[i] = y + i * sy;
+        pz[i] = z + i * sz;
+        off[i] = 0;
+        ok[i] = 1;
+      }
+  }
   if (f64)
     {
       memset (s->are, 0, n * sizeof (double));
@@ -1169,12 +1201,20 @@ final_row_impl (const EfFfbp *self, const Block *b, const Stage *st, guint r, Sc
     }
   else
     {
+      float *restrict out = (float *) (acc32 + (gsize) r * n);
+      const float *restrict fre = s->fre, *restrict fim = s->fim;
+
       memset (s->fre, 0, n * sizeof (float));
       memset (s->fim, 0, n * sizeof (float));
       for (guint k = 0; k < st->n; k++)
         gather32_impl (self, &st->nodes[k], b->kr, n, s);
-      for (guint i = 0; i < n; i++)
-        acc32[(gsize) r * n + i] += s->fre[i] + I * s->fim[i];
+      /* A gsize index: with an unsigned one GCC does not vectorise the strided stores. */
+      EF_SIMD
+      for (gsize i = 0; i < n; i++)
+        {
+          out[2 * i] += fre[i];
+          out[2 * i + 1] += fim[i];
+        }
     }
 }
 
@@ -1598,6 +1638,7 @@ ef_ffbp_process (EfFfbp *self, const EfProfiles *profiles, EfCf64 *acc64, EfCf32
   gboolean f64, ok = TRUE;
   guint64 samples = 0;
   gint64 t0, t1;
+  double c0, c1;
 
   g_return_val_if_fail (self != NULL && profiles != NULL, FALSE);
   g_return_val_if_fail ((profiles->data64 != NULL) == (acc64 != NULL), FALSE);
@@ -1608,7 +1649,9 @@ ef_ffbp_process (EfFfbp *self, const EfProfiles *profiles, EfCf64 *acc64, EfCf32
   if (profiles->n_pulses == 0)
     goto done;
   t0 = g_get_monotonic_time ();
-  if (!ef_ffbp_plan (self, profiles, &ef_ffbp_costs_cpu[!f64], EF_FFBP_SEARCH_ALL, &plan, error))
+  /* The descending search finds the exhaustive search's tree (test-ffbp-plan) in a fraction of the time,
+   * which every block spends on one thread. */
+  if (!ef_ffbp_plan (self, profiles, &ef_ffbp_costs_cpu[!f64], EF_FFBP_SEARCH_DESCEND, &plan, error))
     {
       ef_ffbp_plan_clear (&plan);
       return FALSE;
@@ -1627,6 +1670,7 @@ ef_ffbp_process (EfFfbp *self, const EfProfiles *profiles, EfCf64 *acc64, EfCf32
     }
 
   t0 = g_get_monotonic_time ();
+  c0 = ef_process_cpu_seconds ();
   if (!stage_alloc (self, &tree->stages[0], 0, f64, &samples))
     {
       ok = FALSE;
@@ -1634,12 +1678,14 @@ ef_ffbp_process (EfFfbp *self, const EfProfiles *profiles, EfCf64 *acc64, EfCf32
     }
   run_leaves (self, &plan.block, &tree->stages[0], f64);
   t1 = g_get_monotonic_time ();
+  c1 = ef_process_cpu_seconds ();
   st.seconds_leaves = (t1 - t0) * 1e-6;
-  g_debug ("leaves: %u grids of %u pulses, %.2f M samples, %.4f s", tree->stages[0].n, tree->leaf_pulses,
-           stage_samples (&tree->stages[0]) * 1e-6, st.seconds_leaves);
+  g_debug ("leaves: %u grids of %u pulses, %.2f M samples, %.4f s (CPU %.4f s)", tree->stages[0].n,
+           tree->leaf_pulses, stage_samples (&tree->stages[0]) * 1e-6, st.seconds_leaves, c1 - c0);
   for (guint s = 1; s < tree->n_stages; s++)
     {
       gint64 ts = g_get_monotonic_time ();
+      double cs = ef_process_cpu_seconds ();
 
       if (!stage_alloc (self, &tree->stages[s], s, f64, &samples))
         {
@@ -1647,16 +1693,17 @@ ef_ffbp_process (EfFfbp *self, const EfProfiles *profiles, EfCf64 *acc64, EfCf32
           goto out;
         }
       run_merge (self, &plan.block, &tree->stages[s], &tree->stages[s - 1], f64);
-      g_debug ("merge stage %u: %u grids, %.2f M samples from %u children each, %.4f s", s, tree->stages[s].n,
-               stage_samples (&tree->stages[s]) * 1e-6, tree->stages[s].nodes[0].nc,
-               (g_get_monotonic_time () - ts) * 1e-6);
+      g_debug ("merge stage %u: %u grids, %.2f M samples from %u children each, %.4f s (CPU %.4f s)", s,
+               tree->stages[s].n, stage_samples (&tree->stages[s]) * 1e-6, tree->stages[s].nodes[0].nc,
+               (g_get_monotonic_time () - ts) * 1e-6, ef_process_cpu_seconds () - cs);
     }
   t0 = g_get_monotonic_time ();
+  c0 = ef_process_cpu_seconds ();
   st.seconds_merge = (t0 - t1) * 1e-6;
   run_final (self, &plan.block, &tree->stages[tree->n_stages - 1], f64, acc64, acc32);
   st.seconds_final = (g_get_monotonic_time () - t0) * 1e-6;
-  g_debug ("final: %u grids onto %u x %u pixels, %.4f s", tree->stages[tree->n_stages - 1].n, self->grid.width,
-           self->grid.height, st.seconds_final);
+  g_debug ("final: %u grids onto %u x %u pixels, %.4f s (CPU %.4f s)", tree->stages[tree->n_stages - 1].n,
+           self->grid.width, self->grid.height, st.seconds_final, ef_process_cpu_seconds () - c0);
 
 out:
   ef_ffbp_plan_clear (&plan);
