@@ -521,7 +521,7 @@ typedef struct {
 } Scratch;
 
 /* Points in a chunk of a leaf's row for the tile loop, most. */
-#define LEAF_CHUNK 64
+#define LEAF_CHUNK 128
 
 static void
 scratch_init (Scratch *s, guint n, guint max_leaf)
@@ -962,7 +962,7 @@ static guint
 leaf_chunk (const Node *nd, double kr)
 {
   double r = MAX (nd->rho0, nd->h), o = pow (2e-4 / MAX (kr, 1e-9) * r * r * r, 0.25);
-  guint c = (guint) (2.0 * MIN (o, 4.0) / nd->drho) / 16 * 16;
+  guint c = (guint) (2.0 * MIN (o, 8.0) / nd->drho) / 16 * 16;
 
   return CLAMP (c, 16u, (guint) LEAF_CHUNK);
 }
