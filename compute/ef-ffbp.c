@@ -1204,6 +1204,10 @@ final_row_impl (const EfFfbp *self, const Block *b, const Stage *st, guint r, Sc
       float *restrict out = (float *) (acc32 + (gsize) r * n);
       const float *restrict fre = s->fre, *restrict fim = s->fim;
 
+      /* The accumulator row is out of cache (each block passes over the whole image once): ask for it
+       * now, so that it has arrived when the sums are added in. */
+      for (gsize i = 0; i < 2 * (gsize) n; i += 16)
+        __builtin_prefetch (out + i, 1, 0);
       memset (s->fre, 0, n * sizeof (float));
       memset (s->fim, 0, n * sizeof (float));
       for (guint k = 0; k < st->n; k++)
