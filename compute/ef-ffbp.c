@@ -970,7 +970,7 @@ leaf_chunk (const Node *nd, double kr)
 /* One row of a leaf's grid by the float32 backprojector's tile loop (monostatic pulses, AVX-512): the
  * row is cut into chunks short enough for the loop's expansion about each chunk's centre, and the
  * backprojected sum is demodulated afterwards. */
-static void
+EF_CLONES static void
 leaf_row32_tiles (const EfFfbp *self, const Block *b, const Node *nd, guint j, Scratch *s)
 {
   const EfProfiles *pr = b->pr;
