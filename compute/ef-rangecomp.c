@@ -28,7 +28,7 @@
 typedef struct {
   fftw_complex  *spec;    /* K' prepared bins, double */
   fftw_complex  *raw;     /* RAW: Nc-point work buffer */
-  fftwf_complex *work32;  /* N-point IFFT buffer */
+  fftwf_complex *work32;  /* N-point IFFT output for profiles of another alignment */
   fftwf_complex *in32;    /* N-point IFFT input: zero but for the K bins, which every pulse rewrites */
   fftw_complex  *work64;
 } Scratch;
@@ -46,11 +46,9 @@ struct _EfRangeCompressor {
   guint         k_first;  /* first kept bin, in FFT order, of the chirp band */
   fftw_complex *chirp_conj; /* nc: conj(FFT(chirp)) scaled, g_malloc'd (EfMatchedFilter) */
   fftw_plan     raw_fwd;
-  /* IFFT plans */
-  fftwf_plan    inv32;
-  /* float32: the IFFT from each scratch's in32 straight into a profile, with the fftshift folded into
-   * the input as a sign (a shift by N/2 of the output is a factor (-1)^i on input bin i) and the 1/K
-   * scale and the window into one weight. */
+  /* IFFT plans. float32: from each scratch's in32 straight into a profile, with the fftshift folded
+   * into the input as a sign (a shift by N/2 of the output is a factor (-1)^i on input bin i) and the
+   * 1/K scale and the window into one weight. */
   fftwf_plan    inv32_out;
   int           out_align;  /* FFTW's alignment class of the output inv32_out was planned for */
   float        *w32;        /* k: window / K * (-1)^(FFT input index) */
@@ -207,7 +205,6 @@ ef_range_compressor_free (EfRangeCompressor *rc)
   if (rc == NULL)
     return;
   ef_fftw_planner_lock ();
-  if (rc->inv32) fftwf_destroy_plan (rc->inv32);
   if (rc->inv32_out) fftwf_destroy_plan (rc->inv32_out);
   if (rc->inv64) fftw_destroy_plan (rc->inv64);
   if (rc->raw_fwd) fftw_destroy_plan (rc->raw_fwd);
@@ -406,8 +403,6 @@ ef_range_compressor_new (const EfDatasetInfo *info, const EfRangeParams *params,
                                   FFTW_ESTIMATE);
   else
     {
-      rc->inv32 = fftwf_plan_dft_1d ((int) rc->n, rc->scratch[0].work32, rc->scratch[0].work32, FFTW_BACKWARD,
-                                     FFTW_ESTIMATE);
       /* Planned on fftwf_malloc'd buffers, as the profiles are: a profile row of a power-of-two length
        * shares their alignment, anything else goes through work32. */
       rc->inv32_out = fftwf_plan_dft_1d ((int) rc->n, rc->scratch[0].in32, rc->scratch[0].work32, FFTW_BACKWARD,
@@ -418,7 +413,7 @@ ef_range_compressor_new (const EfDatasetInfo *info, const EfRangeParams *params,
     rc->raw_fwd = fftw_plan_dft_1d ((int) rc->nc, rc->scratch[0].raw, rc->scratch[0].raw, FFTW_FORWARD,
                                     FFTW_ESTIMATE);
   ef_fftw_planner_unlock ();
-  if ((fp64 && !rc->inv64) || (!fp64 && (!rc->inv32 || !rc->inv32_out)) || (rc->nc && !rc->raw_fwd))
+  if ((fp64 && !rc->inv64) || (!fp64 && !rc->inv32_out) || (rc->nc && !rc->raw_fwd))
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_FAILED, "FFTW could not plan a %u-point FFT", rc->n);
       return NULL;
