@@ -3,7 +3,7 @@
 #pragma once
 
 /*
- * Plain C with GLib only: the CUDA backend's C files include it too. The CPU path (ef-ffbp.c) and the
+ * Plain C with GLib only: the CUDA backend's C files include it too. The CPU path (ef-ffbp-cpu.c) and the
  * GPU path (cuda/ef-cuda-ffbp.*) build the very same tree for a block through ef_ffbp_plan, from the
  * profiles' metadata alone, and read the same interpolation kernels; only the cost table that picks
  * the leaf length and decides for exact backprojection differs between them.

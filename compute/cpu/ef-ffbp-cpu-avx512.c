@@ -16,7 +16,7 @@
  * Eight complex range taps are sixteen floats: one vector. A point's sum is then one load and one FMA
  * per angular tap, weighted by that tap's broadcast weight, and one multiply by the range weights.
  * The sixteen lanes of that product are summed four points at a time, which takes half the shuffles
- * of one point at a time; either way in the order of the portable loop in ef-ffbp.c (halves, then
+ * of one point at a time; either way in the order of the portable loop in ef-ffbp-cpu.c (halves, then
  * quarters, then the two complex pairs), so that all paths round alike.
  */
 EF_AVX512 static inline __m512

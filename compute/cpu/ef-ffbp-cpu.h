@@ -6,7 +6,7 @@
 
 G_BEGIN_DECLS
 
-/* Where and how one point reads a polar grid, as ef-ffbp.c lays it out before the sum. */
+/* Where and how one point reads a polar grid, as ef-ffbp-cpu.c lays it out before the sum. */
 typedef struct {
   guint8 *kind;   /* EF_FFBP_TAPS_*: what to do with the point */
   gint32 *off;    /* complex sample of the first tap: row j0, column i0 (row-major, stride samples) */
