@@ -12,6 +12,7 @@
 
 #include "ef-error.h"
 #include "ef-fftw.h"
+#include "ef-grid.h"
 #include "ef-rangecomp.h"
 
 /*
@@ -163,10 +164,11 @@ ef_profiles_new (guint capacity, guint n_bins, gboolean fp64, GError **error)
   p->capacity = capacity;
   p->n_bins = n_bins;
   p->meta = g_try_new0 (EfProfileMeta, capacity);
+  /* Written whole by range compression before they are read: no need to zero them. */
   if (fp64)
-    p->data64 = fftw_malloc ((gsize) capacity * n_bins * elem);
+    p->data64 = ef_aligned_alloc ((gsize) capacity * n_bins * elem);
   else
-    p->data32 = fftwf_malloc ((gsize) capacity * n_bins * elem);
+    p->data32 = ef_aligned_alloc ((gsize) capacity * n_bins * elem);
   if (p->meta == NULL || (p->data64 == NULL && p->data32 == NULL))
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY,
@@ -182,10 +184,8 @@ ef_profiles_free (EfProfiles *p)
   if (p == NULL)
     return;
   g_free (p->meta);
-  if (p->data32)
-    fftwf_free (p->data32);
-  if (p->data64)
-    fftw_free (p->data64);
+  ef_aligned_free (p->data32);
+  ef_aligned_free (p->data64);
   g_free (p);
 }
 
@@ -403,8 +403,8 @@ ef_range_compressor_new (const EfDatasetInfo *info, const EfRangeParams *params,
                                   FFTW_ESTIMATE);
   else
     {
-      /* Planned on fftwf_malloc'd buffers, as the profiles are: a profile row of a power-of-two length
-       * shares their alignment, anything else goes through work32. */
+      /* Planned on an fftwf_malloc'd buffer; the profiles are 64-byte aligned: a profile row of a
+       * power-of-two length shares its alignment, anything else goes through work32. */
       rc->inv32_out = fftwf_plan_dft_1d ((int) rc->n, rc->scratch[0].in32, rc->scratch[0].work32, FFTW_BACKWARD,
                                          FFTW_ESTIMATE | FFTW_PRESERVE_INPUT);
       rc->out_align = fftwf_alignment_of ((float *) rc->scratch[0].work32);
