@@ -75,7 +75,7 @@ typedef struct {
  * gave the best speed of the settings tried: a base of 4 needs half the stages, and so half the
  * interpolations, of a base of 2. Oversampling and taps trade accuracy for speed: 1.5 with 4 taps is some
  * 20 dB, 3 with 8 taps some 65 dB. Most of the error is the range interpolation's: on a 1024 x 1024
- * region from 2048 pulses, oversampling 2.2 in range gains 2-3 dB for 4% more time, 2.4 in angle
+ * region from 2048 pulses, oversampling 2.2 in range gains 2-3 dB for 2-6% more time, 2.4 in angle
  * under 1 dB. */
 void ef_ffbp_params_init (EfFfbpParams *params);
 /* The same for one-level FBP. */
