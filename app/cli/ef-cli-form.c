@@ -153,7 +153,7 @@ ef_cli_form (int argc, char **argv)
     { "window", 'w', 0, G_OPTION_ARG_STRING, &window_s, "Range window: rect (the default), hann, hamming or "
       "taylor", "WIN" },
     { "upsample", 'u', 0, G_OPTION_ARG_STRING, &upsample_s, "Range profile zero-padding factor", "N" },
-    { "block", 0, 0, G_OPTION_ARG_STRING, &block_s, "Pulses per block (default 64; ffbp and fbp 512)", "N" },
+    { "block", 0, 0, G_OPTION_ARG_STRING, &block_s, "Pulses per block (default 64; ffbp and fbp 1024)", "N" },
     { "order", 0, 0, G_OPTION_ARG_STRING, &order_s, "Pulse block order: sequential (the default) or "
       "interleaved", "ORDER" },
     { "stride", 0, 0, G_OPTION_ARG_STRING, &stride_s, "Use every N-th pulse (a quick look)", "N" },
@@ -266,9 +266,10 @@ ef_cli_form (int argc, char **argv)
   else if (algo == EF_ALGO_FFBP || algo == EF_ALGO_FBP)
     {
       /* Nothing shows the image while it forms, so the fast algorithms get longer sub-apertures than a
-       * progressive view's 256 pulses: half as many passes over the image and half as many stages to
-       * wait at, for 2 dB of SER against BP (tests/bench/RESULTS.md). */
-      jp.backend.block_size = 512;
+       * progressive view's 256 pulses: a quarter of the passes over the image and of the stages at
+       * which threads wait for each other, which on a busy machine is 15% of the time
+       * (tests/bench/RESULTS.md). */
+      jp.backend.block_size = 1024;
     }
   if (threads_s != NULL)
     jp.backend.n_threads = n_threads;
