@@ -721,14 +721,22 @@ merge_row_impl (const EfFfbp *self, const Block *b, const Node *nd, const Node *
     }
   else
     {
-      EfCf32 *row = (EfCf32 *) nd->data + (gsize) j * nd->stride;
+      float *restrict row = (float *) ((EfCf32 *) nd->data + (gsize) j * nd->stride);
+      const float *restrict fre = s->fre, *restrict fim = s->fim;
+      const guint8 *restrict ok = s->ok;
 
       memset (s->fre, 0, n * sizeof (float));
       memset (s->fim, 0, n * sizeof (float));
       for (guint c = 0; c < nd->nc; c++)
         gather32_impl (self, &children[nd->c0 + c], b->kr, n, s);
-      for (guint i = 0; i < n; i++)
-        row[i] = s->ok[i] ? s->fre[i] + I * s->fim[i] : 0;
+      EF_SIMD
+      for (gsize i = 0; i < n; i++)
+        {
+          float keep = (float) ok[i];
+
+          row[2 * i] = keep * fre[i];
+          row[2 * i + 1] = keep * fim[i];
+        }
     }
 }
 
