@@ -524,12 +524,13 @@ gather32_impl (const EfFfbp *self, const Node *nd, double kr, guint n, Scratch *
 }
 
 /* The largest points per chunk (a multiple of 16, at most LEAF_CHUNK) that keep the tile loop's
- * third-order range expansion within 1e-4 rad of phase at ranges from r on: its error is below
- * o^4 / (2 r^3) for offsets o from the chunk's centre. */
+ * third-order range expansion within 1e-4 rad of phase at ranges from r on (its error is below
+ * o^4 / (2 r^3) for offsets o from the chunk's centre), and the offsets within 8 m, where float32 keeps
+ * the phase of a pulse to some 4e-4 rad (the leaf sums many, with independent rounding). */
 static guint
 leaf_chunk (const Node *nd, double kr)
 {
-  double r = MAX (nd->rho0, nd->h), o = pow (2e-4 / MAX (kr, 1e-9) * r * r * r, 0.25);
+  double r = MAX (MAX (nd->rho0, fabs (nd->h)), 1.0), o = pow (2e-4 / MAX (kr, 1e-9) * r * r * r, 0.25);
   guint c = (guint) (2.0 * MIN (o, 8.0) / nd->drho) / 16 * 16;
 
   return CLAMP (c, 16u, (guint) LEAF_CHUNK);
