@@ -266,7 +266,8 @@ test_simd_paths (void)
   g_autoptr (EfProfiles) p64 = NULL;
   g_autoptr (EfProfiles) p32 = NULL;
   g_autofree EfCf64 *ref = NULL;
-  g_autofree EfCf32 *img[2] = { NULL, NULL };
+  g_autofree EfCf32 *img0 = NULL;
+  g_autofree EfCf32 *img1 = NULL;
   EfGrid grid;
   EfFfbpParams fp;
   double ser[2], agree;
@@ -285,8 +286,12 @@ test_simd_paths (void)
   ef_bp_reference (&grid, p64, ref);
   ef_ffbp_params_init (&fp);
   fp.bp_fallback = FALSE;
+  /* Accumulators: FFBP adds into them. */
+  img0 = g_new0 (EfCf32, n);
+  img1 = g_new0 (EfCf32, n);
   for (int k = 0; k < 2; k++)
     {
+      EfCf32 *img = k == 0 ? img0 : img1;
       g_autoptr (EfFfbp) f = NULL;
       EfFfbpStats st;
 
@@ -294,18 +299,16 @@ test_simd_paths (void)
         g_setenv ("EF_BP_PORTABLE", "1", TRUE);
       f = ef_ffbp_new (&grid, sp.bandwidth, &fp, NULL);
       g_unsetenv ("EF_BP_PORTABLE");
-      /* An accumulator: FFBP adds into it. */
-      img[k] = g_new0 (EfCf32, n);
-      g_assert_true (ef_ffbp_process (f, p32, NULL, img[k], &st, NULL));
+      g_assert_true (ef_ffbp_process (f, p32, NULL, img, &st, NULL));
       g_assert_false (st.used_bp);
-      ser[k] = ef_ser_db_f32_f64 (img[k], ref, n);
+      ser[k] = ef_ser_db_f32_f64 (img, ref, n);
     }
   {
     g_autofree EfCf64 *b = g_new (EfCf64, n);
 
     for (gsize i = 0; i < n; i++)
-      b[i] = img[1][i];
-    agree = ef_ser_db_f32_f64 (img[0], b, n);
+      b[i] = img1[i];
+    agree = ef_ser_db_f32_f64 (img0, b, n);
   }
   g_test_message ("%s: SER %.1f dB against float64; portable loops: %.1f dB; the two agree to %.1f dB",
                   ef_bp_cpu_simd_name (), ser[0], ser[1], agree);
