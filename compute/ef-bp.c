@@ -84,8 +84,8 @@ coef_term (const EfGrid *grid, const double ant[3], const double xc[3], float *a
   *rc = r;
 }
 
-static void
-tile_coef (const EfGrid *grid, const EfProfileMeta *m, const double xc[3], gboolean bistatic, EfBpCoef *k)
+void
+ef_bp_cpu_tile_coef (const EfGrid *grid, const EfProfileMeta *m, const double xc[3], gboolean bistatic, EfBpCoef *k)
 {
   double rt, rr = 0, base, bins, cycles;
 
@@ -187,7 +187,7 @@ ef_bp_cpu_fp32 (const EfGrid *grid, const EfProfiles *profiles, EfCf32 *acc, gui
 
         ef_grid_pixel_position (grid, x0 + 0.5 * (T - 1), y0 + 0.5 * (T - 1), xc);
         for (guint p = 0; p < n_pulses; p++)
-          tile_coef (grid, &profiles->meta[p], xc, bistatic, &coef[p]);
+          ef_bp_cpu_tile_coef (grid, &profiles->meta[p], xc, bistatic, &coef[p]);
         memset (acc_re, 0, sizeof acc_re);
         memset (acc_im, 0, sizeof acc_im);
         if (fast)

@@ -5,6 +5,7 @@
 #include "ef-types.h"
 #include "ef-grid.h"
 #include "ef-rangecomp.h"
+#include "ef-bp-cpu.h"
 
 G_BEGIN_DECLS
 
@@ -20,6 +21,11 @@ void ef_bp_reference_rect (const EfGrid *grid, const EfProfiles *profiles, const
  * Geometry is referenced to each tile's centre in double; only small residuals go through float.
  * profiles must be fp32. Adds into acc. n_threads == 0 uses all cores. Blocks. */
 void ef_bp_cpu_fp32 (const EfGrid *grid, const EfProfiles *profiles, EfCf32 *acc, guint n_threads);
+
+/* The per-pulse coefficients of the float32 loops (ef-bp-cpu.h) for points about xc that lie in the
+ * grid's plane, their offsets measured along the grid's axes. */
+void ef_bp_cpu_tile_coef (const EfGrid *grid, const EfProfileMeta *m, const double xc[3], gboolean bistatic,
+                          EfBpCoef *k);
 
 /* The tile edge used by the fast paths, in pixels, and the name of the SIMD level chosen. */
 #define EF_BP_TILE 16

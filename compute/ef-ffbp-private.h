@@ -3,7 +3,7 @@
 #pragma once
 
 /*
- * Plain C with GLib only: the CUDA backend's C files include it too. The CPU path (ef-ffbp.c) and the
+ * Plain C with GLib only: the CUDA backend's C files include it too. The CPU path (ef-ffbp-cpu.c) and the
  * GPU path (cuda/ef-cuda-ffbp.*) build the very same tree for a block through ef_ffbp_plan, from the
  * profiles' metadata alone, and read the same interpolation kernels; only the cost table that picks
  * the leaf length and decides for exact backprojection differs between them.
@@ -18,14 +18,15 @@ G_BEGIN_DECLS
 #define EF_FFBP_AS  16         /* most angular taps */
 #define EF_FFBP_PAD EF_FFBP_RS /* zero samples after each polar row: the fast gather never checks bounds */
 
-/* A Knab kernel, tabulated. */
+/* A Knab kernel, tabulated. The float tables come first: in a 64-byte aligned kernel every one of their
+ * rows (64 bytes) is a vector load. */
 typedef struct {
-  guint  taps;
-  double w[EF_FFBP_KQ + 1][EF_FFBP_AS];     /* weight of tap k at fractional offset q / KQ; zero past taps */
-  /* The first RS taps again, each twice, to weight interleaved (re, im) pairs in one vector. */
-  double wd[EF_FFBP_KQ + 1][2 * EF_FFBP_RS];
+  /* The first RS taps, each twice, to weight interleaved (re, im) pairs in one vector. */
   float  wdf[EF_FFBP_KQ + 1][2 * EF_FFBP_RS];
   float  wf[EF_FFBP_KQ + 1][EF_FFBP_AS];
+  double w[EF_FFBP_KQ + 1][EF_FFBP_AS];     /* weight of tap k at fractional offset q / KQ; zero past taps */
+  double wd[EF_FFBP_KQ + 1][2 * EF_FFBP_RS];
+  guint  taps;
 } EfFfbpKernel;
 
 /* A sub-aperture and its polar grid. Sample (j, i) of the grid is the point of the image plane at range
@@ -43,7 +44,8 @@ typedef struct {
   double   cp[3], e1[3], e2[3], h, tau1, taun, qsign;
   double   rho0, drho, al0, dal;
   guint    nrho, nal, stride;
-  gpointer data;          /* CPU path: owned, nal rows of stride samples (EfCf64 or EfCf32), or NULL */
+  gpointer data;          /* CPU path: nal rows of stride samples (EfCf64 or EfCf32) in the former's
+                           * stage buffer (borrowed), or NULL */
 } EfFfbpNode;
 
 typedef struct {
@@ -77,6 +79,10 @@ struct _EfFfbp {
   EfFfbpKernel *kr_angle;      /* owned */
   double      (*edge)[3];      /* owned: points along the ROI's boundary */
   guint         n_edge;
+  gboolean      avx512;        /* CPU path: the float32 loops may use AVX-512 */
+  gpointer      grids[2];      /* CPU path, owned: the polar grids of even and odd stages, kept between
+                                * blocks (64-byte aligned) */
+  gsize         grid_bytes[2];
 };
 
 /* The operation-count model: time of one operation of each kind, in any unit (only ratios matter).

@@ -1,32 +1,30 @@
-/* ef-ffbp.c: factorised and one-level fast backprojection through polar sub-aperture grids. */
+/* ef-ffbp.c: factorised and one-level fast backprojection: parameters, kernels and the plan of a block's
+ * tree of polar sub-aperture grids (the CPU forms it in ef-ffbp-cpu.c, CUDA in cuda/ef-cuda-ffbp.c). */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "ef-ffbp"
 #include "config.h"
 
 #include <math.h>
 #include <string.h>
-#if HAVE_OPENMP
-#include <omp.h>
-#endif
 
 #include "ef-bp.h"
 #include "ef-error.h"
 #include "ef-ffbp-private.h"
-#include "ef-simd.h"
-
-#define EF_INLINE static inline __attribute__((always_inline))
 
 #define KQ EF_FFBP_KQ
 #define RS EF_FFBP_RS
 #define AS EF_FFBP_AS
 #define PAD EF_FFBP_PAD
 
-/* Operation-count model: nanoseconds of one core per operation, measured on an AMD Zen 5 with the
- * AVX-512 builds; only the ratios matter. [0] float64, [1] float32. BP is the exact path the block
- * would otherwise take: the scalar float64 reference or the SIMD float32 backprojector. */
+/* Operation-count model: nanoseconds of one core per operation, measured on an AMD EPYC (family 25,
+ * model 17: Zen 4) with the AVX-512 builds; only the ratios matter. [0] float64, [1] float32. BP is the
+ * exact path the block would otherwise take: the scalar float64 reference or the SIMD float32
+ * backprojector. float32: a leaf pulse into a polar sample by the backprojector's tile loop, chunking
+ * and demodulation included; a child into a merged sample or a sub-aperture into a pixel by the AVX-512
+ * kernel sum, its geometry and re-modulation included (tests/bench/RESULTS.md, 2026-11-26). */
 const EfFfbpCosts ef_ffbp_costs_cpu[2] = {
   { .leaf = 8.0, .merge = 40.0, .final = 35.0, .bp = 54.0 },
-  { .leaf = 6.5, .merge = 28.0, .final = 27.0, .bp = 1.4 },
+  { .leaf = 2.8, .merge = 13.0, .final = 13.0, .bp = 1.6 },
 };
 
 /* The CUDA path's, in pixel-pulses of the fp32 backprojection kernel (0.9 ps each on an H200), measured
@@ -102,8 +100,11 @@ knab (double x, guint taps, double os)
 static Kernel *
 kernel_new (guint taps, double os)
 {
-  Kernel *k = g_new0 (Kernel, 1);
+  /* Aligned: the float32 sums load its rows as whole vectors. */
+  Kernel *k = ef_aligned_alloc0 (sizeof (Kernel));
 
+  if (k == NULL)
+    g_error ("Out of memory for a %zu-byte kernel table", sizeof (Kernel));
   k->taps = taps;
   for (guint q = 0; q <= KQ; q++)
     {
@@ -124,46 +125,10 @@ kernel_new (guint taps, double os)
   return k;
 }
 
-/* Splits fractional index f into the first tap's index, the table row and the blend towards the next. */
-EF_INLINE int
-kernel_phase (guint taps, double f, int *q, double *d)
-{
-  double fl = floor (f), qf = (f - fl) * KQ;
-  int qi = (int) qf;
-
-  qi = CLAMP (qi, 0, KQ - 1);
-  *q = qi;
-  *d = qf - qi;
-  return (int) fl - (int) (taps / 2) + 1;
-}
-
-/* sin and cos of 2 pi c: reduced to a quarter turn, then Taylor series good to 1e-14. */
-EF_INLINE void
-sincos_cycles (double c, double *s_out, double *c_out)
-{
-  double r = c - rint (c);
-  double qf = rint (r * 4.0);
-  double x = (r - 0.25 * qf) * (2.0 * G_PI);
-  double x2 = x * x;
-  /* Multiplications by reciprocals: without -ffast-math a division by a constant stays a division. */
-  double s = x * (1 - x2 * (1.0 / 6) * (1 - x2 * (1.0 / 20) * (1 - x2 * (1.0 / 42) * (1 - x2 * (1.0 / 72)
-                  * (1 - x2 * (1.0 / 110) * (1 - x2 * (1.0 / 156)))))));
-  double co = 1 - x2 * 0.5 * (1 - x2 * (1.0 / 12) * (1 - x2 * (1.0 / 30) * (1 - x2 * (1.0 / 56)
-                  * (1 - x2 * (1.0 / 90) * (1 - x2 * (1.0 / 132))))));
-  int qi = (int) qf;
-  /* Quadrant fix-up as arithmetic blends, which vectorise where branches would not. */
-  double swap = (double) (qi & 1);
-  double sn = s + swap * (co - s);
-  double cs = co + swap * (s - co);
-
-  *s_out = sn * (1.0 - 2.0 * (double) ((qi >> 1) & 1));
-  *c_out = cs * (1.0 - 2.0 * (double) (((qi + 1) >> 1) & 1));
-}
-
 static void
 kernel_free (Kernel *k)
 {
-  g_free (k);
+  ef_aligned_free (k);
 }
 
 EfFfbp *
@@ -210,6 +175,7 @@ ef_ffbp_new (const EfGrid *grid, double bandwidth_hz, const EfFfbpParams *params
     for (int i = 0; i < 3; i++)
       self->n[i] /= nn;
   }
+  self->avx512 = ef_bp_cpu_have_avx512 () && !g_getenv ("EF_BP_PORTABLE");
   self->kr_range = kernel_new (p->taps_range, p->oversample_range);
   self->kr_angle = kernel_new (p->taps_angle, p->oversample_angle);
 
@@ -236,6 +202,8 @@ ef_ffbp_free (EfFfbp *self)
     return;
   kernel_free (self->kr_range);
   kernel_free (self->kr_angle);
+  ef_aligned_free (self->grids[0]);
+  ef_aligned_free (self->grids[1]);
   g_free (self->edge);
   g_free (self);
 }
@@ -244,11 +212,7 @@ void
 ef_ffbp_tree_clear (Tree *tree)
 {
   for (guint s = 0; s < tree->n_stages; s++)
-    {
-      for (guint i = 0; i < tree->stages[s].n; i++)
-        g_free (tree->stages[s].nodes[i].data);
-      g_free (tree->stages[s].nodes);
-    }
+    g_free (tree->stages[s].nodes);
   g_free (tree->stages);
   memset (tree, 0, sizeof *tree);
 }
@@ -493,604 +457,6 @@ ef_ffbp_tree_build (const EfFfbp *self, const Block *b, guint L, const EfFfbpCos
   return TRUE;
 }
 
-/* ---- The row loops ------------------------------------------------------------------------------- */
-
-typedef struct {
-  double *px, *py, *pz, *off;   /* points and their phase offsets (m) */
-  guint8 *ok;
-  double *fr, *fa, *cyc;        /* per-node fractional indices and phases */
-  double *are, *aim;            /* accumulators */
-  double *vre, *vim;            /* interpolated values before re-modulation */
-  double *dr;                   /* leaf: differential ranges */
-  int    *kb;                   /* leaf: profile bins */
-} Scratch;
-
-static void
-scratch_init (Scratch *s, guint n)
-{
-  s->px = g_new (double, n);
-  s->py = g_new (double, n);
-  s->pz = g_new (double, n);
-  s->off = g_new (double, n);
-  s->ok = g_new (guint8, n);
-  s->fr = g_new (double, n);
-  s->fa = g_new (double, n);
-  s->cyc = g_new (double, n);
-  s->are = g_new (double, n);
-  s->aim = g_new (double, n);
-  s->vre = g_new (double, n);
-  s->vim = g_new (double, n);
-  s->dr = g_new (double, n);
-  s->kb = g_new (int, n);
-}
-
-static void
-scratch_clear (Scratch *s)
-{
-  g_free (s->px);
-  g_free (s->py);
-  g_free (s->pz);
-  g_free (s->off);
-  g_free (s->ok);
-  g_free (s->fr);
-  g_free (s->fa);
-  g_free (s->cyc);
-  g_free (s->are);
-  g_free (s->aim);
-  g_free (s->vre);
-  g_free (s->vim);
-  g_free (s->dr);
-  g_free (s->kb);
-}
-
-/* The plane points of row j of a node's grid, with off = -(rho - r0): the node's own demodulation. */
-static void
-node_row_points (const Node *nd, guint j, Scratch *s)
-{
-  /* Locals: the stores below could otherwise alias the node's fields and stop vectorisation. */
-  const double al = nd->al0 + j * nd->dal, rho0 = nd->rho0, drho = nd->drho, h = nd->h, qsign = nd->qsign;
-  const double hn = nd->h * nd->taun, itau = 1.0 / nd->tau1, r0 = nd->r0;
-  const double c0 = nd->cp[0], c1 = nd->cp[1], c2 = nd->cp[2];
-  const double e10 = nd->e1[0], e11 = nd->e1[1], e12 = nd->e1[2];
-  const double e20 = nd->e2[0], e21 = nd->e2[1], e22 = nd->e2[2];
-  double *restrict px = s->px, *restrict py = s->py, *restrict pz = s->pz, *restrict off = s->off;
-  guint8 *restrict ok = s->ok;
-  const guint n = nd->nrho;
-
-  EF_SIMD
-  for (guint i = 0; i < n; i++)
-    {
-      double rho = rho0 + i * drho;
-      double pp = (rho * al + hn) * itau;
-      double q2 = rho * rho - h * h - pp * pp;
-      double q = qsign * sqrt (q2 > 0 ? q2 : 0.0);
-
-      ok[i] = (q2 > 0) & (rho > 0);
-      px[i] = c0 + pp * e10 + q * e20;
-      py[i] = c1 + pp * e11 + q * e21;
-      pz[i] = c2 + pp * e12 + q * e22;
-      off[i] = -(rho - r0);
-    }
-}
-
-/* acc[i] += F_nd(rho_i, alpha_i) exp(+j kr (rho_i - r0 + off_i)) for the n points in s. Three passes so
- * that the geometry and the re-modulation vectorise across points, and the 2-D kernel sum vectorises
- * across its range taps. */
-EF_INLINE void
-gather_impl (const EfFfbp *self, const Node *nd, double kr, guint n, Scratch *s, const gboolean f64)
-{
-  const Kernel *kR = self->kr_range, *kA = self->kr_angle;
-  const guint ta = kA->taps, tr = kR->taps;
-  const double cx = nd->c[0], cy = nd->c[1], cz = nd->c[2];
-  const double tx = nd->t[0], ty = nd->t[1], tz = nd->t[2];
-  const double irho = 1.0 / nd->drho, ial = 1.0 / nd->dal, kc = kr / (2.0 * G_PI);
-  const double rho0 = nd->rho0, al0 = nd->al0, r0 = nd->r0;
-  const double rmax = nd->nrho + (double) RS, amax = nd->nal + (double) AS;
-
-  {
-    const double *restrict px = s->px, *restrict py = s->py, *restrict pz = s->pz, *restrict off = s->off;
-    double *restrict fr = s->fr, *restrict fa = s->fa, *restrict cyc = s->cyc;
-
-    EF_SIMD
-    for (guint i = 0; i < n; i++)
-      {
-        double dx = px[i] - cx, dy = py[i] - cy, dz = pz[i] - cz;
-        double rho = sqrt (dx * dx + dy * dy + dz * dz);
-        double al = (dx * tx + dy * ty + dz * tz) / rho;
-
-        fr[i] = (rho - rho0) * irho;
-        fa[i] = (al - al0) * ial;
-        cyc[i] = kc * ((rho - r0) + off[i]);
-      }
-  }
-
-  for (guint i = 0; i < n; i++)
-    {
-      double re = 0, im = 0, dR, dA;
-      int i0, j0, qR, qA;
-
-      s->vre[i] = s->vim[i] = 0;
-      if (!s->ok[i] || !(s->fr[i] > -(double) RS) || !(s->fr[i] < rmax) || !(s->fa[i] > -(double) AS)
-          || !(s->fa[i] < amax))
-        continue;
-      i0 = kernel_phase (tr, s->fr[i], &qR, &dR);
-      j0 = kernel_phase (ta, s->fa[i], &qA, &dA);
-      if (i0 >= 0 && i0 + RS <= (int) nd->stride && j0 >= 0 && j0 + (int) ta <= (int) nd->nal)
-        {
-          if (f64)
-            {
-              const double *base = (const double *) nd->data + 2 * ((gsize) j0 * nd->stride + i0);
-              const double *w0 = kR->wd[qR], *w1 = kR->wd[qR + 1];
-              double a0[2 * RS] = { 0 }, a1[2 * RS] = { 0 }, t[2 * RS];
-
-              /* Two partial sums halve the dependency chain. */
-              for (guint j = 0; j + 1 < ta; j += 2)
-                {
-                  const double *ra = base + 2 * (gsize) j * nd->stride, *rb = ra + 2 * (gsize) nd->stride;
-                  double wa = kA->w[qA][j] + dA * (kA->w[qA + 1][j] - kA->w[qA][j]);
-                  double wb = kA->w[qA][j + 1] + dA * (kA->w[qA + 1][j + 1] - kA->w[qA][j + 1]);
-                  for (guint k = 0; k < 2 * RS; k++)
-                    {
-                      a0[k] += wa * ra[k];
-                      a1[k] += wb * rb[k];
-                    }
-                }
-              for (guint k = 0; k < 2 * RS; k++)
-                t[k] = (a0[k] + a1[k]) * (w0[k] + dR * (w1[k] - w0[k]));
-              /* A tree over the lanes keeps even (real) and odd (imaginary) lanes apart. */
-              for (guint k = 0; k < RS; k++)
-                t[k] += t[k + RS];
-              for (guint k = 0; k < RS / 2; k++)
-                t[k] += t[k + RS / 2];
-              re = t[0] + t[2];
-              im = t[1] + t[3];
-            }
-          else
-            {
-              const float *base = (const float *) nd->data + 2 * ((gsize) j0 * nd->stride + i0);
-              const float *w0 = kR->wdf[qR], *w1 = kR->wdf[qR + 1];
-              const float fd = (float) dR, fa = (float) dA;
-              float a0[2 * RS] = { 0 }, a1[2 * RS] = { 0 }, t[2 * RS];
-
-              for (guint j = 0; j + 1 < ta; j += 2)
-                {
-                  const float *ra = base + 2 * (gsize) j * nd->stride, *rb = ra + 2 * (gsize) nd->stride;
-                  float wa = kA->wf[qA][j] + fa * (kA->wf[qA + 1][j] - kA->wf[qA][j]);
-                  float wb = kA->wf[qA][j + 1] + fa * (kA->wf[qA + 1][j + 1] - kA->wf[qA][j + 1]);
-                  for (guint k = 0; k < 2 * RS; k++)
-                    {
-                      a0[k] += wa * ra[k];
-                      a1[k] += wb * rb[k];
-                    }
-                }
-              for (guint k = 0; k < 2 * RS; k++)
-                t[k] = (a0[k] + a1[k]) * (w0[k] + fd * (w1[k] - w0[k]));
-              for (guint k = 0; k < RS; k++)
-                t[k] += t[k + RS];
-              for (guint k = 0; k < RS / 2; k++)
-                t[k] += t[k + RS / 2];
-              re = t[0] + t[2];
-              im = t[1] + t[3];
-            }
-        }
-      else
-        {
-          /* Near the edges of the grid: the taps that fall outside read zero. */
-          for (guint j = 0; j < ta; j++)
-            {
-              int jj = j0 + (int) j;
-              double wa = kA->w[qA][j] + dA * (kA->w[qA + 1][j] - kA->w[qA][j]);
-
-              if (jj < 0 || jj >= (int) nd->nal)
-                continue;
-              for (guint k = 0; k < tr; k++)
-                {
-                  int ii = i0 + (int) k;
-                  double w = wa * (kR->w[qR][k] + dR * (kR->w[qR + 1][k] - kR->w[qR][k]));
-                  gsize at;
-
-                  if (ii < 0 || ii >= (int) nd->nrho)
-                    continue;
-                  at = (gsize) jj * nd->stride + ii;
-                  if (f64)
-                    {
-                      EfCf64 v = ((const EfCf64 *) nd->data)[at];
-                      re += w * creal (v);
-                      im += w * cimag (v);
-                    }
-                  else
-                    {
-                      EfCf32 v = ((const EfCf32 *) nd->data)[at];
-                      re += w * crealf (v);
-                      im += w * cimagf (v);
-                    }
-                }
-            }
-        }
-      s->vre[i] = re;
-      s->vim[i] = im;
-    }
-
-  {
-    const double *restrict cyc = s->cyc, *restrict vre = s->vre, *restrict vim = s->vim;
-    double *restrict are = s->are, *restrict aim = s->aim;
-
-    EF_SIMD
-    for (guint i = 0; i < n; i++)
-      {
-        double sn, cs;
-
-        sincos_cycles (cyc[i], &sn, &cs);
-        are[i] += vre[i] * cs - vim[i] * sn;
-        aim[i] += vre[i] * sn + vim[i] * cs;
-      }
-  }
-}
-
-/* One row of a leaf's grid: every pulse of the leaf backprojected with the reference's interpolation.
- * The loop over points has no branches so that it vectorises, gathers included. */
-EF_INLINE void
-leaf_row_impl (const Block *b, const Node *nd, guint j, Scratch *s, const gboolean f64)
-{
-  const EfProfiles *pr = b->pr;
-  const guint n = nd->nrho;
-  const int nb = (int) pr->n_bins;
-  const double kcb = b->kr / (2.0 * G_PI), fnb = (double) nb;
-  const double *restrict px = s->px, *restrict py = s->py, *restrict pz = s->pz, *restrict off = s->off;
-  const guint8 *restrict ok = s->ok;
-  double *restrict dr = s->dr, *restrict are = s->are, *restrict aim = s->aim;
-  double *restrict w0 = s->fr, *restrict w1 = s->fa, *restrict vre = s->vre, *restrict vim = s->vim;
-  int *restrict kb = s->kb;
-
-  node_row_points (nd, j, s);
-  memset (s->are, 0, n * sizeof (double));
-  memset (s->aim, 0, n * sizeof (double));
-  for (guint p = nd->p0; p < nd->p1; p++)
-    {
-      const EfProfileMeta *m = &pr->meta[p];
-      const double t0 = m->tx[0], t1 = m->tx[1], t2 = m->tx[2];
-      const double r0 = m->rcv[0], r1 = m->rcv[1], r2 = m->rcv[2];
-      const double ref = m->r0, idr = 1.0 / m->dr, rs = m->r_start, kcp = m->kr / (2.0 * G_PI);
-      const double *g64 = f64 ? (const double *) (pr->data64 + (gsize) p * nb) : NULL;
-      const float *g32 = f64 ? NULL : (const float *) (pr->data32 + (gsize) p * nb);
-
-      if (pr->monostatic)
-        {
-          EF_SIMD
-          for (guint i = 0; i < n; i++)
-            {
-              double dx = t0 - px[i], dy = t1 - py[i], dz = t2 - pz[i];
-              dr[i] = sqrt (dx * dx + dy * dy + dz * dz) - ref;
-            }
-        }
-      else
-        {
-          EF_SIMD
-          for (guint i = 0; i < n; i++)
-            {
-              double dx = t0 - px[i], dy = t1 - py[i], dz = t2 - pz[i];
-              double ex = r0 - px[i], ey = r1 - py[i], ez = r2 - pz[i];
-              dr[i] = 0.5 * (sqrt (dx * dx + dy * dy + dz * dz) + sqrt (ex * ex + ey * ey + ez * ez)) - ref;
-            }
-        }
-      /* Bins and weights, then the profile lookups, then the phase: the first and last vectorise. */
-      EF_SIMD
-      for (guint i = 0; i < n; i++)
-        {
-          double f = (dr[i] - rs) * idr;
-          /* Far outside the profile: clamp before the conversion to an integer. */
-          double fc = f < -2.0 ? -2.0 : (f > fnb ? fnb : f);
-          double fl = floor (fc);
-          int k = (int) fl;
-          int valid = (int) ok[i] & (k >= 0) & (k + 1 < nb);
-
-          kb[i] = valid ? k : 0;
-          w1[i] = valid ? fc - fl : 0.0;
-          w0[i] = valid ? 1.0 - (fc - fl) : 0.0;
-        }
-      if (f64)
-        for (guint i = 0; i < n; i++)
-          {
-            const double *g = g64 + 2 * kb[i];
-            vre[i] = w0[i] * g[0] + w1[i] * g[2];
-            vim[i] = w0[i] * g[1] + w1[i] * g[3];
-          }
-      else
-        for (guint i = 0; i < n; i++)
-          {
-            const float *g = g32 + 2 * kb[i];
-            vre[i] = w0[i] * g[0] + w1[i] * g[2];
-            vim[i] = w0[i] * g[1] + w1[i] * g[3];
-          }
-      EF_SIMD
-      for (guint i = 0; i < n; i++)
-        {
-          double sn, cs;
-
-          sincos_cycles (kcp * dr[i] + kcb * off[i], &sn, &cs);
-          are[i] += vre[i] * cs - vim[i] * sn;
-          aim[i] += vre[i] * sn + vim[i] * cs;
-        }
-    }
-  if (f64)
-    {
-      EfCf64 *row = (EfCf64 *) nd->data + (gsize) j * nd->stride;
-      for (guint i = 0; i < n; i++)
-        row[i] = s->are[i] + I * s->aim[i];
-    }
-  else
-    {
-      EfCf32 *row = (EfCf32 *) nd->data + (gsize) j * nd->stride;
-      for (guint i = 0; i < n; i++)
-        row[i] = (float) s->are[i] + I * (float) s->aim[i];
-    }
-}
-
-EF_INLINE void
-merge_row_impl (const EfFfbp *self, const Block *b, const Node *nd, const Node *children, guint j, Scratch *s,
-                const gboolean f64)
-{
-  const guint n = nd->nrho;
-
-  node_row_points (nd, j, s);
-  memset (s->are, 0, n * sizeof (double));
-  memset (s->aim, 0, n * sizeof (double));
-  for (guint c = 0; c < nd->nc; c++)
-    gather_impl (self, &children[nd->c0 + c], b->kr, n, s, f64);
-  if (f64)
-    {
-      EfCf64 *row = (EfCf64 *) nd->data + (gsize) j * nd->stride;
-      for (guint i = 0; i < n; i++)
-        row[i] = s->ok[i] ? s->are[i] + I * s->aim[i] : 0;
-    }
-  else
-    {
-      EfCf32 *row = (EfCf32 *) nd->data + (gsize) j * nd->stride;
-      for (guint i = 0; i < n; i++)
-        row[i] = s->ok[i] ? (float) s->are[i] + I * (float) s->aim[i] : 0;
-    }
-}
-
-EF_INLINE void
-final_row_impl (const EfFfbp *self, const Block *b, const Stage *st, guint r, Scratch *s, EfCf64 *acc64,
-                EfCf32 *acc32, const gboolean f64)
-{
-  const EfGrid *g = &self->grid;
-  const guint n = g->width;
-  double x0[3];
-
-  ef_grid_pixel_position (g, 0, r, x0);
-  for (guint i = 0; i < n; i++)
-    {
-      s->px[i] = x0[0] + i * g->spacing * g->u[0];
-      s->py[i] = x0[1] + i * g->spacing * g->u[1];
-      s->pz[i] = x0[2] + i * g->spacing * g->u[2];
-      s->off[i] = 0;
-      s->ok[i] = 1;
-    }
-  memset (s->are, 0, n * sizeof (double));
-  memset (s->aim, 0, n * sizeof (double));
-  for (guint k = 0; k < st->n; k++)
-    gather_impl (self, &st->nodes[k], b->kr, n, s, f64);
-  if (acc64)
-    for (guint i = 0; i < n; i++)
-      acc64[(gsize) r * n + i] += s->are[i] + I * s->aim[i];
-  else
-    for (guint i = 0; i < n; i++)
-      acc32[(gsize) r * n + i] += (float) s->are[i] + I * (float) s->aim[i];
-}
-
-EF_CLONES static void
-leaf_row64 (const Block *b, const Node *nd, guint j, Scratch *s)
-{
-  leaf_row_impl (b, nd, j, s, TRUE);
-}
-
-EF_CLONES static void
-leaf_row32 (const Block *b, const Node *nd, guint j, Scratch *s)
-{
-  leaf_row_impl (b, nd, j, s, FALSE);
-}
-
-EF_CLONES static void
-merge_row64 (const EfFfbp *self, const Block *b, const Node *nd, const Node *children, guint j, Scratch *s)
-{
-  merge_row_impl (self, b, nd, children, j, s, TRUE);
-}
-
-EF_CLONES static void
-merge_row32 (const EfFfbp *self, const Block *b, const Node *nd, const Node *children, guint j, Scratch *s)
-{
-  merge_row_impl (self, b, nd, children, j, s, FALSE);
-}
-
-EF_CLONES static void
-final_row64 (const EfFfbp *self, const Block *b, const Stage *st, guint r, Scratch *s, EfCf64 *acc64,
-             EfCf32 *acc32)
-{
-  final_row_impl (self, b, st, r, s, acc64, acc32, TRUE);
-}
-
-EF_CLONES static void
-final_row32 (const EfFfbp *self, const Block *b, const Stage *st, guint r, Scratch *s, EfCf64 *acc64,
-             EfCf32 *acc32)
-{
-  final_row_impl (self, b, st, r, s, acc64, acc32, FALSE);
-}
-
-/* ---- Driving the stages -------------------------------------------------------------------------- */
-
-static guint
-stage_width (const Stage *st)
-{
-  guint w = 0;
-
-  for (guint i = 0; i < st->n; i++)
-    w = MAX (w, st->nodes[i].nrho);
-  return w;
-}
-
-static gboolean
-stage_alloc (Stage *st, gboolean f64, guint64 *samples)
-{
-  gsize elem = f64 ? sizeof (EfCf64) : sizeof (EfCf32);
-
-  for (guint i = 0; i < st->n; i++)
-    {
-      Node *nd = &st->nodes[i];
-      gsize n = (gsize) nd->nal * nd->stride;
-
-      /* Zeroed: the padding after each row must read as zero. */
-      nd->data = g_try_malloc0 (n * elem);
-      if (nd->data == NULL)
-        return FALSE;
-      *samples += (guint64) nd->nal * nd->nrho;
-    }
-  return TRUE;
-}
-
-static void
-stage_release (Stage *st)
-{
-  for (guint i = 0; i < st->n; i++)
-    g_clear_pointer (&st->nodes[i].data, g_free);
-}
-
-/* (node, row) pairs of a stage, as the unit of parallel work. */
-static guint *
-stage_rows (const Stage *st, guint *n_out)
-{
-  guint n = 0, k = 0;
-  guint *rows;
-
-  for (guint i = 0; i < st->n; i++)
-    n += st->nodes[i].nal;
-  rows = g_new (guint, 2 * (gsize) n);
-  for (guint i = 0; i < st->n; i++)
-    for (guint j = 0; j < st->nodes[i].nal; j++)
-      {
-        rows[2 * k] = i;
-        rows[2 * k + 1] = j;
-        k++;
-      }
-  *n_out = n;
-  return rows;
-}
-
-static guint
-thread_count (guint asked)
-{
-#if HAVE_OPENMP
-  return asked ? asked : (guint) omp_get_max_threads ();
-#else
-  (void) asked;
-  return 1;
-#endif
-}
-
-static void
-run_leaves (const EfFfbp *self, const Block *b, Stage *st, gboolean f64)
-{
-  guint n_rows, width = stage_width (st);
-  g_autofree guint *rows = stage_rows (st, &n_rows);
-
-#if HAVE_OPENMP
-#pragma omp parallel num_threads(thread_count (self->params.n_threads))
-#endif
-  {
-    Scratch s;
-
-    scratch_init (&s, width);
-#if HAVE_OPENMP
-#pragma omp for schedule(dynamic, 4)
-#endif
-    for (guint k = 0; k < n_rows; k++)
-      {
-        const Node *nd = &st->nodes[rows[2 * k]];
-        if (f64)
-          leaf_row64 (b, nd, rows[2 * k + 1], &s);
-        else
-          leaf_row32 (b, nd, rows[2 * k + 1], &s);
-      }
-    scratch_clear (&s);
-  }
-}
-
-static void
-run_merge (const EfFfbp *self, const Block *b, Stage *st, const Stage *lo, gboolean f64)
-{
-  guint n_rows, width = stage_width (st);
-  g_autofree guint *rows = stage_rows (st, &n_rows);
-
-#if HAVE_OPENMP
-#pragma omp parallel num_threads(thread_count (self->params.n_threads))
-#endif
-  {
-    Scratch s;
-
-    scratch_init (&s, width);
-#if HAVE_OPENMP
-#pragma omp for schedule(dynamic, 4)
-#endif
-    for (guint k = 0; k < n_rows; k++)
-      {
-        const Node *nd = &st->nodes[rows[2 * k]];
-        if (f64)
-          merge_row64 (self, b, nd, lo->nodes, rows[2 * k + 1], &s);
-        else
-          merge_row32 (self, b, nd, lo->nodes, rows[2 * k + 1], &s);
-      }
-    scratch_clear (&s);
-  }
-}
-
-static void
-run_final (const EfFfbp *self, const Block *b, const Stage *st, gboolean f64, EfCf64 *acc64, EfCf32 *acc32)
-{
-  const EfGrid *g = &self->grid;
-
-#if HAVE_OPENMP
-#pragma omp parallel num_threads(thread_count (self->params.n_threads))
-#endif
-  {
-    Scratch s;
-
-    scratch_init (&s, g->width);
-#if HAVE_OPENMP
-#pragma omp for schedule(dynamic, 2)
-#endif
-    for (guint r = 0; r < g->height; r++)
-      {
-        if (f64)
-          final_row64 (self, b, st, r, &s, acc64, acc32);
-        else
-          final_row32 (self, b, st, r, &s, acc64, acc32);
-      }
-    scratch_clear (&s);
-  }
-}
-
-/* Exact backprojection of the block, for blocks where the fast path does not pay or does not apply. */
-static void
-exact_bp (const EfFfbp *self, const EfProfiles *pr, EfCf64 *acc64, EfCf32 *acc32)
-{
-  const EfGrid *g = &self->grid;
-
-  if (pr->data32 != NULL)
-    {
-      ef_bp_cpu_fp32 (g, pr, acc32, self->params.n_threads);
-      return;
-    }
-#if HAVE_OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(thread_count (self->params.n_threads))
-#endif
-  for (guint r0 = 0; r0 < g->height; r0 += 8)
-    {
-      EfRect r = { 0, r0, g->width, MIN (8u, g->height - r0) };
-      ef_bp_reference_rect (g, pr, &r, acc64 + (gsize) r0 * g->width);
-    }
-}
-
 /* Leaf lengths worth trying: powers of two and their halfway points. */
 static guint
 next_candidate (guint L)
@@ -1249,78 +615,4 @@ ef_ffbp_plan_stats (const EfFfbpPlan *plan, EfFfbpStats *st)
   for (guint s = 0; s < tree->n_stages; s++)
     for (guint i = 0; i < tree->stages[s].n; i++)
       st->polar_samples += (guint64) tree->stages[s].nodes[i].nal * tree->stages[s].nodes[i].nrho;
-}
-
-gboolean
-ef_ffbp_process (EfFfbp *self, const EfProfiles *profiles, EfCf64 *acc64, EfCf32 *acc32, EfFfbpStats *stats,
-                 GError **error)
-{
-  EfFfbpStats st = { 0 };
-  EfFfbpPlan plan;
-  Tree *tree;
-  gboolean f64, ok = TRUE;
-  guint64 samples = 0;
-  gint64 t0, t1;
-
-  g_return_val_if_fail (self != NULL && profiles != NULL, FALSE);
-  g_return_val_if_fail ((profiles->data64 != NULL) == (acc64 != NULL), FALSE);
-  g_return_val_if_fail ((profiles->data32 != NULL) == (acc32 != NULL), FALSE);
-
-  f64 = profiles->data64 != NULL;
-  st.n_pulses = profiles->n_pulses;
-  if (profiles->n_pulses == 0)
-    goto done;
-  if (!ef_ffbp_plan (self, profiles, &ef_ffbp_costs_cpu[!f64], EF_FFBP_SEARCH_ALL, &plan, error))
-    {
-      ef_ffbp_plan_clear (&plan);
-      return FALSE;
-    }
-  ef_ffbp_plan_stats (&plan, &st);
-  tree = &plan.tree;
-  if (plan.use_bp)
-    {
-      g_debug ("block of %u pulses by exact backprojection: %s", profiles->n_pulses, plan.why);
-      t0 = g_get_monotonic_time ();
-      exact_bp (self, profiles, acc64, acc32);
-      st.seconds_final = (g_get_monotonic_time () - t0) * 1e-6;
-      ef_ffbp_plan_clear (&plan);
-      goto done;
-    }
-
-  t0 = g_get_monotonic_time ();
-  if (!stage_alloc (&tree->stages[0], f64, &samples))
-    {
-      ok = FALSE;
-      goto out;
-    }
-  run_leaves (self, &plan.block, &tree->stages[0], f64);
-  t1 = g_get_monotonic_time ();
-  st.seconds_leaves = (t1 - t0) * 1e-6;
-  for (guint s = 1; s < tree->n_stages; s++)
-    {
-      if (!stage_alloc (&tree->stages[s], f64, &samples))
-        {
-          ok = FALSE;
-          goto out;
-        }
-      run_merge (self, &plan.block, &tree->stages[s], &tree->stages[s - 1], f64);
-      stage_release (&tree->stages[s - 1]);
-    }
-  t0 = g_get_monotonic_time ();
-  st.seconds_merge = (t0 - t1) * 1e-6;
-  run_final (self, &plan.block, &tree->stages[tree->n_stages - 1], f64, acc64, acc32);
-  st.seconds_final = (g_get_monotonic_time () - t0) * 1e-6;
-
-out:
-  ef_ffbp_plan_clear (&plan);
-  if (!ok)
-    {
-      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY,
-                   "Not enough memory for the polar grids of a %u-pulse block", profiles->n_pulses);
-      return FALSE;
-    }
-done:
-  if (stats)
-    *stats = st;
-  return TRUE;
 }

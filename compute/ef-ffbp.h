@@ -40,9 +40,11 @@ G_BEGIN_DECLS
  *
  * Blocks. The recursion runs within one block of pulses; blocks formed one after another add up to the
  * whole aperture exactly as BP's do, so the progressive job and its block orders work unchanged. The gain
- * grows with the block: with float32 on one core (AMD Zen 5, against the AVX-512 backprojector), 1.5x
- * for 128 pulses on 512 x 512 pixels, 3x for 256, 4x for 512; 8x for 1024 pulses on 1024 x 1024 pixels
- * and 11x for 2048. Blocks of a few dozen pulses go to exact BP: give FFBP blocks of 256 pulses or more.
+ * grows with the block: formation alone, float32 on one core (AMD EPYC Zen 4, against the AVX-512
+ * backprojector), 4x for 128 pulses on 512 x 512 pixels, 7x for 256, 12x for 512; 24x for 1024 pulses on
+ * 1024 x 1024 pixels and 35x for 2048. Reading and range compression, which BP pays too, then bound
+ * what a user sees (tests/bench/RESULTS.md). Blocks of a few dozen pulses go to exact BP: give FFBP
+ * blocks of 256 pulses or more.
  *
  * The CUDA backend forms blocks by the very same plan on the device (cuda/ef-cuda-ffbp.h; the plan
  * itself is in ef-ffbp-private.h). On an H200, 4096 x 4096 pixels from one block of 8192 pulses take
@@ -72,7 +74,9 @@ typedef struct {
  * keep the image 50-55 dB from exact backprojection (signal-to-error ratio; the tests ask for 48) and
  * gave the best speed of the settings tried: a base of 4 needs half the stages, and so half the
  * interpolations, of a base of 2. Oversampling and taps trade accuracy for speed: 1.5 with 4 taps is some
- * 20 dB, 3 with 8 taps 60-65 dB. */
+ * 20 dB, 3 with 8 taps 60-65 dB. Most of the error is the range interpolation's: on a 1024 x 1024
+ * region from 2048 pulses, oversampling 2.2 in range gains 2-3 dB for 2-6% more time, 2.4 in angle
+ * under 1 dB. */
 void ef_ffbp_params_init (EfFfbpParams *params);
 /* The same for one-level FBP. */
 void ef_fbp_params_init (EfFfbpParams *params);

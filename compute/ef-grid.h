@@ -36,7 +36,10 @@ void     ef_image_clear (EfImage *image);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (EfImage, ef_image_free)
 
-/* 64-byte aligned allocation for SIMD and DMA; NULL on failure (never aborts). */
+/* 64-byte aligned allocation for SIMD and DMA (buffers of 4 MB and more: huge-page aligned, and backed by
+ * huge pages where the system allows); NULL on failure (never aborts). ef_aligned_alloc leaves the
+ * memory uninitialised, ef_aligned_alloc0 zeroes it. Freed with ef_aligned_free. */
+gpointer ef_aligned_alloc (gsize size);
 gpointer ef_aligned_alloc0 (gsize size);
 void     ef_aligned_free (gpointer p);
 

@@ -194,11 +194,14 @@ reader_main (gpointer data)
           g_async_queue_push (ctx->full_q, blk);
           return NULL;
         }
+      gint64 t0 = g_get_monotonic_time ();
+
       if (!read_block (job, b, blk, &blk->error))
         {
           g_async_queue_push (ctx->full_q, blk);
           return NULL;
         }
+      g_debug ("block %u: %u pulses read in %.4f s", b, blk->count, (g_get_monotonic_time () - t0) * 1e-6);
       g_async_queue_push (ctx->full_q, blk);
     }
   {

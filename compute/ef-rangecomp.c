@@ -12,6 +12,7 @@
 
 #include "ef-error.h"
 #include "ef-fftw.h"
+#include "ef-grid.h"
 #include "ef-rangecomp.h"
 
 /*
@@ -28,7 +29,8 @@
 typedef struct {
   fftw_complex  *spec;    /* K' prepared bins, double */
   fftw_complex  *raw;     /* RAW: Nc-point work buffer */
-  fftwf_complex *work32;  /* N-point IFFT buffer */
+  fftwf_complex *work32;  /* N-point IFFT output for profiles of another alignment */
+  fftwf_complex *in32;    /* N-point IFFT input: zero but for the K bins, which every pulse rewrites */
   fftw_complex  *work64;
 } Scratch;
 
@@ -45,12 +47,24 @@ struct _EfRangeCompressor {
   guint         k_first;  /* first kept bin, in FFT order, of the chirp band */
   fftw_complex *chirp_conj; /* nc: conj(FFT(chirp)) scaled, g_malloc'd (EfMatchedFilter) */
   fftw_plan     raw_fwd;
-  /* IFFT plans */
-  fftwf_plan    inv32;
+  /* IFFT plans. float32: from each scratch's in32 straight into a profile, with the fftshift folded
+   * into the input as a sign (a shift by N/2 of the output is a factor (-1)^i on input bin i) and the
+   * 1/K scale and the window into one weight. */
+  fftwf_plan    inv32_out;
+  int           out_align;  /* FFTW's alignment class of the output inv32_out was planned for */
+  float        *w32;        /* k: window / K * (-1)^(FFT input index) */
+  guint        *at32;       /* k: FFT input index of bin k */
   fftw_plan     inv64;
   guint         n_scratch;
   Scratch      *scratch;
 };
+
+/* Index in the FFT input of spectral bin k when bin k/2 sits at zero frequency. */
+static inline guint
+centred_index (guint k, guint nk, guint n)
+{
+  return (k + n - nk / 2) % n;
+}
 
 static guint
 next_pow2 (guint64 n)
@@ -150,10 +164,11 @@ ef_profiles_new (guint capacity, guint n_bins, gboolean fp64, GError **error)
   p->capacity = capacity;
   p->n_bins = n_bins;
   p->meta = g_try_new0 (EfProfileMeta, capacity);
+  /* Written whole by range compression before they are read: no need to zero them. */
   if (fp64)
-    p->data64 = fftw_malloc ((gsize) capacity * n_bins * elem);
+    p->data64 = ef_aligned_alloc ((gsize) capacity * n_bins * elem);
   else
-    p->data32 = fftwf_malloc ((gsize) capacity * n_bins * elem);
+    p->data32 = ef_aligned_alloc ((gsize) capacity * n_bins * elem);
   if (p->meta == NULL || (p->data64 == NULL && p->data32 == NULL))
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY,
@@ -169,10 +184,8 @@ ef_profiles_free (EfProfiles *p)
   if (p == NULL)
     return;
   g_free (p->meta);
-  if (p->data32)
-    fftwf_free (p->data32);
-  if (p->data64)
-    fftw_free (p->data64);
+  ef_aligned_free (p->data32);
+  ef_aligned_free (p->data64);
   g_free (p);
 }
 
@@ -182,6 +195,7 @@ scratch_free (Scratch *s)
   if (s->spec) fftw_free (s->spec);
   if (s->raw) fftw_free (s->raw);
   if (s->work32) fftwf_free (s->work32);
+  if (s->in32) fftwf_free (s->in32);
   if (s->work64) fftw_free (s->work64);
 }
 
@@ -191,7 +205,7 @@ ef_range_compressor_free (EfRangeCompressor *rc)
   if (rc == NULL)
     return;
   ef_fftw_planner_lock ();
-  if (rc->inv32) fftwf_destroy_plan (rc->inv32);
+  if (rc->inv32_out) fftwf_destroy_plan (rc->inv32_out);
   if (rc->inv64) fftw_destroy_plan (rc->inv64);
   if (rc->raw_fwd) fftw_destroy_plan (rc->raw_fwd);
   ef_fftw_planner_unlock ();
@@ -200,6 +214,8 @@ ef_range_compressor_free (EfRangeCompressor *rc)
   g_free (rc->scratch);
   g_free (rc->chirp_conj);
   g_free (rc->window);
+  g_free (rc->w32);
+  g_free (rc->at32);
   ef_dataset_info_clear (&rc->info);
   g_free (rc);
 }
@@ -340,6 +356,16 @@ ef_range_compressor_new (const EfDatasetInfo *info, const EfRangeParams *params,
     }
   rc->window = g_new (double, rc->k);
   ef_window_fill (params->window, params->taylor_nbar, params->taylor_sll_db, rc->window, rc->k);
+  if (!fp64)
+    {
+      rc->w32 = g_new (float, rc->k);
+      rc->at32 = g_new (guint, rc->k);
+      for (guint k = 0; k < rc->k; k++)
+        {
+          rc->at32[k] = centred_index (k, rc->k, rc->n);
+          rc->w32[k] = (float) (rc->window[k] / rc->k * (rc->at32[k] % 2 ? -1.0 : 1.0));
+        }
+    }
 
 #if HAVE_OPENMP
   n_threads = omp_get_max_threads ();
@@ -356,8 +382,13 @@ ef_range_compressor_new (const EfDatasetInfo *info, const EfRangeParams *params,
       if (fp64)
         s->work64 = fftw_malloc (sizeof (fftw_complex) * rc->n);
       else
-        s->work32 = fftwf_malloc (sizeof (fftwf_complex) * rc->n);
-      if (s->spec == NULL || (rc->nc && s->raw == NULL) || (s->work64 == NULL && s->work32 == NULL))
+        {
+          s->work32 = fftwf_malloc (sizeof (fftwf_complex) * rc->n);
+          s->in32 = fftwf_malloc (sizeof (fftwf_complex) * rc->n);
+          if (s->in32 != NULL)
+            memset (s->in32, 0, sizeof (fftwf_complex) * rc->n);
+        }
+      if (s->spec == NULL || (rc->nc && s->raw == NULL) || (s->work64 == NULL && (s->work32 == NULL || s->in32 == NULL)))
         {
           g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY,
                        "Not enough memory for range compression buffers");
@@ -371,13 +402,18 @@ ef_range_compressor_new (const EfDatasetInfo *info, const EfRangeParams *params,
     rc->inv64 = fftw_plan_dft_1d ((int) rc->n, rc->scratch[0].work64, rc->scratch[0].work64, FFTW_BACKWARD,
                                   FFTW_ESTIMATE);
   else
-    rc->inv32 = fftwf_plan_dft_1d ((int) rc->n, rc->scratch[0].work32, rc->scratch[0].work32, FFTW_BACKWARD,
-                                   FFTW_ESTIMATE);
+    {
+      /* Planned on an fftwf_malloc'd buffer; the profiles are 64-byte aligned: a profile row of a
+       * power-of-two length shares its alignment, anything else goes through work32. */
+      rc->inv32_out = fftwf_plan_dft_1d ((int) rc->n, rc->scratch[0].in32, rc->scratch[0].work32, FFTW_BACKWARD,
+                                         FFTW_ESTIMATE | FFTW_PRESERVE_INPUT);
+      rc->out_align = fftwf_alignment_of ((float *) rc->scratch[0].work32);
+    }
   if (rc->nc)
     rc->raw_fwd = fftw_plan_dft_1d ((int) rc->nc, rc->scratch[0].raw, rc->scratch[0].raw, FFTW_FORWARD,
                                     FFTW_ESTIMATE);
   ef_fftw_planner_unlock ();
-  if ((fp64 && !rc->inv64) || (!fp64 && !rc->inv32) || (rc->nc && !rc->raw_fwd))
+  if ((fp64 && !rc->inv64) || (!fp64 && !rc->inv32_out) || (rc->nc && !rc->raw_fwd))
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_FAILED, "FFTW could not plan a %u-point FFT", rc->n);
       return NULL;
@@ -451,33 +487,49 @@ prepare_spectrum (EfRangeCompressor *rc, Scratch *s, const EfPulse *pu, const Ef
   return bad;
 }
 
-/* Index in the FFT input of spectral bin k when bin k/2 sits at zero frequency. */
-static inline guint
-centred_index (guint k, guint nk, guint n)
+static void
+execute_f32 (EfRangeCompressor *rc, Scratch *s, EfCf32 *out)
 {
-  return (k + n - nk / 2) % n;
+  if (fftwf_alignment_of ((float *) out) == rc->out_align)
+    fftwf_execute_dft (rc->inv32_out, s->in32, (fftwf_complex *) out);
+  else
+    {
+      fftwf_execute_dft (rc->inv32_out, s->in32, s->work32);
+      memcpy (out, s->work32, sizeof (fftwf_complex) * rc->n);
+    }
 }
 
+/* FX samples in float32 straight to a profile: non-finite samples become zero and are counted. */
+static guint64
+compress_fx_f32 (EfRangeCompressor *rc, Scratch *s, const EfCf32 *in, EfCf32 *out)
+{
+  guint64 bad = 0;
+
+  for (guint k = 0; k < rc->k; k++)
+    {
+      guint i = rc->at32[k];
+      float re = crealf (in[k]), im = cimagf (in[k]);
+      int fin = isfinite (re) && isfinite (im);
+
+      bad += !fin;
+      s->in32[i][0] = fin ? re * rc->w32[k] : 0.0f;
+      s->in32[i][1] = fin ? im * rc->w32[k] : 0.0f;
+    }
+  execute_f32 (rc, s, out);
+  return bad;
+}
+
+/* Writes the K weighted bins into in32 (its other bins stay zero) and transforms it into out. */
 static void
 compress_one_f32 (EfRangeCompressor *rc, Scratch *s, EfCf32 *out)
 {
-  guint n = rc->n, h = n / 2;
-  float scale = 1.0f / (float) rc->k;
-
-  memset (s->work32, 0, sizeof (fftwf_complex) * n);
   for (guint k = 0; k < rc->k; k++)
     {
-      guint i = centred_index (k, rc->k, n);
-      s->work32[i][0] = (float) (s->spec[k][0] * rc->window[k]);
-      s->work32[i][1] = (float) (s->spec[k][1] * rc->window[k]);
+      guint i = rc->at32[k];
+      s->in32[i][0] = (float) s->spec[k][0] * rc->w32[k];
+      s->in32[i][1] = (float) s->spec[k][1] * rc->w32[k];
     }
-  fftwf_execute_dft (rc->inv32, s->work32, s->work32);
-  /* fftshift: output bin m holds delay bin m - n/2. */
-  for (guint m = 0; m < n; m++)
-    {
-      const float *z = s->work32[(m + h) % n];
-      out[m] = (z[0] * scale) + (z[1] * scale) * I;
-    }
+  execute_f32 (rc, s, out);
 }
 
 static void
@@ -566,6 +618,12 @@ ef_range_compress (EfRangeCompressor *rc, const EfPulse *pulses, const EfCf32 *s
               else
                 out->data32[(gsize) p * rc->n + m] = z;
             }
+        }
+      else if (rc->info.domain == EF_DOMAIN_FX && !rc->fp64)
+        {
+          bad += compress_fx_f32 (rc, s, in, out->data32 + (gsize) p * rc->n);
+          f0 = pu->sc0;
+          df = pu->scss;
         }
       else
         {

@@ -4,6 +4,8 @@
 #include "config.h"
 
 #include <string.h>
+#include <time.h>
+
 #include "ef-types.h"
 
 static const char *const domain_names[] = { "FX", "TOA", "RAW" };
@@ -56,3 +58,13 @@ EF_ENUM_NAMES (EfPrecision, precision, precision_names)
 EF_ENUM_NAMES (EfAlgo, algo, algo_names)
 EF_ENUM_NAMES (EfBackendKind, backend_kind, backend_names)
 EF_ENUM_NAMES (EfWindow, window, window_names)
+
+double
+ef_process_cpu_seconds (void)
+{
+  struct timespec ts;
+
+  if (clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+    return 0;
+  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}

@@ -70,4 +70,8 @@ gboolean    ef_backend_kind_from_string (const char *s, EfBackendKind *out);
 const char *ef_window_to_string (EfWindow window);
 gboolean    ef_window_from_string (const char *s, EfWindow *out);
 
+/* CPU seconds of the whole process so far, every thread: the debug timers print it beside wall time,
+ * which says little on a shared machine. */
+double      ef_process_cpu_seconds (void);
+
 G_END_DECLS

@@ -130,7 +130,7 @@ ef_cli_form (int argc, char **argv)
     { "window", 'w', 0, G_OPTION_ARG_STRING, &window_s, "Range window: rect (the default), hann, hamming or "
       "taylor", "WIN" },
     { "upsample", 'u', 0, G_OPTION_ARG_STRING, &upsample_s, "Range profile zero-padding factor", "N" },
-    { "block", 0, 0, G_OPTION_ARG_STRING, &block_s, "Pulses per block", "N" },
+    { "block", 0, 0, G_OPTION_ARG_STRING, &block_s, "Pulses per block (default 64; ffbp and fbp 1024)", "N" },
     { "order", 0, 0, G_OPTION_ARG_STRING, &order_s, "Pulse block order: sequential (the default) or "
       "interleaved", "ORDER" },
     { "stride", 0, 0, G_OPTION_ARG_STRING, &stride_s, "Use every N-th pulse (a quick look)", "N" },
@@ -197,9 +197,11 @@ ef_cli_form (int argc, char **argv)
 
   if (ef_cli_stderr_is_tty () && ef_cli_is_scene_file (input))
     fprintf (stderr, "Simulating the scene in %s…\n", input);
+  t_start = g_get_monotonic_time ();
   ds = ef_cli_open_input (input, channel, n_threads, &error);
   if (ds == NULL)
     return ef_cli_report ("form", error);
+  g_debug ("%s opened in %.4f s", input, (g_get_monotonic_time () - t_start) * 1e-6);
 
   if (spacing_s == NULL)
     {
@@ -238,6 +240,14 @@ ef_cli_form (int argc, char **argv)
     jp.backend.range.upsample = upsample;
   if (block_s != NULL)
     jp.backend.block_size = block;
+  else if (algo == EF_ALGO_FFBP || algo == EF_ALGO_FBP)
+    {
+      /* Nothing shows the image while it forms, so the fast algorithms get longer sub-apertures than a
+       * progressive view's 256 pulses: a quarter of the passes over the image and of the stages at
+       * which threads wait for each other, which on a busy machine is 15% of the time
+       * (tests/bench/RESULTS.md). */
+      jp.backend.block_size = 1024;
+    }
   if (threads_s != NULL)
     jp.backend.n_threads = n_threads;
   if (stride_s != NULL)
@@ -278,6 +288,7 @@ ef_cli_form (int argc, char **argv)
   if (image == NULL || !ef_job_read_image (job, &all, image->data, &error))
     return ef_cli_report ("form", error);
 
+  t_start = g_get_monotonic_time ();
   /* Kept with the image: the parameters that reproduce it, and what ran. */
   extra = ef_run_info_sidecar_extra (&run, input, &jp, pulses_used, elapsed_s, bp_per_s);
   if (kind == OUT_PNG && db_range_s != NULL)
@@ -287,6 +298,7 @@ ef_cli_form (int argc, char **argv)
     }
   else
     ok = ef_image_write_full (image, output, extra, NULL, &error);
+  g_debug ("image read back and written in %.4f s", (g_get_monotonic_time () - t_start) * 1e-6);
   if (!ok)
     {
       if (!strstr (error->message, output))

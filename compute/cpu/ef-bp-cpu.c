@@ -11,27 +11,6 @@
 /* The loop is written once in scalar form with no branches so that the compiler vectorises it, and
  * built for each instruction set (EF_CLONES). */
 
-/* sin and cos of 2 pi c for c in [-0.5, 0.5]: octant reduction and short Taylor polynomials,
- * accurate to about 3e-7 absolute. */
-static inline void
-sincos_cycles (float c, float *s_out, float *c_out)
-{
-  float qf = rintf (c * 4.0f);
-  float r = c - qf * 0.25f;
-  float x = r * 6.28318530717958647692f;
-  float x2 = x * x;
-  float s = x * (1.0f + x2 * (-1.0f / 6 + x2 * (1.0f / 120 + x2 * (-1.0f / 5040))));
-  float co = 1.0f + x2 * (-0.5f + x2 * (1.0f / 24 + x2 * (-1.0f / 720 + x2 * (1.0f / 40320))));
-  /* Quadrant fix-up as arithmetic blends: conditional selects on floats defeat the vectoriser. */
-  int qi = (int) qf;
-  float swap = (float) (qi & 1);
-  float sn = s + swap * (co - s);
-  float cs = co + swap * (s - co);
-
-  *s_out = sn * (1.0f - 2.0f * (float) ((qi >> 1) & 1));
-  *c_out = cs * (1.0f - 2.0f * (float) (((qi + 1) >> 1) & 1));
-}
-
 static inline float
 tile_delta (float a, float b, float q, float al, float be, float c1, float c2)
 {
@@ -76,7 +55,7 @@ tile_loop (const EfBpCoef *k, const float *restrict re, const float *restrict im
       vi = m * (i0 + w * (i1 - i0));
       cyc = c0 + d * kc;
       cyc -= rintf (cyc);
-      sincos_cycles (cyc, &s, &c);
+      ef_sincos_cycles_f (cyc, &s, &c);
       acc_re[i] += vr * c - vi * s;
       acc_im[i] += vr * s + vi * c;
     }
