@@ -1,33 +1,49 @@
-/* ef-image-view-private.h: the image view's input entry points and frame timings, for tests and benches. */
+/* ef-image-view-private.h: the image view's state, shared by the files that make up EfImageView. */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "ef-gl-layers.h"
 #include "ef-image-view.h"
+#include "ef-image-view-input.h"
+#include "ef-soft-layer.h"
 
 G_BEGIN_DECLS
 
-/* What the gesture and controller callbacks do, as functions of the values GTK hands them, so that
- * tests can drive them without synthesised events (GTK 4 cannot make those). The callbacks themselves
- * call these and nothing else. Coordinates are widget pixels; dx, dy are offsets from the drag's start. */
-void     ef_image_view_input_drag_begin (EfImageView *self, guint button, GdkModifierType mods, double wx,
-                                         double wy);
-void     ef_image_view_input_drag_update (EfImageView *self, double dx, double dy);
-void     ef_image_view_input_drag_end (EfImageView *self, double dx, double dy);
-/* A wheel or touchpad scroll of dy (wheel notches, or pixels for GDK_SCROLL_UNIT_SURFACE) at the pointer. */
-gboolean ef_image_view_input_scroll (EfImageView *self, GdkScrollUnit unit, double dy);
-/* A pinch: begin, then the scale since the pinch began about the fingers' centre (cx < 0: the widget's). */
-void     ef_image_view_input_pinch_begin (EfImageView *self);
-void     ef_image_view_input_pinch (EfImageView *self, double scale, double cx, double cy);
-void     ef_image_view_input_motion (EfImageView *self, double wx, double wy);
-void     ef_image_view_input_leave (EfImageView *self);
-gboolean ef_image_view_input_key (EfImageView *self, guint keyval, GdkModifierType state);
-/* TRUE while a ROI drawing, move or resize is in flight; its outline in metres. */
-gboolean ef_image_view_get_edit_roi (EfImageView *self, double roi[4]);
+/* Uploading stops for this frame past either limit; the rest goes in the next frames. */
+#define EF_IMAGE_VIEW_UPLOAD_BUDGET_US 6000
+#define EF_IMAGE_VIEW_UPLOAD_BUDGET_PIXELS (1u << 20)
 
-/* Draws the layers on the processor even where GL would be used (see use_soft () in the source). */
-void     ef_image_view_set_force_soft (EfImageView *self, gboolean force);
-/* TRUE when the last frame was drawn on the processor. */
-gboolean ef_image_view_is_soft (EfImageView *self);
+typedef struct {
+  gboolean            active;
+  EfGrid              grid;
+  EfImageViewReadFunc read;
+  gpointer            data;
+  GDestroyNotify      destroy;
+  double              gain_db;
+  guint               cells_w, cells_h;
+  guint8             *dirty;       /* owned, cells_w * cells_h */
+  guint               n_dirty;
+  gboolean            has_data;    /* some cell has been uploaded */
+  gboolean            damaged;     /* the source has reported something: there is data to read */
+  guint               n_updates;
+  EfCudaImage        *device_image; /* owned reference or NULL: the source's pixels on their device */
+  guint64             want_mark;   /* the device image's mark that the damage asks to see */
+  EfImageViewValuesFunc values;    /* display values prepared by the source, or NULL */
+
+  /* Drawing on the processor (ef_image_view_use_soft ()). */
+  EfSoftLayer        *soft;        /* owned, or NULL until the first upload there */
+  GskRenderNode      *soft_node;   /* owned: the layer as last drawn, or NULL */
+  EfSoftPlace         soft_place;  /* what soft_node was drawn from */
+} EfImageViewLayer;
+
+typedef enum {
+  EF_DRAG_NONE,
+  EF_DRAG_PAN,
+  EF_DRAG_NEW_ROI,
+  EF_DRAG_MOVE_ROI,
+  EF_DRAG_RESIZE_ROI,
+  EF_DRAG_CLICK,       /* measure tool: a click unless it moves */
+} EfDragMode;
 
 /* One render of the view, timed when timing is on (each part ends with glFinish, so that the time
  * is the rasteriser's as well as ours; this serialises the GL pipeline and costs a little). */
@@ -40,9 +56,98 @@ typedef struct {
   guint  converted;    /* of which converted on the main thread (no prepared values) */
 } EfImageViewFrameTiming;
 
-/* Starts (TRUE) or stops recording; starting clears what was recorded. */
-void    ef_image_view_set_timing (EfImageView *self, gboolean timing);
-/* The renders recorded since timing started (EfImageViewFrameTiming), borrowed. */
-GArray *ef_image_view_get_timings (EfImageView *self);
+struct _EfImageView {
+  GtkGLArea        parent_instance;
+
+  EfGlLayers      *gl;            /* owned by the GL context: from realize to unrealize, if GL works */
+  int              share_device;  /* CUDA device drawing this view and forming images; -1: uploads */
+  char            *display_path;  /* owned: which path and why, once realized */
+  gboolean         force_host_upload;
+  GError          *gl_error;      /* owned */
+  EfImageViewLayer layers[EF_N_LAYERS];
+  EfDisplayParams  display;
+  EfCf32          *staging;       /* owned upload buffer */
+  gsize            staging_len;
+  float           *values_staging; /* owned upload buffer of display values */
+  gsize            values_staging_len;
+  guint            max_texture;
+  guint            tick_id;
+
+  /* View: widget pixel (wx, wy) = (w/2 + (x - cx) * scale, h/2 - (y - cy) * scale). */
+  double           cx, cy, scale;
+  gboolean         fitted;        /* follow resizes until the user navigates */
+  gboolean         has_box;
+  double           box[4];
+
+  EfTool           tool;
+  gboolean         has_roi;
+  double           roi[4];        /* x0 < x1, y0 < y1 */
+  double           roi_spacing;
+  gboolean         has_marker;
+  double           marker[2];
+
+  /* Input (ef-image-view-input.c). */
+  EfDragMode       drag;
+  guint            drag_edges;
+  double           drag_start_wx, drag_start_wy;
+  double           drag_start_cx, drag_start_cy;
+  double           drag_roi_before[4];
+  gboolean         drag_had_roi;
+  double           edit_roi[4];   /* the ROI while an edit is in flight */
+  double           pointer_wx, pointer_wy;
+  gboolean         pointer_inside;
+  double           zoom_start_scale;
+  GtkGesture      *drag_gesture;  /* borrowed: owned by the widget */
+
+  char            *gl_description;
+  gboolean         soft;          /* the last frame was drawn on the processor */
+  gboolean         force_soft;
+
+  GArray          *timings;       /* owned EfImageViewFrameTiming, or NULL when not timing */
+  EfImageViewFrameTiming frame;   /* the render in progress */
+};
+
+enum {
+  EF_IMAGE_VIEW_SIGNAL_ROI_EDITED,
+  EF_IMAGE_VIEW_SIGNAL_POINT_PICKED,
+  EF_IMAGE_VIEW_SIGNAL_CURSOR_MOVED,
+  EF_IMAGE_VIEW_N_SIGNALS
+};
+
+/* ef-image-view.c */
+extern guint ef_image_view_signals[EF_IMAGE_VIEW_N_SIGNALS];
+
+void     ef_image_view_view_changed (EfImageView *self);
+void     ef_image_view_get_transform (EfImageView *self, EfViewTransform *view);
+void     ef_image_view_normalise_box (double b[4]);
+/* The rectangle of widget pixels that a scene box (x0, y0, x1, y1) covers. */
+void     ef_image_view_box_to_rect (EfImageView *self, const double b[4], graphene_rect_t *r);
+
+/* ef-image-view-input.c */
+/* Adds the gestures and controllers. */
+void     ef_image_view_input_init (EfImageView *self);
+void     ef_image_view_input_update_cursor (EfImageView *self);
+/* TRUE while a ROI drawing, move or resize is in flight (its outline is edit_roi). */
+gboolean ef_image_view_input_is_editing (EfImageView *self);
+
+/* ef-image-view-layers.c */
+void     ef_image_view_layer_clear (EfImageView *self, EfImageViewLayer *layer);
+/* Marks every cell of the layer damaged. */
+void     ef_image_view_layer_mark_all (EfImageViewLayer *layer);
+/* Makes the layer's processor-side image hold mode; FALSE when it cannot be made. */
+gboolean ef_image_view_layer_ensure_soft (EfImageViewLayer *layer, EfViewMode mode);
+/* Asks for renders, one per frame, until every damaged cell is uploaded. */
+void     ef_image_view_queue_upload (EfImageView *self);
+void     ef_image_view_stop_uploads (EfImageView *self);
+/* The uploads and draws of one GL render, and of the layers' part of a frame drawn on the processor. */
+void     ef_image_view_render_layers (EfImageView *self);
+void     ef_image_view_snapshot_soft (EfImageView *self, GtkSnapshot *snapshot);
+
+/* For tests and benches. */
+gboolean ef_image_view_get_edit_roi (EfImageView *self, double roi[4]);
+void     ef_image_view_set_force_soft (EfImageView *self, gboolean force);
+gboolean ef_image_view_is_soft (EfImageView *self);
+void     ef_image_view_set_timing (EfImageView *self, gboolean timing);
+GArray  *ef_image_view_get_timings (EfImageView *self);
 
 G_END_DECLS
