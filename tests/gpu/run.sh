@@ -178,7 +178,7 @@ build () {
   fi
   note "build: gpu_archs=$archs"
   if [ ! -f "$BUILD/build.ninja" ]; then
-    meson setup "$BUILD" "$ROOT" -Dgui=disabled -Dcuda=enabled -Ddemo=false -Dgpu_archs="$archs" \
+    meson setup "$BUILD" "$ROOT" -Dgui=disabled -Dcuda=enabled -Ddemo=false -Dgpu_archs="$archs" -Dtest_hooks=true \
       -Dbuildtype=debugoptimized > "$OUT/meson-setup.log" 2>&1 || { tail -40 "$OUT/meson-setup.log"; return 1; }
   fi
   ninja -C "$BUILD" tests/gpu/test-cuda tests/gpu/test-cuda-model tests/gpu/bench-cuda tests/gpu/bench-job \
@@ -422,7 +422,7 @@ run_gl () {
     # A build configured before libepoxy was there: one of its own.
     dir="$BUILD-gl"
     if [ ! -f "$dir/build.ninja" ]; then
-      meson setup "$dir" "$ROOT" -Dgui=disabled -Dcuda=enabled -Ddemo=false \
+      meson setup "$dir" "$ROOT" -Dgui=disabled -Dcuda=enabled -Ddemo=false -Dtest_hooks=true \
         -Dgpu_archs="${EF_GPU_ARCHS:-$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2> /dev/null | head -1 | tr -d '. ')}" \
         -Dbuildtype=debugoptimized > "$OUT/meson-setup-gl.log" 2>&1 || { tail -30 "$OUT/meson-setup-gl.log"; note "gl: setup failed"; return 0; }
     fi

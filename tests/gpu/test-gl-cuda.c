@@ -21,6 +21,7 @@
 #include "ef-gl-renderer.h"
 #include "ef-grid.h"
 #include "ef-job.h"
+#include "ef-render-test.h"
 #include "ef-sim.h"
 
 /*

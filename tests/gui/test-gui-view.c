@@ -11,7 +11,9 @@
 #include "ef-colormap.h"
 #include "ef-gl-renderer.h"
 #include "ef-gui-test-util.h"
-#include "ef-image-view-private.h"
+#include "ef-image-view-input.h"
+#include "ef-image-view-test.h"
+#include "ef-render-test.h"
 
 /* A synthetic source: a dim background with a bright square, complex values of known phase. */
 typedef struct {

@@ -9,11 +9,11 @@
 
 #include "ef-application.h"
 #include "ef-gui-test-util.h"
-#include "ef-demo.h"
+#include "ef-demo-test.h"
 #include "ef-image-io.h"
-#include "ef-main-window-private.h"
+#include "ef-main-window-test.h"
 #include "ef-preferences-window.h"
-#include "ef-processing-panel.h"
+#include "ef-processing-panel-test.h"
 
 static EfApplication *app;
 static EfDataset *demo;   /* simulated once, shared by the tests */
@@ -427,7 +427,7 @@ test_ran_as (void)
 
   run = ef_job_runner_get_run_info (ef_main_window_get_roi_runner (window));
   g_test_message ("region ran as %s; toast: %s", ef_processing_panel_get_run_text (window->processing_panel),
-                  window->last_toast);
+                  ef_main_window_get_last_toast (window));
   g_assert_cmpint (run->precision_requested, ==, EF_PRECISION_FP16);
   g_assert_cmpint (run->precision, ==, EF_PRECISION_FP32);
   g_assert_nonnull (run->precision_reason);
@@ -435,9 +435,9 @@ test_ran_as (void)
   g_assert_cmpuint (run->nonfinite_pixels, ==, 0);
   g_assert_nonnull (strstr (ef_processing_panel_get_run_text (window->processing_panel), "fp32"));
   g_assert_null (strstr (ef_processing_panel_get_run_text (window->processing_panel), "fp16"));
-  g_assert_nonnull (window->last_toast);
-  g_assert_nonnull (strstr (window->last_toast, "fp16"));
-  g_assert_nonnull (strstr (window->last_toast, "fp32"));
+  g_assert_nonnull (ef_main_window_get_last_toast (window));
+  g_assert_nonnull (strstr (ef_main_window_get_last_toast (window), "fp16"));
+  g_assert_nonnull (strstr (ef_main_window_get_last_toast (window), "fp32"));
 
   g_signal_connect (window, "export-finished", G_CALLBACK (export_finished), &r);
   g_action_group_activate_action (G_ACTION_GROUP (window), "export-image-to", g_variant_new_string (npy));

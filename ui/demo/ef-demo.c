@@ -30,6 +30,7 @@ demo_params (EfSimParams *p)
   ef_sim_params_init_airborne (p);
 }
 
+#if EF_TEST_HOOKS
 guint
 ef_demo_get_n_point_targets (void)
 {
@@ -52,6 +53,7 @@ ef_demo_get_point_target (guint i, double pos[3])
   pos[1] = (i & 2 ? 1 : -1) * (0.5 * h * scale + 8 * scale);
   pos[2] = 0.0;
 }
+#endif
 
 EfDataset *
 ef_demo_simulate (GError **error)

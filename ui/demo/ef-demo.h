@@ -6,11 +6,6 @@
 
 G_BEGIN_DECLS
 
-/* The isolated point targets of the demo scene, in the scene frame (metres): bright, far from the
- * drawing, for measuring impulse responses. */
-guint ef_demo_get_n_point_targets (void);
-void  ef_demo_get_point_target (guint i, double pos[3]);
-
 /* Simulates the demo collection in memory: an X-band spotlight over the bundled drawing plus the
  * point targets. Blocks for a few seconds; call it from a worker thread. */
 EfDataset *ef_demo_simulate (GError **error);

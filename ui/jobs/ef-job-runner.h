@@ -65,7 +65,8 @@ gboolean ef_job_runner_read_values (EfJobRunner *self, EfViewMode mode, const Ef
 EfCudaImage *ef_job_runner_ref_device_image (EfJobRunner *self);
 
 /* Jobs are freed on a helper thread after the last reference goes, because freeing waits for the
- * worker. This counts those still being freed, so that tests can wait for them. */
+ * worker. This counts those still being freed, so that the application's shutdown (and a test) can
+ * wait for them. */
 guint ef_job_runner_get_n_pending_frees (void);
 
 G_END_DECLS

@@ -113,12 +113,14 @@ ef_processing_panel_set_run (EfProcessingPanel *self, const EfRunInfo *run)
   adw_action_row_set_subtitle (ADW_ACTION_ROW (row), why);
 }
 
+#if EF_TEST_HOOKS
 const char *
 ef_processing_panel_get_run_text (EfProcessingPanel *self)
 {
   g_return_val_if_fail (EF_IS_PROCESSING_PANEL (self), NULL);
   return gtk_label_get_text (self->in_use);
 }
+#endif
 
 void
 ef_processing_panel_set_verify (EfProcessingPanel *self, const char *text, gboolean running)

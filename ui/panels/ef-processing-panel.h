@@ -19,8 +19,6 @@ void ef_processing_panel_get (EfProcessingPanel *self, EfProcessing *proc);
 /* Shows what ran (backend, precision, algorithm) and, below it, how and why that differs from the choices
  * and what went wrong with the input or the image; run NULL (or without a backend yet) shows nothing. */
 void ef_processing_panel_set_run (EfProcessingPanel *self, const EfRunInfo *run);
-/* The text shown for what ran. */
-const char *ef_processing_panel_get_run_text (EfProcessingPanel *self);
 void ef_processing_panel_set_roi_info (EfProcessingPanel *self, const char *text);
 /* The check against exact backprojection: its result or state (NULL: the hint), and whether one runs
  * (the button then stops it). */

@@ -405,15 +405,6 @@ key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode, Gdk
   return ef_image_view_input_key (self, keyval, state);
 }
 
-gboolean
-ef_image_view_get_edit_roi (EfImageView *self, double roi[4])
-{
-  g_return_val_if_fail (EF_IS_IMAGE_VIEW (self), FALSE);
-  if (ef_image_view_input_is_editing (self) && roi != NULL)
-    memcpy (roi, self->edit_roi, sizeof self->edit_roi);
-  return ef_image_view_input_is_editing (self);
-}
-
 void
 ef_image_view_input_init (EfImageView *self)
 {

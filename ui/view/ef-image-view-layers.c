@@ -265,13 +265,6 @@ ef_image_view_is_settled (EfImageView *self)
   return TRUE;
 }
 
-guint
-ef_image_view_get_n_updates (EfImageView *self, EfLayerId id)
-{
-  g_return_val_if_fail (EF_IS_IMAGE_VIEW (self) && id < EF_N_LAYERS, 0);
-  return self->layers[id].n_updates;
-}
-
 /* ---- uploads --------------------------------------------------------------------------------- */
 
 static gboolean

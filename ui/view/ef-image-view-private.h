@@ -70,7 +70,7 @@ struct _EfImageView {
   gsize            staging_len;
   float           *values_staging; /* owned upload buffer of display values */
   gsize            values_staging_len;
-  guint            max_texture;
+  guint            max_texture;   /* a texture's largest edge, 0: the driver's; tests lower it */
   guint            tick_id;
 
   /* View: widget pixel (wx, wy) = (w/2 + (x - cx) * scale, h/2 - (y - cy) * scale). */
@@ -101,9 +101,9 @@ struct _EfImageView {
 
   char            *gl_description;
   gboolean         soft;          /* the last frame was drawn on the processor */
-  gboolean         force_soft;
+  gboolean         force_soft;    /* draw on the processor whatever GTK composites with; tests set it */
 
-  GArray          *timings;       /* owned EfImageViewFrameTiming, or NULL when not timing */
+  GArray          *timings;       /* owned EfImageViewFrameTiming, or NULL unless a bench times renders */
   EfImageViewFrameTiming frame;   /* the render in progress */
 };
 
@@ -142,12 +142,5 @@ void     ef_image_view_stop_uploads (EfImageView *self);
 /* The uploads and draws of one GL render, and of the layers' part of a frame drawn on the processor. */
 void     ef_image_view_render_layers (EfImageView *self);
 void     ef_image_view_snapshot_soft (EfImageView *self, GtkSnapshot *snapshot);
-
-/* For tests and benches. */
-gboolean ef_image_view_get_edit_roi (EfImageView *self, double roi[4]);
-void     ef_image_view_set_force_soft (EfImageView *self, gboolean force);
-gboolean ef_image_view_is_soft (EfImageView *self);
-void     ef_image_view_set_timing (EfImageView *self, gboolean timing);
-GArray  *ef_image_view_get_timings (EfImageView *self);
 
 G_END_DECLS

@@ -284,13 +284,6 @@ ef_image_view_set_marker (EfImageView *self, const double xy[2])
 }
 
 
-void
-ef_image_view_set_max_texture_size (EfImageView *self, guint max_size)
-{
-  g_return_if_fail (EF_IS_IMAGE_VIEW (self));
-  self->max_texture = max_size;
-}
-
 const char *
 ef_image_view_get_gl_description (EfImageView *self)
 {
@@ -682,37 +675,4 @@ GtkWidget *
 ef_image_view_new (void)
 {
   return g_object_new (EF_TYPE_IMAGE_VIEW, NULL);
-}
-
-/* ---- timing ---------------------------------------------------------------------------------- */
-
-void
-ef_image_view_set_force_soft (EfImageView *self, gboolean force)
-{
-  g_return_if_fail (EF_IS_IMAGE_VIEW (self));
-  self->force_soft = !!force;
-  gtk_widget_queue_draw (GTK_WIDGET (self));
-}
-
-gboolean
-ef_image_view_is_soft (EfImageView *self)
-{
-  g_return_val_if_fail (EF_IS_IMAGE_VIEW (self), FALSE);
-  return self->soft;
-}
-
-void
-ef_image_view_set_timing (EfImageView *self, gboolean timing)
-{
-  g_return_if_fail (EF_IS_IMAGE_VIEW (self));
-  g_clear_pointer (&self->timings, g_array_unref);
-  if (timing)
-    self->timings = g_array_new (FALSE, TRUE, sizeof (EfImageViewFrameTiming));
-}
-
-GArray *
-ef_image_view_get_timings (EfImageView *self)
-{
-  g_return_val_if_fail (EF_IS_IMAGE_VIEW (self), NULL);
-  return self->timings;
 }

@@ -81,11 +81,6 @@ void   ef_image_view_widget_to_scene (EfImageView *self, double wx, double wy, d
 
 /* TRUE when no damaged cell is waiting for upload: what is on screen is what the sources hold. */
 gboolean ef_image_view_is_settled (EfImageView *self);
-/* How many times a layer's pending damage was fully uploaded and drawn: the updates a user saw. */
-guint    ef_image_view_get_n_updates (EfImageView *self, EfLayerId layer);
-/* Limits a texture's edge, to exercise tiling on drivers with a large GL_MAX_TEXTURE_SIZE; 0 = the
- * driver's limit. Takes effect when layers are next created. */
-void     ef_image_view_set_max_texture_size (EfImageView *self, guint max_size);
 /* CUDA–OpenGL sharing. A layer whose source keeps its pixels on a CUDA device (a CUDA job's
  * accumulator, ef_job_ref_device_image) is written into its textures on that device, with no copy
  * through host memory, when the view is drawn by the same device; read() then serves only probes. The

@@ -74,7 +74,9 @@ struct _EfMainWindow {
   double               verify_ser_db;      /* the last check's result, NAN before one */
   guint                verify_n_pixels;
   char                *run_told;          /* owned: the region's warnings already toasted, or NULL */
+#if EF_TEST_HOOKS
   char                *last_toast;        /* owned: the newest toast's message, or NULL */
+#endif
 };
 
 /* ef-main-window-actions.c */

@@ -400,33 +400,6 @@ ef_main_window_get_image_view (EfMainWindow *self)
   return self->image_view;
 }
 
-EfJobRunner *
-ef_main_window_get_roi_runner (EfMainWindow *self)
-{
-  g_return_val_if_fail (EF_IS_MAIN_WINDOW (self), NULL);
-  return self->roi_runner;
-}
-
-EfJobRunner *
-ef_main_window_get_overview_runner (EfMainWindow *self)
-{
-  g_return_val_if_fail (EF_IS_MAIN_WINDOW (self), NULL);
-  return self->overview;
-}
-
-gboolean
-ef_main_window_is_idle (EfMainWindow *self)
-{
-  g_return_val_if_fail (EF_IS_MAIN_WINDOW (self), TRUE);
-  if (self->overview != NULL && ef_job_runner_is_running (self->overview))
-    return FALSE;
-  if (self->roi_pending)
-    return FALSE;
-  if (self->roi_runner != NULL && ef_job_runner_is_running (self->roi_runner))
-    return FALSE;
-  return ef_image_view_is_settled (self->image_view);
-}
-
 /* ---- batch ------------------------------------------------------------------------------------ */
 
 void
@@ -701,7 +674,9 @@ ef_main_window_finalize (GObject *object)
 
   g_free (self->session_key);
   g_free (self->run_told);
+#if EF_TEST_HOOKS
   g_free (self->last_toast);
+#endif
   g_array_unref (self->measurements);
   ef_batch_clear (&self->batch);
   G_OBJECT_CLASS (ef_main_window_parent_class)->finalize (object);

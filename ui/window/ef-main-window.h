@@ -63,9 +63,5 @@ gboolean ef_main_window_write_measurements_csv (EfMainWindow *self, const char *
 gboolean ef_main_window_save_screenshot (EfMainWindow *self, const char *path, GError **error);
 
 EfImageView *ef_main_window_get_image_view (EfMainWindow *self);
-EfJobRunner *ef_main_window_get_roi_runner (EfMainWindow *self);
-EfJobRunner *ef_main_window_get_overview_runner (EfMainWindow *self);
-/* TRUE once the overview and any region have finished and the view shows all of them. */
-gboolean ef_main_window_is_idle (EfMainWindow *self);
 
 G_END_DECLS
