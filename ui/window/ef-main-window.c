@@ -29,6 +29,8 @@ static guint signals[N_SIGNALS];
 
 /* Session changes are saved this long after the last one, so that a drag writes the file once. */
 #define SESSION_SAVE_DELAY_MS 500
+/* Frames a batch waits for the window's picture before its screenshot fails (about 5 s at 60 Hz). */
+#define BATCH_PICTURE_FRAMES 300
 
 static gboolean verbose;
 
@@ -423,6 +425,19 @@ batch_finish (EfMainWindow *self, gboolean ok, const char *message)
   g_signal_emit (self, signals[SIGNAL_BATCH_DONE], 0, ok, message);
 }
 
+/* The window as GTK last drew it, or NULL while it has no picture: before its first frame, or while it
+ * is laid out again. */
+static GskRenderNode *
+window_picture (EfMainWindow *self)
+{
+  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (GTK_WIDGET (self));
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+
+  gdk_paintable_snapshot (paintable, snapshot, gtk_widget_get_width (GTK_WIDGET (self)),
+                          gtk_widget_get_height (GTK_WIDGET (self)));
+  return gtk_snapshot_free_to_node (snapshot);
+}
+
 static gboolean
 batch_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
 {
@@ -439,6 +454,18 @@ batch_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
     {
       gtk_widget_queue_draw (widget);
       return G_SOURCE_CONTINUE;
+    }
+  /* A batch that ends within the window's first frames can find it without a picture yet (a demo region
+   * forms in half a second): the screenshot waits for one, a few seconds at most. */
+  if (self->batch.screenshot != NULL && self->batch_frames < BATCH_PICTURE_FRAMES)
+    {
+      g_autoptr (GskRenderNode) picture = window_picture (self);
+
+      if (picture == NULL)
+        {
+          gtk_widget_queue_draw (widget);
+          return G_SOURCE_CONTINUE;
+        }
     }
   self->batch_tick_id = 0;
   /* What the picture shows, from the widgets themselves. */
@@ -507,10 +534,8 @@ ef_main_window_batch_roi_finished (EfMainWindow *self, EfJobState state, const G
 gboolean
 ef_main_window_save_screenshot (EfMainWindow *self, const char *path, GError **error)
 {
-  g_autoptr (GdkPaintable) paintable = NULL;
   g_autoptr (GdkTexture) texture = NULL;
   g_autoptr (GBytes) png = NULL;
-  GtkSnapshot *snapshot;
   GskRenderNode *node;
   GskRenderer *renderer;
   int w, h;
@@ -526,10 +551,7 @@ ef_main_window_save_screenshot (EfMainWindow *self, const char *path, GError **e
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED, _("The window is not on screen yet"));
       return FALSE;
     }
-  paintable = gtk_widget_paintable_new (GTK_WIDGET (self));
-  snapshot = gtk_snapshot_new ();
-  gdk_paintable_snapshot (paintable, snapshot, w, h);
-  node = gtk_snapshot_free_to_node (snapshot);
+  node = window_picture (self);
   if (node == NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("The window drew nothing"));
