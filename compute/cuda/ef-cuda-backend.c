@@ -827,12 +827,19 @@ cuda_free (EfBackend *self)
   self->priv = NULL;
 }
 
+static EfDeviceImage *
+cuda_ref_device_image (EfBackend *self)
+{
+  return ef_cuda_image_ref_device (((CudaPriv *) self->priv)->image);
+}
+
 static const EfBackendOps cuda_ops = {
   .name = "cuda",
   .process_block = cuda_process_block,
   .read_image = cuda_read_image,
   .clear = cuda_clear,
   .free = cuda_free,
+  .ref_device_image = cuda_ref_device_image,
 };
 
 /* ---- creation ---- */
@@ -1039,16 +1046,6 @@ gboolean
 ef_backend_is_cuda (const EfBackend *backend)
 {
   return backend != NULL && (backend->ops == &cuda_ops || ef_cuda_multi_is (backend));
-}
-
-EfCudaImage *
-ef_backend_cuda_ref_image (EfBackend *backend)
-{
-  g_return_val_if_fail (ef_backend_is_cuda (backend), NULL);
-  /* Over several devices the image is a sum that only a read makes: there is none to share. */
-  if (backend->ops != &cuda_ops)
-    return NULL;
-  return ef_cuda_image_ref (((CudaPriv *) backend->priv)->image);
 }
 
 /* The single-device backend behind the accessors: itself, or the first device's of several. */

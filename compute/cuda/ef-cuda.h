@@ -133,16 +133,20 @@ char *ef_cuda_tune_cache_path (void);
  * device buffer, so the image outlives the backend (and its job) for as long as a display holds it.
  * The backend marks the end of every block (and of a clear) with an event in a small ring, so that
  * another stream, on another thread, can read a finished state without ever making the compute
- * stream wait, and without waiting for a block itself. The same type is forward-declared in
- * ef-job.h and render/ef-gl-cuda.h. */
+ * stream wait, and without waiting for a block itself. It is an EfDeviceImage (ef-device-image.h) to
+ * the engine, which hands it out through ef_job_ref_device_image; the same type is forward-declared in
+ * render/ef-gl-cuda.h. A backend over several devices has none: its image is a sum that only a read
+ * makes. */
 typedef struct _EfCudaImage EfCudaImage;
 
-/* A new reference to a CUDA backend's image; NULL for a backend over several devices, whose image is a
- * sum that only a read makes. Thread-safe; never blocks. */
-EfCudaImage *ef_backend_cuda_ref_image (EfBackend *backend);
 EfCudaImage *ef_cuda_image_ref (EfCudaImage *image);
 /* Drops a reference. The last one frees the buffer, which waits for work that still reads it. */
 void         ef_cuda_image_unref (EfCudaImage *image);
+/* The CUDA image that image is, taking over the caller's reference to it; NULL (and the reference
+ * dropped) when image is NULL or held by another kind of accelerator. Never blocks. */
+EfCudaImage *ef_cuda_image_from_device (EfDeviceImage *image);
+/* A new reference to image as the engine holds it. */
+EfDeviceImage *ef_cuda_image_ref_device (EfCudaImage *image);
 int          ef_cuda_image_get_device (EfCudaImage *image);
 void         ef_cuda_image_get_size (EfCudaImage *image, guint *width, guint *height);
 /* The device buffer (float2, width * height, row-major), borrowed: valid while a reference is held. */

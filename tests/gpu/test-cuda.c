@@ -780,7 +780,7 @@ test_run_record (void)
     d2h = ef_cuda_debug_d2h_image_bytes ();
     a = run_cuda_job (huge, &grid, EF_ALGO_BP, EF_PRECISION_FP32, TRUE, &on_device);
     g_assert_cmpuint (ef_cuda_debug_d2h_image_bytes () - d2h, ==, 0);
-    image = ef_job_ref_device_image (a);
+    image = ef_cuda_image_from_device (ef_job_ref_device_image (a));
     g_assert_nonnull (image);
     g_assert_true (ef_cuda_image_read (image, &all, img, &error));
     g_assert_no_error (error);

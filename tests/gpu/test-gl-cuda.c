@@ -303,7 +303,7 @@ wait_device_image (EfJob *job, JobWatch *w)
 {
   for (;;)
     {
-      EfCudaImage *image = ef_job_ref_device_image (job);
+      EfCudaImage *image = ef_cuda_image_from_device (ef_job_ref_device_image (job));
 
       if (image != NULL)
         return image;
