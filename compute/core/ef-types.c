@@ -5,6 +5,9 @@
 
 #include <string.h>
 #include <time.h>
+#if HAVE_OPENMP
+#include <omp.h>
+#endif
 
 #include "ef-types.h"
 
@@ -67,4 +70,15 @@ ef_process_cpu_seconds (void)
   if (clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
     return 0;
   return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
+guint
+ef_thread_count (guint asked)
+{
+#if HAVE_OPENMP
+  return asked ? asked : (guint) omp_get_max_threads ();
+#else
+  (void) asked;
+  return 1;
+#endif
 }

@@ -73,5 +73,8 @@ gboolean    ef_window_from_string (const char *s, EfWindow *out);
 /* CPU seconds of the whole process so far, every thread: the debug timers print it beside wall time,
  * which says little on a shared machine. */
 double      ef_process_cpu_seconds (void);
+/* The threads a parallel loop runs on when asked for `asked`: asked itself, or with 0 as many as
+ * OpenMP offers (1 without OpenMP). */
+guint       ef_thread_count (guint asked);
 
 G_END_DECLS
