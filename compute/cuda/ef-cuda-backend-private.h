@@ -34,15 +34,11 @@ typedef struct {
   int            device;
   EfCudaOptions  opts;
   EfPrecision    precision;
-  EfDomain       domain;
   guint          variant;       /* in use, 1-based; 0 until the first block when automatic */
   guint          tuned;         /* from the tuning cache, 0 if none */
 
-  guint          n_in;          /* samples per pulse */
-  guint          k;             /* spectral bins kept (K) */
-  guint          n;             /* profile bins */
-  guint          nc;            /* RAW: matched-filter FFT length; 0 otherwise */
-  guint          k_first;       /* RAW: first kept bin of the chirp band */
+  EfProfileLayout layout;       /* samples, bins kept, profile bins; RAW: the matched filter's FFT (the
+                                 * CPU's, ef_profile_layout_init) */
 
   guint          max_block;     /* pulses per sub-block now */
   int            ext, guard;    /* table guard (see ef-cuda-bp.cuh) */

@@ -8,44 +8,23 @@
 
 #include "ef-cuda-backend-private.h"
 
-static guint
-next_pow2 (guint64 n)
+/* The RAW matched filter: the CPU path's (ef_profile_layout_init), in float for the device. */
+static float *
+chirp_to_float (const EfMatchedFilter *mf, GError **error)
 {
-  guint64 p = 1;
+  float *out = g_try_new (float, 2 * (gsize) mf->nc);
 
-  while (p < n)
-    p <<= 1;
-  return (guint) p;
-}
-
-/* ---- the RAW matched filter: the CPU path's (ef_matched_filter_init), in float for the device ---- */
-
-static gboolean
-raw_setup (CudaPriv *priv, const EfDatasetInfo *info, float **chirp_out, GError **error)
-{
-  EfMatchedFilter mf;
-  float *out;
-
-  if (!ef_matched_filter_init (info, &mf, error))
-    return FALSE;
-  out = g_try_new (float, 2 * (gsize) mf.nc);
   if (out == NULL)
     {
-      ef_matched_filter_clear (&mf);
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "No memory for the matched filter");
-      return FALSE;
+      return NULL;
     }
-  for (guint i = 0; i < mf.nc; i++)
+  for (guint i = 0; i < mf->nc; i++)
     {
-      out[2 * i] = (float) creal (mf.chirp_conj[i]);
-      out[2 * i + 1] = (float) cimag (mf.chirp_conj[i]);
+      out[2 * i] = (float) creal (mf->chirp_conj[i]);
+      out[2 * i + 1] = (float) cimag (mf->chirp_conj[i]);
     }
-  priv->nc = mf.nc;
-  priv->k = mf.k;
-  priv->k_first = mf.k_first;
-  ef_matched_filter_clear (&mf);
-  *chirp_out = out;
-  return TRUE;
+  return out;
 }
 
 static gboolean
@@ -62,7 +41,7 @@ cuda_process_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *sample
       guint m = MIN (count - done, priv->max_block);
       g_autoptr (GError) local = NULL;
 
-      if (ef_cuda_backend_run_sub_block (self, pulses + done, samples + (gsize) done * priv->n_in, m, &local))
+      if (ef_cuda_backend_run_sub_block (self, pulses + done, samples + (gsize) done * priv->layout.n_in, m, &local))
         {
           done += m;
           continue;
@@ -210,8 +189,9 @@ const EfBackendOps ef_cuda_backend_ops = {
 
 /* ---- creation ---- */
 
+/* mf: the layout's matched filter (RAW), borrowed. */
 static gboolean
-create_device_state (EfBackend *self, GError **error)
+create_device_state (EfBackend *self, const EfMatchedFilter *mf, GError **error)
 {
   CudaPriv *priv = self->priv;
   const EfDatasetInfo *info = &self->info;
@@ -249,37 +229,28 @@ create_device_state (EfBackend *self, GError **error)
   EF_CUDA_CHECK (ef_cuda_malloc ((void **) &priv->d_bad, sizeof (unsigned long long)), error);
   EF_CUDA_CHECK (cudaMemsetAsync (priv->d_bad, 0, sizeof (unsigned long long), priv->s_comp), error);
 
-  if (priv->domain == EF_DOMAIN_RAW)
+  if (priv->layout.domain == EF_DOMAIN_RAW)
     {
-      if (!raw_setup (priv, info, &chirp, error))
+      chirp = chirp_to_float (mf, error);
+      if (chirp == NULL)
         return FALSE;
-      EF_CUDA_CHECK (ef_cuda_malloc (&priv->d_chirp, priv->nc * 2 * sizeof (float)), error);
-      EF_CUDA_CHECK (cudaMemcpy (priv->d_chirp, chirp, priv->nc * 2 * sizeof (float), cudaMemcpyHostToDevice),
+      EF_CUDA_CHECK (ef_cuda_malloc (&priv->d_chirp, priv->layout.nc * 2 * sizeof (float)), error);
+      EF_CUDA_CHECK (cudaMemcpy (priv->d_chirp, chirp, priv->layout.nc * 2 * sizeof (float), cudaMemcpyHostToDevice),
                      error);
     }
-  else
-    priv->k = priv->n_in;
-  priv->n = priv->domain == EF_DOMAIN_TOA ? priv->n_in
-                                          : next_pow2 ((guint64) priv->k * CLAMP (self->params.range.upsample, 1u, 64u));
-  if (priv->n > (1u << 26) || priv->n < 2)
-    {
-      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
-                   "Range compression to %u bins is not supported", priv->n);
-      return FALSE;
-    }
 
-  priv->tuned = ef_cuda_tune_lookup (priv->device, MAX (self->params.grid.width, self->params.grid.height), priv->n,
+  priv->tuned = ef_cuda_tune_lookup (priv->device, MAX (self->params.grid.width, self->params.grid.height), priv->layout.n,
                                      priv->precision);
 
   /* Window and 1/K in one float per spectral bin (double first, as the CPU path does). */
-  w = g_new (double, priv->k);
-  coef = g_new (float, priv->k);
+  w = g_new (double, priv->layout.k);
+  coef = g_new (float, priv->layout.k);
   ef_window_fill (self->params.range.window, self->params.range.taylor_nbar, self->params.range.taylor_sll_db, w,
-                  priv->k);
-  for (guint i = 0; i < priv->k; i++)
-    coef[i] = (float) (w[i] / priv->k);
-  EF_CUDA_CHECK (ef_cuda_malloc ((void **) &priv->d_coef, priv->k * sizeof (float)), error);
-  EF_CUDA_CHECK (cudaMemcpy (priv->d_coef, coef, priv->k * sizeof (float), cudaMemcpyHostToDevice), error);
+                  priv->layout.k);
+  for (guint i = 0; i < priv->layout.k; i++)
+    coef[i] = (float) (w[i] / priv->layout.k);
+  EF_CUDA_CHECK (ef_cuda_malloc ((void **) &priv->d_coef, priv->layout.k * sizeof (float)), error);
+  EF_CUDA_CHECK (cudaMemcpy (priv->d_coef, coef, priv->layout.k * sizeof (float), cudaMemcpyHostToDevice), error);
 
   /* A first guess of the guard from the nominal bin size; a block with finer bins grows it. */
   {
@@ -287,16 +258,16 @@ create_device_state (EfBackend *self, GError **error)
     double inv_dr = 0;
     int ext;
 
-    if (priv->domain == EF_DOMAIN_FX && info->bandwidth > 0)
-      inv_dr = 2.0 * priv->n * (info->bandwidth / MAX (priv->n_in - 1.0, 1.0)) / EF_C;
-    else if (priv->domain == EF_DOMAIN_RAW && info->sample_rate > 0)
-      inv_dr = 2.0 * priv->n * (info->sample_rate / priv->nc) / EF_C;
+    if (priv->layout.domain == EF_DOMAIN_FX && info->bandwidth > 0)
+      inv_dr = 2.0 * priv->layout.n * (info->bandwidth / MAX (priv->layout.n_in - 1.0, 1.0)) / EF_C;
+    else if (priv->layout.domain == EF_DOMAIN_RAW && info->sample_rate > 0)
+      inv_dr = 2.0 * priv->layout.n * (info->sample_rate / priv->layout.nc) / EF_C;
     else if (info->sample_rate > 0)
       inv_dr = 2.0 * info->sample_rate / EF_C;
     ext = ef_cuda_guard_ext (&widest, self->params.grid.spacing, inv_dr);
     ef_cuda_backend_set_guard (priv, ext < 0 ? 8 : ext + ext / 4);
   }
-  if (!ef_cuda_table_fits (priv->n, priv->guard, error))
+  if (!ef_cuda_table_fits (priv->layout.n, priv->guard, error))
     return FALSE;
   return ef_cuda_backend_alloc (priv, error);
 }
@@ -306,6 +277,8 @@ ef_backend_cuda_new_full (const EfDatasetInfo *info, const EfBackendParams *para
                           GError **error)
 {
   g_autoptr (EfBackend) self = NULL;
+  g_auto (EfMatchedFilter) mf = { 0 };
+  EfProfileLayout layout;
   CudaPriv *priv;
   g_autofree char *why = NULL;
   int n_dev = 0;
@@ -335,10 +308,13 @@ ef_backend_cuda_new_full (const EfDatasetInfo *info, const EfBackendParams *para
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "The image grid is empty");
       return NULL;
     }
-  if (info->n_samples == 0 || info->n_samples > (1u << 24))
+  /* The profiles as the CPU's range compression lays them out (which checks the pulses' length). */
+  if (!ef_profile_layout_init (&layout, info, params->range.upsample, &mf, error))
+    return NULL;
+  if (layout.n < 2)
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
-                   "Cannot range-compress pulses of %" G_GUINT64_FORMAT " samples", info->n_samples);
+                   "Range compression to %u bins is not supported", layout.n);
       return NULL;
     }
   if (options && options->variant > EF_CUDA_N_SHAPES)
@@ -385,8 +361,7 @@ ef_backend_cuda_new_full (const EfDatasetInfo *info, const EfBackendParams *para
   priv->device = params->device < 0 ? 0 : params->device;
   priv->opts = options ? *options : EF_CUDA_OPTIONS_DEFAULT;
   priv->precision = params->precision;
-  priv->domain = info->domain;
-  priv->n_in = (guint) info->n_samples;
+  priv->layout = layout;
   priv->max_block = priv->opts.max_block ? priv->opts.max_block : MAX (params->block_size, 1u);
   priv->max_block = MIN (priv->max_block, MAX_BLOCK);
   ef_backend_run_init (self, params, EF_BACKEND_CUDA, 1);
@@ -397,7 +372,7 @@ ef_backend_cuda_new_full (const EfDatasetInfo *info, const EfBackendParams *para
                                "the CUDA polar format former grids and transforms in fp32; fp16 is for "
                                "backprojection and FFBP");
 
-  if (!create_device_state (self, error))
+  if (!create_device_state (self, &mf, error))
     return NULL;
   return g_steal_pointer (&self);
 }

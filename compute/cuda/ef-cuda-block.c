@@ -30,41 +30,20 @@
  * the accumulator, so that a display and read_image see it as they see a backprojected one.
  */
 
-/* ---- per-pulse records: the same numbers as ef-rangecomp.c's fill_meta ---- */
+/* ---- per-pulse records ---- */
 
+/* The profile's record, as the CPU's range compression makes it (ef_profile_meta_fill), and the device's
+ * record of the pulse; for RAW data also the delay shift and carrier that the device applies after the
+ * matched filter, which the CPU applies in prepare_spectrum. */
 static void
 pulse_meta (const CudaPriv *priv, const EfDatasetInfo *info, const EfPulse *pu, EfProfileMeta *m,
             EfCudaPulse *rec)
 {
-  double f0 = pu->sc0, df = pu->scss;
-
-  memcpy (m->tx, pu->tx, sizeof m->tx);
-  memcpy (m->rcv, pu->rcv, sizeof m->rcv);
-  m->r0 = pu->r0;
-  if (priv->domain == EF_DOMAIN_TOA)
-    {
-      m->dr = 0.5 * EF_C * pu->scss;
-      m->r_start = 0.5 * EF_C * pu->sc0;
-      m->kr = 4.0 * G_PI * 0.5 * (pu->fx1 + pu->fx2) / EF_C;
-    }
-  else
-    {
-      if (priv->domain == EF_DOMAIN_RAW)
-        {
-          double dfb = (1.0 / pu->scss) / priv->nc;
-          guint i = priv->k_first;
-
-          f0 = info->fc + (i < priv->nc / 2 ? (double) i : (double) i - priv->nc) * dfb;
-          df = dfb;
-        }
-      m->dr = EF_C / (2.0 * priv->n * df);
-      m->r_start = -(double) (priv->n / 2) * m->dr;
-      m->kr = 4.0 * G_PI * (f0 + (double) (priv->k / 2) * df) / EF_C;
-    }
+  ef_profile_meta_fill (&priv->layout, pu, m);
   ef_cuda_pulse_from_meta (m, rec);
-  if (priv->domain == EF_DOMAIN_RAW)
+  if (priv->layout.domain == EF_DOMAIN_RAW)
     {
-      double fs = 1.0 / pu->scss, dfb = fs / priv->nc;
+      double fs = 1.0 / pu->scss, dfb = fs / priv->layout.nc;
       double shift = 2.0 * pu->r0 / EF_C - pu->sc0;
       double c0 = 2.0 * info->fc * pu->r0 / EF_C;
 
@@ -117,7 +96,7 @@ bp_setup (EfBackend *self, const EfProfileMeta *meta, guint count, double max_in
     {
       EF_CUDA_CHECK (cudaStreamSynchronize (priv->s_comp), error);
       ef_cuda_backend_set_guard (priv, ext + ext / 4);
-      if (!ef_cuda_table_fits (priv->n, priv->guard, error) || !ef_cuda_backend_alloc_table (priv, error))
+      if (!ef_cuda_table_fits (priv->layout.n, priv->guard, error) || !ef_cuda_backend_alloc_table (priv, error))
         return FALSE;
     }
   *variant_out = variant;
@@ -132,10 +111,10 @@ pack_table (EfBackend *self, int slot, guint chunk, guint count, GError **error)
   CudaPriv *priv = self->priv;
 
   if (priv->precision == EF_PRECISION_FP16
-      && !ef_cuda_rc_absmax (priv->s_comp, priv->d_prof, (gsize) count * priv->n * 2, priv->d_scale, chunk,
+      && !ef_cuda_rc_absmax (priv->s_comp, priv->d_prof, (gsize) count * priv->layout.n * 2, priv->d_scale, chunk,
                              error))
     return FALSE;
-  return ef_cuda_rc_pack (priv->s_comp, priv->precision, priv->d_prof, priv->n, priv->guard, priv->stride,
+  return ef_cuda_rc_pack (priv->s_comp, priv->precision, priv->d_prof, priv->layout.n, priv->guard, priv->stride,
                           priv->d_pulses[slot], priv->d_scale, priv->d_table, count, error);
 }
 
@@ -160,7 +139,7 @@ launch_bp (EfBackend *self, int slot, guint variant, guint count, gboolean mono,
   args.stride = priv->stride;
   args.guard = priv->guard;
   args.ib_lo = -priv->guard + priv->ext;
-  args.ib_hi = (int) priv->n + priv->guard - 1 - priv->ext;
+  args.ib_hi = (int) priv->layout.n + priv->guard - 1 - priv->ext;
   args.pulses = priv->d_pulses[slot];
   args.n_pulses = count;
   args.bistatic = !mono;
@@ -263,7 +242,7 @@ ef_cuda_backend_run_sub_block (EfBackend *self, const EfPulse *pulses, const EfC
   if (fast)
     {
       view.n_pulses = view.capacity = count;
-      view.n_bins = priv->n;
+      view.n_bins = priv->layout.n;
       view.meta = meta;
       view.monostatic = mono;
       if (!fast_former (self, pulses, error)
@@ -275,13 +254,13 @@ ef_cuda_backend_run_sub_block (EfBackend *self, const EfPulse *pulses, const EfC
   if (!pfa && (!fast || use_bp) && !bp_setup (self, meta, count, max_inv_dr, &variant, error))
     return FALSE;
 
-  memcpy (priv->h_samples[slot], samples, (gsize) count * priv->n_in * sizeof (EfCf32));
+  memcpy (priv->h_samples[slot], samples, (gsize) count * priv->layout.n_in * sizeof (EfCf32));
 
   /* Copy: waits until the compute stream is done with this slot's device buffers. */
   EF_CUDA_CHECK (cudaStreamWaitEvent (cs, priv->ev_done[slot], 0), error);
   EF_CUDA_CHECK (cudaEventRecord (tm->h2d0, cs), error);
   EF_CUDA_CHECK (cudaMemcpyAsync (priv->d_samples[slot], priv->h_samples[slot],
-                                  (gsize) count * priv->n_in * sizeof (EfCf32), cudaMemcpyHostToDevice, cs),
+                                  (gsize) count * priv->layout.n_in * sizeof (EfCf32), cudaMemcpyHostToDevice, cs),
                  error);
   EF_CUDA_CHECK (cudaMemcpyAsync (priv->d_pulses[slot], priv->h_pulses[slot], count * sizeof (EfCudaPulse),
                                   cudaMemcpyHostToDevice, cs),
@@ -292,15 +271,15 @@ ef_cuda_backend_run_sub_block (EfBackend *self, const EfPulse *pulses, const EfC
 
   /* Range compression into d_prof. */
   EF_CUDA_CHECK (cudaEventRecord (tm->rc0, priv->s_comp), error);
-  switch (priv->domain)
+  switch (priv->layout.domain)
     {
     case EF_DOMAIN_FX:
       {
         cufftHandle inv;
 
-        if (!ef_cuda_rc_prep_fx (priv->s_comp, priv->d_samples[slot], priv->n_in, priv->n, priv->d_coef,
+        if (!ef_cuda_rc_prep_fx (priv->s_comp, priv->d_samples[slot], priv->layout.n_in, priv->layout.n, priv->d_coef,
                                  priv->d_prof, count, priv->d_bad, error)
-            || !ef_cuda_backend_get_plan (priv, (int) priv->n, (int) priv->max_block, CUFFT_C2C, &inv, error))
+            || !ef_cuda_backend_get_plan (priv, (int) priv->layout.n, (int) priv->max_block, CUFFT_C2C, &inv, error))
           return FALSE;
         EF_CUFFT_CHECK (cufftExecC2C (inv, priv->d_prof, priv->d_prof, CUFFT_INVERSE), error);
       }
@@ -309,22 +288,22 @@ ef_cuda_backend_run_sub_block (EfBackend *self, const EfPulse *pulses, const EfC
       {
         cufftHandle fwd, inv;
 
-        if (!ef_cuda_rc_prep_raw (priv->s_comp, priv->d_samples[slot], priv->n_in, priv->nc, priv->d_raw, count,
+        if (!ef_cuda_rc_prep_raw (priv->s_comp, priv->d_samples[slot], priv->layout.n_in, priv->layout.nc, priv->d_raw, count,
                                   priv->d_bad, error)
-            || !ef_cuda_backend_get_plan (priv, (int) priv->nc, (int) priv->max_block, CUFFT_C2C, &fwd, error))
+            || !ef_cuda_backend_get_plan (priv, (int) priv->layout.nc, (int) priv->max_block, CUFFT_C2C, &fwd, error))
           return FALSE;
         EF_CUFFT_CHECK (cufftExecC2C (fwd, priv->d_raw, priv->d_raw, CUFFT_FORWARD), error);
-        if (!ef_cuda_rc_select_raw (priv->s_comp, priv->d_raw, priv->nc, priv->k, priv->k_first, priv->n,
+        if (!ef_cuda_rc_select_raw (priv->s_comp, priv->d_raw, priv->layout.nc, priv->layout.k, priv->layout.k_first, priv->layout.n,
                                     priv->d_chirp, priv->d_coef, priv->d_pulses[slot], priv->d_prof, count,
                                     error)
-            || !ef_cuda_backend_get_plan (priv, (int) priv->n, (int) priv->max_block, CUFFT_C2C, &inv, error))
+            || !ef_cuda_backend_get_plan (priv, (int) priv->layout.n, (int) priv->max_block, CUFFT_C2C, &inv, error))
           return FALSE;
         EF_CUFFT_CHECK (cufftExecC2C (inv, priv->d_prof, priv->d_prof, CUFFT_INVERSE), error);
       }
       break;
     case EF_DOMAIN_TOA:
     default:
-      if (!ef_cuda_rc_prep_toa (priv->s_comp, priv->d_samples[slot], priv->n_in, priv->d_prof, count,
+      if (!ef_cuda_rc_prep_toa (priv->s_comp, priv->d_samples[slot], priv->layout.n_in, priv->d_prof, count,
                                 priv->d_bad, error))
         return FALSE;
       break;
@@ -334,7 +313,7 @@ ef_cuda_backend_run_sub_block (EfBackend *self, const EfPulse *pulses, const EfC
   EF_CUDA_CHECK (cudaEventRecord (tm->rc1, priv->s_comp), error);
   if (pfa)
     {
-      if (!ef_cuda_pfa_add (priv->pfa, priv->s_comp, meta, priv->d_prof, priv->n, count, error))
+      if (!ef_cuda_pfa_add (priv->pfa, priv->s_comp, meta, priv->d_prof, priv->layout.n, count, error))
         return FALSE;
     }
   else if (fast && !use_bp)

@@ -121,13 +121,13 @@ ef_backend_cuda_read_profiles (EfBackend *backend, guint count, guint *n_bins, E
   backend = first_part (backend);
   priv = backend->priv;
   if (n_bins)
-    *n_bins = priv->n;
+    *n_bins = priv->layout.n;
   if (out == NULL || count == 0)
     return TRUE;
   g_return_val_if_fail (count <= priv->max_block, FALSE);
   EF_CUDA_CHECK (cudaSetDevice (priv->device), error);
   EF_CUDA_CHECK (cudaStreamSynchronize (priv->s_comp), error);
-  EF_CUDA_CHECK (cudaMemcpy (out, priv->d_prof, (gsize) count * priv->n * sizeof (EfCf32), cudaMemcpyDeviceToHost),
+  EF_CUDA_CHECK (cudaMemcpy (out, priv->d_prof, (gsize) count * priv->layout.n * sizeof (EfCf32), cudaMemcpyDeviceToHost),
                  error);
   return TRUE;
 }

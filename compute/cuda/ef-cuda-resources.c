@@ -103,36 +103,36 @@ alloc_block_buffers (CudaPriv *priv, GError **error)
   ef_cuda_backend_free_buffers (priv);
   for (int s = 0; s < 2; s++)
     {
-      if (!ef_cuda_check_ (ef_cuda_malloc_host ((void **) &priv->h_samples[s], B * priv->n_in * sizeof (EfCf32)),
+      if (!ef_cuda_check_ (ef_cuda_malloc_host ((void **) &priv->h_samples[s], B * priv->layout.n_in * sizeof (EfCf32)),
                            "cudaMallocHost (samples)", __FILE__, __LINE__, error)
           || !ef_cuda_check_ (ef_cuda_malloc_host ((void **) &priv->h_pulses[s], B * sizeof (EfCudaPulse)),
                               "cudaMallocHost (pulses)", __FILE__, __LINE__, error)
-          || !ef_cuda_check_ (ef_cuda_malloc (&priv->d_samples[s], B * priv->n_in * sizeof (EfCf32)),
+          || !ef_cuda_check_ (ef_cuda_malloc (&priv->d_samples[s], B * priv->layout.n_in * sizeof (EfCf32)),
                               "cudaMalloc (samples)", __FILE__, __LINE__, error)
           || !ef_cuda_check_ (ef_cuda_malloc ((void **) &priv->d_pulses[s], B * sizeof (EfCudaPulse)),
                               "cudaMalloc (pulses)", __FILE__, __LINE__, error))
         goto fail;
     }
-  if (priv->nc
-      && !ef_cuda_check_ (ef_cuda_malloc (&priv->d_raw, B * priv->nc * sizeof (EfCf32)), "cudaMalloc (raw)",
+  if (priv->layout.nc
+      && !ef_cuda_check_ (ef_cuda_malloc (&priv->d_raw, B * priv->layout.nc * sizeof (EfCf32)), "cudaMalloc (raw)",
                           __FILE__, __LINE__, error))
     goto fail;
-  if (!ef_cuda_check_ (ef_cuda_malloc (&priv->d_prof, B * priv->n * sizeof (EfCf32)), "cudaMalloc (profiles)",
+  if (!ef_cuda_check_ (ef_cuda_malloc (&priv->d_prof, B * priv->layout.n * sizeof (EfCf32)), "cudaMalloc (profiles)",
                        __FILE__, __LINE__, error))
     goto fail;
   /* The FFTs always run over the whole sub-block; rows past a short block's end must hold numbers. */
-  if (!ef_cuda_check_ (cudaMemsetAsync (priv->d_prof, 0, B * priv->n * sizeof (EfCf32), priv->s_comp),
+  if (!ef_cuda_check_ (cudaMemsetAsync (priv->d_prof, 0, B * priv->layout.n * sizeof (EfCf32), priv->s_comp),
                        "cudaMemsetAsync (profiles)", __FILE__, __LINE__, error)
-      || (priv->nc && !ef_cuda_check_ (cudaMemsetAsync (priv->d_raw, 0, B * priv->nc * sizeof (EfCf32), priv->s_comp),
+      || (priv->layout.nc && !ef_cuda_check_ (cudaMemsetAsync (priv->d_raw, 0, B * priv->layout.nc * sizeof (EfCf32), priv->s_comp),
                                        "cudaMemsetAsync (raw)", __FILE__, __LINE__, error)))
     goto fail;
   if (!ef_cuda_backend_alloc_table (priv, error))
     goto fail;
   /* Plans for the full sub-block now, so that their work areas count against this size. */
-  if (priv->domain != EF_DOMAIN_TOA
-      && !ef_cuda_backend_get_plan (priv, (int) priv->n, (int) B, CUFFT_C2C, &plan, error))
+  if (priv->layout.domain != EF_DOMAIN_TOA
+      && !ef_cuda_backend_get_plan (priv, (int) priv->layout.n, (int) B, CUFFT_C2C, &plan, error))
     goto fail;
-  if (priv->nc && !ef_cuda_backend_get_plan (priv, (int) priv->nc, (int) B, CUFFT_C2C, &plan, error))
+  if (priv->layout.nc && !ef_cuda_backend_get_plan (priv, (int) priv->layout.nc, (int) B, CUFFT_C2C, &plan, error))
     goto fail;
   return TRUE;
 
@@ -181,7 +181,7 @@ ef_cuda_backend_set_guard (CudaPriv *priv, int ext)
 {
   priv->ext = ext;
   priv->guard = 2 * ext + 2;
-  priv->stride = (priv->n + 2u * (guint) priv->guard + 3u) & ~3u;
+  priv->stride = (priv->layout.n + 2u * (guint) priv->guard + 3u) & ~3u;
 }
 
 /* ---- timing ---- */
