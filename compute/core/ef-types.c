@@ -16,6 +16,7 @@ static const char *const precision_names[] = { "fp64", "fp32", "fp16" };
 static const char *const algo_names[] = { "bp", "ffbp", "fbp", "pfa" };
 static const char *const backend_names[] = { "auto", "cpu", "cuda" };
 static const char *const window_names[] = { "rect", "hann", "hamming", "taylor" };
+static const char *const order_names[] = { "sequential", "interleaved" };
 
 static const char *
 name_of (const char *const *names, guint n, guint value)
@@ -61,6 +62,7 @@ EF_ENUM_NAMES (EfPrecision, precision, precision_names)
 EF_ENUM_NAMES (EfAlgo, algo, algo_names)
 EF_ENUM_NAMES (EfBackendKind, backend_kind, backend_names)
 EF_ENUM_NAMES (EfWindow, window, window_names)
+EF_ENUM_NAMES (EfOrder, order, order_names)
 
 double
 ef_process_cpu_seconds (void)

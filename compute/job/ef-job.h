@@ -7,11 +7,6 @@
 
 G_BEGIN_DECLS
 
-typedef enum {
-  EF_ORDER_SEQUENTIAL,   /* the aperture grows: focus builds up */
-  EF_ORDER_INTERLEAVED,  /* bit-reversed blocks: full resolution at once, clutter fades */
-} EfOrder;
-
 typedef struct {
   EfBackendParams backend;
   EfBackendKind   backend_kind;
