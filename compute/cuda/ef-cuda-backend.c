@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ef-cuda-backend-private.h"
+#include "ef-cuda-test-hooks.h"
 
 /* The RAW matched filter: the CPU path's (ef_profile_layout_init), in float for the device. */
 static float *
@@ -97,7 +98,7 @@ cuda_read_image (EfBackend *self, const EfRect *rect, EfCf32 *out, GError **erro
     EF_CUDA_CHECK (cudaMemcpy2D (out, rect->width * sizeof (EfCf32), src, (gsize) w * sizeof (EfCf32),
                                  rect->width * sizeof (EfCf32), rect->height, cudaMemcpyDeviceToHost),
                    error);
-  ef_cuda_count_d2h_image_bytes ((guint64) rect->width * rect->height * sizeof (EfCf32));
+  ef_cuda_test_hooks_count_d2h ((guint64) rect->width * rect->height * sizeof (EfCf32));
   return ef_cuda_backend_read_bad (self, error);
 }
 

@@ -5,6 +5,7 @@
 
 #include "ef-cuda-private.h"
 #include "ef-cuda-image-private.h"
+#include "ef-cuda-test-hooks.h"
 
 /* Marks live in a ring of events. The compute thread is at most a few blocks ahead of the device
  * (process_block waits for the pinned buffer of two sub-blocks ago), so the newest finished mark is
@@ -23,20 +24,6 @@ struct _EfCudaImage {
   guint64      n_marks;           /* recorded so far */
   guint64      finished;          /* the newest mark seen finished */
 };
-
-static guint64 d2h_image_bytes;
-
-void
-ef_cuda_count_d2h_image_bytes (guint64 bytes)
-{
-  __atomic_add_fetch (&d2h_image_bytes, bytes, __ATOMIC_RELAXED);
-}
-
-guint64
-ef_cuda_debug_d2h_image_bytes (void)
-{
-  return __atomic_load_n (&d2h_image_bytes, __ATOMIC_RELAXED);
-}
 
 static void
 image_free (EfCudaImage *self)
@@ -112,8 +99,7 @@ EfCudaImage *
 ef_cuda_image_ref (EfCudaImage *self)
 {
   g_return_val_if_fail (self != NULL, NULL);
-  ef_device_image_ref (&self->parent);
-  return self;
+  return (EfCudaImage *) ef_device_image_ref (&self->parent);
 }
 
 void
@@ -270,7 +256,7 @@ ef_cuda_image_read (EfCudaImage *self, const EfRect *rect, EfCf32 *out, GError *
                                     self->s_read),
                  error);
   EF_CUDA_CHECK (cudaStreamSynchronize (self->s_read), error);
-  ef_cuda_count_d2h_image_bytes ((guint64) rect->width * rect->height * sizeof (EfCf32));
+  ef_cuda_test_hooks_count_d2h ((guint64) rect->width * rect->height * sizeof (EfCf32));
   return TRUE;
 }
 

@@ -111,13 +111,6 @@ gboolean ef_cuda_bp_model (const EfGrid *grid, const EfProfiles *profiles, guint
 guint ef_cuda_choose_variant (const EfGrid *grid, const EfProfileMeta *meta, guint n_pulses,
                               EfPrecision precision);
 
-/* Testing hooks for out-of-memory paths. fail_alloc_after: the n-th device or pinned allocation or
- * cuFFT plan from now on (0 = the next one) fails once as if the device were out of memory; n < 0
- * disarms it. fail_alloc_above: every such allocation larger than bytes fails until it is called
- * again with 0. Not for production use; process-wide. */
-void ef_cuda_debug_fail_alloc_after (int n);
-void ef_cuda_debug_fail_alloc_above (gsize bytes);
-
 /* Times every kernel shape on a synthetic problem of the given class (grid edge, pulses, bins,
  * precision) and stores the fastest in g_get_user_cache_dir()/echoform/cuda-tune.ini under the device
  * name and class; backends read it back. *best (may be NULL) receives the variant chosen, and report
@@ -160,8 +153,8 @@ guint64      ef_cuda_image_get_n_marks (EfCudaImage *image);
  * FALSE with error when the device reports a failure. */
 gboolean     ef_cuda_image_order_after_finished (EfCudaImage *image, gpointer stream, guint64 *mark,
                                                  GError **error);
-/* Copies rect of the image to out (host, rect->width * rect->height), counted in
- * ef_cuda_debug_d2h_image_bytes. Waits for the copy only, not for queued blocks. Thread-safe. */
+/* Copies rect of the image to out (host, rect->width * rect->height). Waits for the copy only, not for
+ * queued blocks. Thread-safe. */
 gboolean     ef_cuda_image_read (EfCudaImage *image, const EfRect *rect, EfCf32 *out, GError **error);
 
 /* Counts the pixels of the image with a component that is not finite, on the device (nothing of the
@@ -177,10 +170,5 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (EfCudaImage, ef_cuda_image_unref)
  * ef_gl_image_upload (render/), and the GPU tests compare the two. */
 gboolean ef_cuda_display_convert (gpointer stream, guint64 surface, const void *image, guint image_width,
                                   const EfRect *rects, guint n_rects, guint dst_x, guint dst_y, GError **error);
-
-/* Bytes of image data copied from the device to host memory by CUDA backends' read_image and by
- * ef_cuda_image_read since the program started. A display that shares the device image keeps it
- * unchanged over a whole job. Process-wide; thread-safe. */
-guint64 ef_cuda_debug_d2h_image_bytes (void);
 
 G_END_DECLS

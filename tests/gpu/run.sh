@@ -5,7 +5,7 @@
 #   tests/gpu/run.sh [all|test|bench|multi|e2e|file|tune|ncu|gl|pfa|ffbp|none]...
 #                    (default: all = test bench multi e2e tune ncu ffbp)
 #
-# Builds the engine and the CLI with -Dgui=disabled -Dcuda=enabled into $EF_BUILD (default
+# Builds the engine and the CLI with -Dgui=disabled -Dcuda=enabled -Dtest_hooks=true into $EF_BUILD (default
 # /tmp/ef-build-gpu), then:
 #   test   the CUDA tests (one process per test; the multi-device test skips on one GPU) and
 #          compute-sanitizer (memcheck, racecheck) on the tiny case;
@@ -179,7 +179,7 @@ build () {
   note "build: gpu_archs=$archs"
   if [ ! -f "$BUILD/build.ninja" ]; then
     meson setup "$BUILD" "$ROOT" -Dgui=disabled -Dcuda=enabled -Ddemo=false -Dgpu_archs="$archs" \
-      -Dbuildtype=debugoptimized > "$OUT/meson-setup.log" 2>&1 || { tail -40 "$OUT/meson-setup.log"; return 1; }
+      -Dtest_hooks=true -Dbuildtype=debugoptimized > "$OUT/meson-setup.log" 2>&1 || { tail -40 "$OUT/meson-setup.log"; return 1; }
   fi
   ninja -C "$BUILD" tests/gpu/test-cuda tests/gpu/test-cuda-model tests/gpu/bench-cuda tests/gpu/bench-job \
     app/cli/echoform-cli \
@@ -422,7 +422,7 @@ run_gl () {
     # A build configured before libepoxy was there: one of its own.
     dir="$BUILD-gl"
     if [ ! -f "$dir/build.ninja" ]; then
-      meson setup "$dir" "$ROOT" -Dgui=disabled -Dcuda=enabled -Ddemo=false \
+      meson setup "$dir" "$ROOT" -Dgui=disabled -Dcuda=enabled -Ddemo=false -Dtest_hooks=true \
         -Dgpu_archs="${EF_GPU_ARCHS:-$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2> /dev/null | head -1 | tr -d '. ')}" \
         -Dbuildtype=debugoptimized > "$OUT/meson-setup-gl.log" 2>&1 || { tail -30 "$OUT/meson-setup-gl.log"; note "gl: setup failed"; return 0; }
     fi
