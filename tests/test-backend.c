@@ -228,55 +228,48 @@ test_builtin (void)
   g_assert_null (ef_backend_ref_device_image (be));
 }
 
-/* Unavailable: auto falls back to the CPU and says the provider's reason; asked for by name, it fails. */
+/* With the stand-in saying unavailable, or failing to create: auto falls back to the CPU and says why,
+ * in the note and in the run record; asked for by name, the dispatcher fails with the same words. */
 static void
-test_unavailable (void)
+check_fallback (const char *unavailable, const char *create_error, const char *why)
 {
   g_autoptr (EfDataset) ds = small_scene (8);
   g_autoptr (EfBackend) be = NULL;
   g_autoptr (GError) error = NULL;
   g_autofree char *note = NULL;
+  g_autofree char *fallback = g_strdup_printf ("%s; using the CPU", why);
   EfBackendParams bp;
 
   ef_backend_register (&fake_provider);
   g_assert_true (ef_backend_get_provider (EF_BACKEND_CUDA) == &fake_provider);
-  fake_unavailable = "No fake device here";
-  fake_create_error = NULL;
+  fake_unavailable = unavailable;
+  fake_create_error = create_error;
   small_params (&bp);
 
   be = ef_backend_new (EF_BACKEND_AUTO, &ds->info, &bp, &note, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (ef_backend_name (be), ==, "cpu");
-  g_assert_cmpstr (note, ==, "No fake device here; using the CPU");
-  g_assert_cmpstr (ef_backend_get_run_info (be)->backend_reason, ==, "No fake device here; using the CPU");
+  g_assert_cmpstr (note, ==, fallback);
+  g_assert_cmpstr (ef_backend_get_run_info (be)->backend_reason, ==, fallback);
   g_assert_cmpint (ef_backend_get_run_info (be)->backend_requested, ==, EF_BACKEND_AUTO);
 
   g_assert_null (ef_backend_new (EF_BACKEND_CUDA, &ds->info, &bp, NULL, &error));
   g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_DEVICE);
-  g_assert_cmpstr (error->message, ==, "No fake device here");
+  g_assert_cmpstr (error->message, ==, why);
 }
 
-/* Available, but creation fails: the provider's name and the error, then the CPU. */
+/* Unavailable: the provider's reason. */
+static void
+test_unavailable (void)
+{
+  check_fallback ("No fake device here", NULL, "No fake device here");
+}
+
+/* Available, but creation fails: the provider's name and the error. */
 static void
 test_create_fails (void)
 {
-  g_autoptr (EfDataset) ds = small_scene (8);
-  g_autoptr (EfBackend) be = NULL;
-  g_autoptr (GError) error = NULL;
-  g_autofree char *note = NULL;
-  EfBackendParams bp;
-
-  ef_backend_register (&fake_provider);
-  fake_unavailable = NULL;
-  fake_create_error = "out of fake memory";
-  small_params (&bp);
-  be = ef_backend_new (EF_BACKEND_AUTO, &ds->info, &bp, &note, &error);
-  g_assert_no_error (error);
-  g_assert_cmpstr (ef_backend_name (be), ==, "cpu");
-  g_assert_cmpstr (note, ==, "Fake failed: out of fake memory; using the CPU");
-  g_assert_null (ef_backend_new (EF_BACKEND_CUDA, &ds->info, &bp, NULL, &error));
-  g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_DEVICE);
-  g_assert_cmpstr (error->message, ==, "Fake failed: out of fake memory");
+  check_fallback (NULL, "out of fake memory", "Fake failed: out of fake memory");
 }
 
 /* A job on the stand-in that never copies the image to the host: its image, its read and its count of
