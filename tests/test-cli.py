@@ -220,10 +220,34 @@ def t_form_outputs():
     summary = json.loads(p.stdout)
     assert summary["width"] > 0 and summary["height"] > 0 and summary["bp_per_s"] > 0, summary
     assert summary["backend"] == "cpu"
-    # The default spacing is half the finer resolution.
+    # The default spacing is half the finer ground-plane resolution: c/2B projected through the grazing
+    # angle, or the cross-range resolution; info says the same.
     info = json.loads(run("info", path("point.cphd"), "--json").stdout)
-    want = 0.5 * min(info["range_resolution_m"], info["crossrange_resolution_m"])
+    ground = info["range_resolution_m"] / math.cos(math.radians(info["mean_grazing_deg"]))
+    assert abs(info["ground_range_resolution_m"] - ground) < 1e-9 * ground, (info["ground_range_resolution_m"], ground)
+    want = 0.5 * min(ground, info["crossrange_resolution_m"])
     assert abs(summary["spacing_m"] - want) < 1e-9, (summary["spacing_m"], want)
+    assert abs(info["defaults"]["spacing_m"] - want) < 1e-9, (info["defaults"], want)
+
+
+def t_form_defaults():
+    # Without options: the engine's defaults (the desktop program's too), which the sidecar records.
+    out = path("all-defaults.npy")
+    p = run("form", path("point.cphd"), "--backend", "cpu", "--json", "-o", out)
+    summary = json.loads(p.stdout)
+    defaults = json.loads(run("info", path("point.cphd"), "--json").stdout)["defaults"]
+    assert (summary["width"], summary["height"]) == (256, 256), summary
+    for got, want in zip(summary["roi_m"], defaults["roi_m"]):
+        assert abs(got - want) < 1e-9, (summary["roi_m"], defaults["roi_m"])
+    assert abs(summary["roi_m"][0] + summary["roi_m"][2]) < 1e-9 and abs(summary["roi_m"][1] + summary["roi_m"][3]) < 1e-9
+    extra = sidecar_extra(out)
+    assert (extra["window"], extra["order"], extra["upsample"], extra["block"]) == ("taylor", "interleaved", 16, 64), extra
+    assert (defaults["window"], defaults["order"], defaults["upsample"]) == ("taylor", "interleaved", 16), defaults
+    assert defaults["block"] == {"bp": 64, "ffbp": 1024, "fbp": 1024, "pfa": 64}, defaults
+    # The fast algorithms' sub-apertures.
+    small = "%g,%g,%g,%g" % (TARGET[0] - 2, TARGET[1] - 2, TARGET[0] + 2, TARGET[1] + 2)
+    run("form", path("point.cphd"), "--roi", small, "--algo", "fbp", "--backend", "cpu", "-o", path("fbp-default.npy"))
+    assert sidecar_extra(path("fbp-default.npy"))["block"] == 1024
 
 
 def t_metrics_point():
@@ -490,6 +514,7 @@ tests = [
     ("garbage-files", t_garbage_files),
     ("simulate-info", t_simulate_info),
     ("form-outputs", t_form_outputs),
+    ("form-defaults", t_form_defaults),
     ("metrics-point", t_metrics_point),
     ("metrics-reference", t_metrics_reference),
     ("fp16-on-cpu", t_fp16_on_cpu),

@@ -65,7 +65,9 @@ def check(name, fn):
 
 def form(tag, *extra):
     out = os.path.join(tmp.name, f"{tag}.npy")
-    cmd = [CLI, "form", DATA, "--roi", ROI, "--spacing", SPACING, "--algo", "bp", "-o", out, "--json"]
+    # The window the figures below were measured with (the default is Taylor).
+    cmd = [CLI, "form", DATA, "--roi", ROI, "--spacing", SPACING, "--algo", "bp", "--window", "rect", "-o", out,
+           "--json"]
     cmd += list(extra)
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     if p.returncode != 0:

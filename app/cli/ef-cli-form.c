@@ -10,10 +10,8 @@
 #include "ef-cli-private.h"
 #include "ef-image-io.h"
 #include "ef-job.h"
+#include "ef-job-defaults.h"
 #include "ef-run-info-json.h"
-
-/* The default ROI, when none is given, is this many pixels square about the scene centre. */
-#define DEFAULT_ROI_PIXELS 256
 
 typedef enum {
   OUT_NPY,
@@ -106,9 +104,10 @@ ef_cli_form (int argc, char **argv)
   EfAlgo algo = EF_ALGO_BP;
   EfPrecision precision = EF_PRECISION_FP32;
   EfBackendKind backend_kind = EF_BACKEND_AUTO;
-  EfWindow window = EF_WINDOW_RECT;
+  EfWindow window = EF_WINDOW_RECT;         /* read only when --window is given, as are the next */
   EfOrder order = EF_ORDER_SEQUENTIAL;
   OutputKind kind;
+  EfJobDefaults defaults;
   EfJobParams jp;
   EfGrid grid;
   EfRect all;
@@ -122,17 +121,17 @@ ef_cli_form (int argc, char **argv)
     { "roi", 'r', 0, G_OPTION_ARG_STRING, &roi_s, "Region to form, scene frame in metres (x east, y north); "
       "default: 256 pixels square about the scene centre", "X0,Y0,X1,Y1" },
     { "spacing", 's', 0, G_OPTION_ARG_STRING, &spacing_s, "Pixel spacing in metres; default: half the finer of "
-      "the range and cross-range resolutions", "M" },
+      "the ground-plane range and cross-range resolutions", "M" },
     { "algo", 'a', 0, G_OPTION_ARG_STRING, &algo_s, "Algorithm: bp (the default), ffbp, fbp or pfa", "ALGO" },
     { "precision", 'p', 0, G_OPTION_ARG_STRING, &precision_s, "fp64, fp32 (the default) or fp16", "PREC" },
     { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend_s, "auto (CUDA when a device is present; the default), "
       "cpu or cuda", "KIND" },
-    { "window", 'w', 0, G_OPTION_ARG_STRING, &window_s, "Range window: rect (the default), hann, hamming or "
-      "taylor", "WIN" },
-    { "upsample", 'u', 0, G_OPTION_ARG_STRING, &upsample_s, "Range profile zero-padding factor", "N" },
+    { "window", 'w', 0, G_OPTION_ARG_STRING, &window_s, "Range window: rect, hann, hamming or taylor (the "
+      "default: -35 dB, n = 4)", "WIN" },
+    { "upsample", 'u', 0, G_OPTION_ARG_STRING, &upsample_s, "Range profile zero-padding factor (default 16)", "N" },
     { "block", 0, 0, G_OPTION_ARG_STRING, &block_s, "Pulses per block (default 64; ffbp and fbp 1024)", "N" },
-    { "order", 0, 0, G_OPTION_ARG_STRING, &order_s, "Pulse block order: sequential (the default) or "
-      "interleaved", "ORDER" },
+    { "order", 0, 0, G_OPTION_ARG_STRING, &order_s, "Pulse block order: sequential or interleaved (the "
+      "default)", "ORDER" },
     { "stride", 0, 0, G_OPTION_ARG_STRING, &stride_s, "Use every N-th pulse (a quick look)", "N" },
     { "channel", 0, 0, G_OPTION_ARG_STRING, &channel_s, "Channel to read (0: the first)", "N" },
     { "threads", 't', 0, G_OPTION_ARG_STRING, &threads_s, "CPU threads (0: all cores)", "N" },
@@ -171,15 +170,8 @@ ef_cli_form (int argc, char **argv)
     return ef_cli_usage_error ("form", "--backend: '%s' is not auto, cpu or cuda", backend_s);
   if (window_s != NULL && !ef_window_from_string (window_s, &window))
     return ef_cli_usage_error ("form", "--window: '%s' is not rect, hann, hamming or taylor", window_s);
-  if (order_s != NULL)
-    {
-      if (g_ascii_strcasecmp (order_s, "sequential") == 0)
-        order = EF_ORDER_SEQUENTIAL;
-      else if (g_ascii_strcasecmp (order_s, "interleaved") == 0)
-        order = EF_ORDER_INTERLEAVED;
-      else
-        return ef_cli_usage_error ("form", "--order: '%s' is not sequential or interleaved", order_s);
-    }
+  if (order_s != NULL && !ef_order_from_string (order_s, &order))
+    return ef_cli_usage_error ("form", "--order: '%s' is not sequential or interleaved", order_s);
   if ((roi_s != NULL && !ef_cli_parse_roi ("--roi", roi_s, roi, &error))
       || (spacing_s != NULL && !ef_cli_parse_double ("--spacing", spacing_s, 1e-6, 1e6, &spacing, &error))
       || (upsample_s != NULL && !ef_cli_parse_uint ("--upsample", upsample_s, 1, 64, &upsample, &error))
@@ -203,26 +195,16 @@ ef_cli_form (int argc, char **argv)
     return ef_cli_report ("form", error);
   g_debug ("%s opened in %.4f s", input, (g_get_monotonic_time () - t_start) * 1e-6);
 
+  /* What is not given is the engine's default, as in the desktop program. */
+  ef_job_defaults (ds, algo, &defaults);
   if (spacing_s == NULL)
     {
-      double rr = ef_dataset_range_resolution (ds), xr = ef_dataset_crossrange_resolution (ds);
-
-      if (rr > 0 && xr > 0)
-        spacing = 0.5 * MIN (rr, xr);
-      else
-        spacing = 0.5 * MAX (rr, xr);
+      spacing = defaults.spacing;
       if (!(spacing > 0) || !isfinite (spacing))
         return ef_cli_usage_error ("form", "the collection does not say its resolution; give --spacing");
     }
   if (roi_s == NULL)
-    {
-      double half = 0.5 * DEFAULT_ROI_PIXELS * spacing;
-
-      roi[0] = -half;
-      roi[1] = -half;
-      roi[2] = half;
-      roi[3] = half;
-    }
+    ef_job_default_roi (spacing, roi);
   if (!ef_grid_init_roi (&grid, roi[0], roi[1], roi[2], roi[3], spacing, &error))
     {
       /* The ROI and spacing came from the command line: a bad grid is a usage problem. */
@@ -230,24 +212,19 @@ ef_cli_form (int argc, char **argv)
     }
 
   ef_job_params_init (&jp, &grid);
+  ef_job_defaults_apply (&defaults, &jp);
   jp.backend_kind = backend_kind;
-  jp.order = order;
   jp.backend.algo = algo;
-  jp.backend.range.window = window;
+  if (order_s != NULL)
+    jp.order = order;
+  if (window_s != NULL)
+    jp.backend.range.window = window;
   if (precision_s != NULL)
     jp.backend.precision = precision;
   if (upsample_s != NULL)
     jp.backend.range.upsample = upsample;
   if (block_s != NULL)
     jp.backend.block_size = block;
-  else if (algo == EF_ALGO_FFBP || algo == EF_ALGO_FBP)
-    {
-      /* Nothing shows the image while it forms, so the fast algorithms get longer sub-apertures than a
-       * progressive view's 256 pulses: a quarter of the passes over the image and of the stages at
-       * which threads wait for each other, which on a busy machine is 15% of the time
-       * (tests/bench/RESULTS.md). */
-      jp.backend.block_size = 1024;
-    }
   if (threads_s != NULL)
     jp.backend.n_threads = n_threads;
   if (stride_s != NULL)

@@ -23,6 +23,8 @@ int ef_cli_form (int argc, char **argv);
 int ef_cli_metrics (int argc, char **argv);
 int ef_cli_bench (int argc, char **argv);
 int ef_cli_tune (int argc, char **argv);
+/* `bench --read PATH`: the read rate of a dataset's samples (ef-cli-bench-read.c). */
+int ef_cli_bench_read (const char *path, guint block, guint repeat, gboolean json);
 
 /* Messages on stderr, prefixed "echoform-cli: ". */
 void ef_cli_error (const char *format, ...) G_GNUC_PRINTF (1, 2);

@@ -12,6 +12,7 @@
 #include "ef-cuda-private.h"
 #include "ef-cuda-pfa.h"
 #include "ef-cuda-pfa-private.h"
+#include "ef-cuda-test-hooks.h"
 
 G_STATIC_ASSERT (EF_CUDA_PFA_KBQ == EF_PFA_KBQ);
 G_STATIC_ASSERT (EF_CUDA_PFA_KNQ == EF_PFA_KNQ);
@@ -170,7 +171,7 @@ setup (EfCudaPfa *self, cudaStream_t s, guint nb, GError **error)
           || !dev_alloc ((void **) &self->d_dist, sizeof (unsigned long long), "distortion word", error))
         return FALSE;
       /* The 2-D plan's work area is about the size of the grid: it counts as an allocation. */
-      if (ef_cuda_debug_should_fail ())
+      if (ef_cuda_test_hooks_alloc_fails (0))
         {
           g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY,
                        "Not enough device memory to plan a %u x %u FFT", c->mu, c->mv);

@@ -55,11 +55,11 @@ gboolean ef_cufft_check_ (int code, const char *expr, const char *file, int line
   G_STMT_START { cudaError_t ef_w_ = (expr); if (ef_w_ != cudaSuccess) \
     g_warning ("%s failed: %s (%s:%d)", #expr, cudaGetErrorString (ef_w_), __FILE__, __LINE__); } G_STMT_END
 
-/* Allocation with the testing hook. Plain cudaMalloc / cudaMallocHost underneath. */
+/* cudaMalloc, cudaMallocHost and cufftPlanMany, with the tests' allocation failures where they are
+ * compiled in (ef-cuda-test-hooks.h). */
 cudaError_t ef_cuda_malloc (void **ptr, gsize size);
 cudaError_t ef_cuda_malloc_host (void **ptr, gsize size);
 cufftResult ef_cufft_plan_many (cufftHandle *plan, int n, cufftType type, int batch);
-gboolean    ef_cuda_debug_should_fail (void);
 
 /* Shapes */
 #define EF_CUDA_N_SHAPES 9

@@ -75,7 +75,7 @@ ef_run_info_sidecar_extra (const EfRunInfo *info, const char *input, const EfJob
   ef_json_set_string (b, "window", ef_window_to_string (params->backend.range.window));
   ef_json_set_int (b, "upsample", params->backend.range.upsample);
   ef_json_set_int (b, "block", params->backend.block_size);
-  ef_json_set_string (b, "order", params->order == EF_ORDER_INTERLEAVED ? "interleaved" : "sequential");
+  ef_json_set_string (b, "order", ef_order_to_string (params->order));
   ef_json_set_int (b, "pulses", (gint64) pulses);
   ef_json_set_double (b, "elapsed_s", elapsed_s);
   ef_json_set_double (b, "bp_per_s", bp_per_s);

@@ -5,7 +5,7 @@
 #   tests/gpu/run.sh [all|test|bench|multi|e2e|file|tune|ncu|gl|pfa|ffbp|none]...
 #                    (default: all = test bench multi e2e tune ncu ffbp)
 #
-# Builds the engine and the CLI with -Dgui=disabled -Dcuda=enabled into $EF_BUILD (default
+# Builds the engine and the CLI with -Dgui=disabled -Dcuda=enabled -Dtest_hooks=true into $EF_BUILD (default
 # /tmp/ef-build-gpu), then:
 #   test   the CUDA tests (one process per test; the multi-device test skips on one GPU) and
 #          compute-sanitizer (memcheck, racecheck) on the tiny case;
@@ -178,8 +178,8 @@ build () {
   fi
   note "build: gpu_archs=$archs"
   if [ ! -f "$BUILD/build.ninja" ]; then
-    meson setup "$BUILD" "$ROOT" -Dgui=disabled -Dcuda=enabled -Ddemo=false -Dgpu_archs="$archs" -Dtest_hooks=true \
-      -Dbuildtype=debugoptimized > "$OUT/meson-setup.log" 2>&1 || { tail -40 "$OUT/meson-setup.log"; return 1; }
+    meson setup "$BUILD" "$ROOT" -Dgui=disabled -Dcuda=enabled -Ddemo=false -Dgpu_archs="$archs" \
+      -Dtest_hooks=true -Dbuildtype=debugoptimized > "$OUT/meson-setup.log" 2>&1 || { tail -40 "$OUT/meson-setup.log"; return 1; }
   fi
   ninja -C "$BUILD" tests/gpu/test-cuda tests/gpu/test-cuda-model tests/gpu/bench-cuda tests/gpu/bench-job \
     app/cli/echoform-cli \

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cuda/ef-cuda.h"
+#include "cuda/ef-cuda-test-hooks.h"
 #include "cuda/ef-cuda-ffbp.h"
 #include "ef-backend.h"
 #include "ef-error.h"
@@ -170,15 +171,19 @@ test_scene (gconstpointer data)
   gpu = form_gpu (&grid, sp.bandwidth, &fp, EF_PRECISION_FP32, p32, &sg, &ms);
   cpu = form_cpu (&grid, sp.bandwidth, &fp, sg.leaf_pulses, p32, &sc);
   check_same_tree (&sg, &sc);
+#if EF_TEST_HOOKS
   ef_cuda_ffbp_debug_force_exact (TRUE);
   exact = form_gpu (&grid, sp.bandwidth, &fp, EF_PRECISION_FP32, p32, &sx, NULL);
   ef_cuda_ffbp_debug_force_exact (FALSE);
+#else
+  (void) sx;
+#endif
   half = form_gpu (&grid, sp.bandwidth, &fp, EF_PRECISION_FP16, p32, &s16, &ms16);
 
   ser_cpu = ef_ser_db_f32 (gpu, cpu, n);
   ser_ref = ef_ser_db_f32_f64 (gpu, ref, n);
   ser_cpu_ref = ef_ser_db_f32_f64 (cpu, ref, n);
-  ser_exact = ef_ser_db_f32 (gpu, exact, n);
+  ser_exact = exact != NULL ? ef_ser_db_f32 (gpu, exact, n) : NAN;
   psnr16 = ef_cuda_test_psnr_db (half, ref, n);
   g_test_message ("%s: %ux%u px x %u pulses, leaves of %u, %u stages, %u fused: GPU against CPU %.1f dB; against "
                   "float64 %.1f dB (CPU: %.1f dB); cubic against exact geometry %.1f dB; fp16: PSNR %.1f dB, SER "
@@ -188,7 +193,10 @@ test_scene (gconstpointer data)
                   sg.seconds_leaves * 1e3, sg.seconds_merge * 1e3, sg.seconds_final * 1e3, ms16);
   g_assert_cmpfloat (ser_cpu, >=, GPU_CPU_SER_DB);
   g_assert_cmpfloat (ser_ref, >=, REF_SER_DB);
-  g_assert_cmpfloat (ser_exact, >=, 80.0);
+  if (exact != NULL)
+    g_assert_cmpfloat (ser_exact, >=, 80.0);
+  else
+    g_test_message ("the cubic geometry against the exact one: not checked, " EF_TEST_HOOKS_MISSING);
   g_assert_cmpfloat (psnr16, >=, PSNR16_DB);
 }
 
@@ -397,6 +405,7 @@ test_tiny (void)
 static void
 test_oom (void)
 {
+#if EF_TEST_HOOKS
   g_autofree EfSimTarget *tg = ef_test_random_targets (10, -3, -3, 3, 3);
   EfSimParams sp;
   g_autoptr (EfDataset) ds = simulate (&geometries[0], 128, tg, 10, &sp);
@@ -420,6 +429,9 @@ test_oom (void)
   g_test_message ("%s", error->message);
   g_clear_error (&error);
   g_free (form_gpu (&grid, sp.bandwidth, &fp, EF_PRECISION_FP32, p32, NULL, NULL));
+#else
+  g_test_skip ("allocation failures: " EF_TEST_HOOKS_MISSING);
+#endif
 }
 
 int

@@ -12,6 +12,9 @@
 #endif
 
 #include "ef-job-runner.h"
+#if HAVE_CUDA
+#include "cuda/ef-cuda.h"
+#endif
 
 /* Workers run this much nicer than the main thread, so that drawing and input keep the processor
  * they need on a machine whose every core is forming an image. Idle cores still go to the job. */
@@ -697,7 +700,11 @@ EfCudaImage *
 ef_job_runner_ref_device_image (EfJobRunner *self)
 {
   g_return_val_if_fail (EF_IS_JOB_RUNNER (self), NULL);
-  return self->job != NULL ? ef_job_ref_device_image (self->job) : NULL;
+#if HAVE_CUDA
+  return self->job != NULL ? ef_cuda_image_from_device (ef_job_ref_device_image (self->job)) : NULL;
+#else
+  return NULL;
+#endif
 }
 
 guint

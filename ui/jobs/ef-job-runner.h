@@ -62,6 +62,7 @@ gboolean ef_job_runner_read_values (EfJobRunner *self, EfViewMode mode, const Ef
 
 /* The job's image on its CUDA device, with a new reference (see ef_job_ref_device_image), or NULL:
  * before the backend exists, on other backends, without CUDA. Never waits. */
+typedef struct _EfCudaImage EfCudaImage;
 EfCudaImage *ef_job_runner_ref_device_image (EfJobRunner *self);
 
 /* Jobs are freed on a helper thread after the last reference goes, because freeing waits for the

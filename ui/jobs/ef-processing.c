@@ -8,18 +8,22 @@
 void
 ef_processing_init (EfProcessing *proc)
 {
+  EfJobDefaults d;
+
   g_return_if_fail (proc != NULL);
+  /* The engine's defaults, which echoform-cli uses too (the settings schema repeats them). */
+  ef_job_defaults (NULL, EF_ALGO_BP, &d);
   proc->algo = EF_ALGO_BP;
   proc->precision = EF_PRECISION_FP32;
   proc->backend = EF_BACKEND_AUTO;
-  proc->order = EF_ORDER_INTERLEAVED;
-  proc->window = EF_WINDOW_TAYLOR;
-  proc->upsample = 8;
-  proc->block_size = 32;
+  proc->order = d.order;
+  proc->window = d.window;
+  proc->upsample = d.upsample;
+  proc->block_size = d.block_size;
   proc->n_threads = 0;
   proc->spacing_auto = TRUE;
   proc->spacing = 0.1;
-  proc->samples_per_cell = 2.0;
+  proc->samples_per_cell = EF_DEFAULT_PIXELS_PER_CELL;
 }
 
 void
@@ -67,21 +71,3 @@ ef_processing_to_job_params (const EfProcessing *proc, const EfGrid *grid, EfJob
   params->order = proc->order;
 }
 
-const char *
-ef_order_to_string (EfOrder order)
-{
-  return order == EF_ORDER_SEQUENTIAL ? "sequential" : "interleaved";
-}
-
-gboolean
-ef_order_from_string (const char *s, EfOrder *out)
-{
-  g_return_val_if_fail (out != NULL, FALSE);
-  if (g_strcmp0 (s, "sequential") == 0)
-    *out = EF_ORDER_SEQUENTIAL;
-  else if (g_strcmp0 (s, "interleaved") == 0)
-    *out = EF_ORDER_INTERLEAVED;
-  else
-    return FALSE;
-  return TRUE;
-}

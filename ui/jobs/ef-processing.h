@@ -4,6 +4,7 @@
 
 #include <gio/gio.h>
 #include "ef-job.h"
+#include "ef-job-defaults.h"
 
 G_BEGIN_DECLS
 
@@ -27,8 +28,5 @@ void ef_processing_load_settings (EfProcessing *proc, GSettings *settings);
 
 /* Fills job parameters for grid from the choices. */
 void ef_processing_to_job_params (const EfProcessing *proc, const EfGrid *grid, EfJobParams *params);
-
-const char *ef_order_to_string (EfOrder order);
-gboolean    ef_order_from_string (const char *s, EfOrder *out);
 
 G_END_DECLS

@@ -15,18 +15,8 @@
 void
 ef_scene_resolution (EfDataset *dataset, double *range_m, double *cross_m)
 {
-  double grazing, rr, cr;
-
   g_return_if_fail (dataset != NULL);
-  grazing = ef_dataset_mean_grazing (dataset);
-  rr = ef_dataset_range_resolution (dataset) / MAX (cos (grazing), 0.1);
-  cr = ef_dataset_crossrange_resolution (dataset);
-  if (!(cr > 0) || !isfinite (cr))
-    cr = rr;
-  if (range_m != NULL)
-    *range_m = rr;
-  if (cross_m != NULL)
-    *cross_m = cr;
+  ef_dataset_ground_resolution (dataset, range_m, cross_m);
 }
 
 void
@@ -90,16 +80,14 @@ ef_scene_estimate_box (EfDataset *dataset, double box[4])
 double
 ef_scene_default_spacing (EfDataset *dataset, double samples_per_cell)
 {
-  double rr, cr, res;
+  double spacing;
 
   g_return_val_if_fail (dataset != NULL, 1.0);
-  ef_scene_resolution (dataset, &rr, &cr);
-  res = MIN (rr, cr);
-  if (!(res > 0) || !isfinite (res))
-    res = 1.0;
   if (!(samples_per_cell > 0))
-    samples_per_cell = 2.0;
-  return res / samples_per_cell;
+    samples_per_cell = EF_DEFAULT_PIXELS_PER_CELL;
+  /* The engine's rule (echoform-cli's too); a collection that states no resolution gets 1 m cells. */
+  spacing = ef_job_default_spacing (dataset, samples_per_cell);
+  return spacing > 0 ? spacing : 1.0 / samples_per_cell;
 }
 
 void

@@ -5,6 +5,7 @@
 #include "ef-dataset.h"
 #include "ef-grid.h"
 #include "ef-job.h"
+#include "ef-job-defaults.h"
 
 G_BEGIN_DECLS
 
@@ -13,10 +14,12 @@ G_BEGIN_DECLS
  * the pulse spacing, or the track length for stripmap data. box = x0, y0, x1, y1 in metres. */
 void ef_scene_estimate_box (EfDataset *dataset, double box[4]);
 
-/* Ground-plane resolution in metres: range (the slant c/2B projected to the ground) and cross-range. */
+/* Ground-plane resolution in metres: range (the slant c/2B projected to the ground) and cross-range
+ * (ef_dataset_ground_resolution). */
 void ef_scene_resolution (EfDataset *dataset, double *range_m, double *cross_m);
 
-/* The ROI pixel spacing for samples_per_cell pixels per resolution cell of the finer axis. */
+/* The ROI pixel spacing for samples_per_cell pixels per resolution cell of the finer axis
+ * (ef_job_default_spacing). */
 double ef_scene_default_spacing (EfDataset *dataset, double samples_per_cell);
 
 /* The quick overview: a grid of about max_edge pixels over box, and the pulse stride that keeps its

@@ -26,8 +26,6 @@
 #define STATUS_INTERVAL_US 250000
 /* The widest dynamic range chosen automatically, dB. */
 #define DB_SPAN 45.0
-/* Factorised backprojection runs over blocks this long at least (as ef_job_new makes them). */
-#define FAST_BP_MIN_BLOCK 256
 
 static gboolean
 read_runner (gpointer data, const EfRect *rect, EfCf32 *out, GError **error)
@@ -125,13 +123,14 @@ ef_main_window_jobs_update_status (EfMainWindow *self)
   gtk_label_set_text (self->progress_label, text);
 }
 
-/* The job makes FFBP and FBP blocks FAST_BP_MIN_BLOCK pulses long at least; the runner's copy of the
- * parameters says so too, so that what is shown as done (the geometry page) is what the job did. */
+/* FFBP and FBP blocks are sub-apertures: at least the engine's default for them (echoform-cli's too),
+ * which is longer than the job's own minimum. The runner's copy of the parameters says so, so that what
+ * is shown as done (the geometry page) is what the job did. */
 static void
 fit_block_to_algo (EfJobParams *params)
 {
   if (params->backend.algo == EF_ALGO_FFBP || params->backend.algo == EF_ALGO_FBP)
-    params->backend.block_size = MAX (params->backend.block_size, FAST_BP_MIN_BLOCK);
+    params->backend.block_size = MAX (params->backend.block_size, ef_job_default_block_size (params->backend.algo));
 }
 
 /* The overview's algorithm: the fastest that is good enough for orientation. On the processor that is

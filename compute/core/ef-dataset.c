@@ -271,3 +271,19 @@ ef_dataset_mean_grazing (const EfDataset *self)
     }
   return self->info.n_pulses ? s / (double) self->info.n_pulses : 0;
 }
+
+void
+ef_dataset_ground_resolution (const EfDataset *self, double *range_m, double *cross_m)
+{
+  double rr, cr;
+
+  g_return_if_fail (self != NULL);
+  rr = ef_dataset_range_resolution (self) / MAX (cos (ef_dataset_mean_grazing (self)), 0.1);
+  cr = ef_dataset_crossrange_resolution (self);
+  if (!(cr > 0) || !isfinite (cr))
+    cr = rr;
+  if (range_m != NULL)
+    *range_m = rr;
+  if (cross_m != NULL)
+    *cross_m = cr;
+}

@@ -7,11 +7,6 @@
 
 G_BEGIN_DECLS
 
-typedef enum {
-  EF_ORDER_SEQUENTIAL,   /* the aperture grows: focus builds up */
-  EF_ORDER_INTERLEAVED,  /* bit-reversed blocks: full resolution at once, clutter fades */
-} EfOrder;
-
 typedef struct {
   EfBackendParams backend;
   EfBackendKind   backend_kind;
@@ -92,12 +87,11 @@ void ef_job_get_run_info (EfJob *job, EfRunInfo *out);
  * thread while the job runs; may wait for at most the copy itself, never for a block. */
 gboolean ef_job_read_image (EfJob *job, const EfRect *rect, EfCf32 *out, GError **error);
 
-/* The job's device-resident image: an EfCudaImage (compute/cuda/ef-cuda.h) with a new reference, once
- * the job's backend exists and keeps its image on one CUDA device; NULL before that, on other backends
- * and in builds without CUDA. It stays valid after the job ends, for as long as the reference is
- * held. Thread-safe; never blocks. */
-typedef struct _EfCudaImage EfCudaImage;
-EfCudaImage *ef_job_ref_device_image (EfJob *job);
+/* The job's device-resident image, with a new reference, once the job's backend exists and keeps its
+ * image in an accelerator's memory (one CUDA device: ef_cuda_image_from_device turns it into the
+ * EfCudaImage a display writes from); NULL before that and on other backends. It stays valid after the
+ * job ends, for as long as the reference is held. Thread-safe; never blocks. */
+EfDeviceImage *ef_job_ref_device_image (EfJob *job);
 
 /* Bit-reversed permutation of 0..n-1 (for any n), written into order. */
 void ef_job_interleaved_order (guint n, guint *order);

@@ -1,4 +1,4 @@
-/* ef-backend.c: the CPU backend and the dispatcher that chooses between CPU and CUDA. */
+/* ef-backend-cpu.c: the CPU backend: range compression and BP, FFBP, FBP or PFA on the processor. */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "ef-backend"
 #include "config.h"
@@ -10,9 +10,6 @@
 #include "ef-error.h"
 #include "ef-ffbp.h"
 #include "ef-pfa.h"
-#if HAVE_CUDA
-#include "cuda/ef-cuda.h"
-#endif
 
 typedef struct {
   EfRangeCompressor *rc;        /* owned */
@@ -40,17 +37,6 @@ reference_parallel (const EfGrid *grid, const EfProfiles *profiles, EfCf64 *acc)
 
       ef_bp_reference_rect (grid, profiles, &r, acc + (gsize) r.y * grid->width);
     }
-}
-
-double
-ef_backend_processed_band (const EfBackend *self, const EfPulse *pulses)
-{
-  double band = self->info.bandwidth;
-
-  if (!(band > 0))
-    band = self->info.domain == EF_DOMAIN_FX ? pulses[0].fx2 - pulses[0].fx1 + pulses[0].scss
-                                             : pulses[0].fx2 - pulses[0].fx1;
-  return band;
 }
 
 /* PFA grids each block as it comes; the image is formed when it is read. */
@@ -305,125 +291,4 @@ ef_backend_cpu_new (const EfDatasetInfo *info, const EfBackendParams *params, GE
       return NULL;
     }
   return g_steal_pointer (&self);
-}
-
-EfBackend *
-ef_backend_new (EfBackendKind kind, const EfDatasetInfo *info, const EfBackendParams *params, char **note,
-                GError **error)
-{
-  g_autoptr (GError) local = NULL;
-  g_autofree char *fallback = NULL;
-  EfBackend *self;
-
-  g_return_val_if_fail (info != NULL && params != NULL, NULL);
-  if (note)
-    *note = NULL;
-
-  if (kind == EF_BACKEND_CUDA || kind == EF_BACKEND_AUTO)
-    {
-      g_autofree char *why = NULL;
-
-#if HAVE_CUDA
-      if (params->precision == EF_PRECISION_FP64)
-        why = g_strdup ("fp64 runs on the CPU only");
-      else if (ef_cuda_available (&why))
-        {
-          self = ef_backend_cuda_new (info, params, &local);
-          if (self != NULL)
-            {
-              self->run.backend_requested = kind;
-              if (note && self->run.precision_reason != NULL)
-                *note = g_strdup (self->run.precision_reason);
-              return self;
-            }
-          why = g_strdup_printf ("CUDA failed: %s", local->message);
-        }
-#else
-      why = g_strdup ("This build has no CUDA support");
-#endif
-      if (why == NULL)
-        why = g_strdup ("No CUDA device");
-      /* Asked for CUDA by name: say why not rather than quietly running elsewhere. */
-      if (kind == EF_BACKEND_CUDA)
-        {
-          g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_DEVICE, "%s", why);
-          return NULL;
-        }
-      fallback = g_strdup_printf ("%s; using the CPU", why);
-    }
-
-  self = ef_backend_cpu_new (info, params, error);
-  if (self == NULL)
-    return NULL;
-  self->run.backend_requested = kind;
-  if (fallback != NULL)
-    ef_run_info_set_backend (&self->run, "cpu", 0, fallback);
-  if (note)
-    *note = g_strdup (fallback != NULL ? fallback : self->run.precision_reason);
-  return self;
-}
-
-void
-ef_backend_free (EfBackend *self)
-{
-  if (self == NULL)
-    return;
-  if (self->ops && self->ops->free)
-    self->ops->free (self);
-  ef_run_info_clear (&self->run);
-  ef_dataset_info_clear (&self->info);
-  g_free (self);
-}
-
-gboolean
-ef_backend_process_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *samples, guint count,
-                          GError **error)
-{
-  g_return_val_if_fail (self != NULL, FALSE);
-  return self->ops->process_block (self, pulses, samples, count, error);
-}
-
-gboolean
-ef_backend_read_image (EfBackend *self, const EfRect *rect, EfCf32 *out, GError **error)
-{
-  const EfGrid *g;
-
-  g_return_val_if_fail (self != NULL && rect != NULL && out != NULL, FALSE);
-  g = &self->params.grid;
-  if (rect->x + (guint64) rect->width > g->width || rect->y + (guint64) rect->height > g->height)
-    {
-      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
-                   "The rectangle %u,%u %ux%u is outside the %ux%u image", rect->x, rect->y, rect->width,
-                   rect->height, g->width, g->height);
-      return FALSE;
-    }
-  return self->ops->read_image (self, rect, out, error);
-}
-
-const char *
-ef_backend_name (const EfBackend *self)
-{
-  return self->ops->name;
-}
-
-void
-ef_backend_run_init (EfBackend *self, const EfBackendParams *params, EfBackendKind kind, guint n_devices)
-{
-  g_return_if_fail (self != NULL && params != NULL);
-
-  ef_run_info_clear (&self->run);
-  ef_run_info_init (&self->run, kind, params->algo, params->precision);
-  ef_run_info_set_backend (&self->run, kind == EF_BACKEND_CUDA ? "cuda" : "cpu", n_devices, NULL);
-}
-
-const EfRunInfo *
-ef_backend_get_run_info (EfBackend *self)
-{
-  g_return_val_if_fail (self != NULL, NULL);
-
-  if (self->ops->update_run != NULL)
-    self->ops->update_run (self);
-  else
-    self->run.nonfinite_samples = self->n_bad_samples;
-  return &self->run;
 }

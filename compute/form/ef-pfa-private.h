@@ -13,7 +13,8 @@ G_BEGIN_DECLS
  * kernel, the look geometry of every pulse seen, the k-space grid's size (fixed at the first block),
  * the deapodisation, the stencil of three look angles that the distortion correction is computed from,
  * the depth-of-focus check over every pulse seen, and the Knab resampling table. ef-pfa.c grids and
- * transforms with FFTW; compute/cuda/ef-cuda-pfa.c does the same on a device with cuFFT.
+ * transforms with FFTW; compute/cuda/ef-cuda-pfa.c does the same on a device with cuFFT. The geometry
+ * is ef-pfa-geometry.c.
  */
 
 #define EF_PFA_KBQ 512          /* Kaiser-Bessel table entries per grid cell */
@@ -89,7 +90,17 @@ gboolean ef_pfa_core_layout (EfPfaCore *core, GError **error);
 /* The spectral placement of one profile of nb bins (pg: its geometry, as appended). */
 void     ef_pfa_core_spectrum (const EfPfaCore *core, const EfProfileMeta *m, const EfPfaPulseGeo *pg,
                                guint nb, EfPfaSpectrum *sp);
-double   ef_pfa_core_kb_lookup (const EfPfaCore *core, double t);
+/* The gridding kernel t cells from its centre, from the table (inline: gridding asks for every tap). */
+static inline double
+ef_pfa_core_kb_lookup (const EfPfaCore *core, double t)
+{
+  double f = fabs (t) * EF_PFA_KBQ;
+  guint i = (guint) f;
+
+  if (i + 1 >= core->kb_n)
+    return 0;
+  return core->kb[i] + (f - i) * (core->kb[i + 1] - core->kb[i]);
+}
 
 /* The stencil of every pulse seen; FALSE when there is none. */
 gboolean ef_pfa_stencil_make (const EfPfaCore *core, EfPfaStencil *st);

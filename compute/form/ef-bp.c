@@ -12,6 +12,7 @@
 #include "ef-bp.h"
 #include "ef-bp-cpu.h"
 #include "ef-grid.h"
+#include "ef-test-hooks.h"
 
 static inline double
 dist3 (const double a[3], const double b[3])
@@ -139,7 +140,7 @@ ef_bp_cpu_fp32 (const EfGrid *grid, const EfProfiles *profiles, EfCf32 *acc, gui
 
   /* The AVX-512 loop reads the interleaved profiles directly; the portable loop wants split planes so
    * that it can load real and imaginary parts with plain float loads. */
-  fast = !bistatic && ef_bp_cpu_have_avx512 () && !g_getenv ("EF_BP_PORTABLE");
+  fast = !bistatic && ef_bp_cpu_have_avx512 () && !ef_test_hooks_portable_simd ();
   if (!fast)
     {
       re = ef_aligned_alloc0 ((gsize) n_pulses * n_bins * sizeof (float));
@@ -208,7 +209,7 @@ ef_bp_cpu_fp32 (const EfGrid *grid, const EfProfiles *profiles, EfCf32 *acc, gui
 const char *
 ef_bp_cpu_simd_name (void)
 {
-  if (ef_bp_cpu_have_avx512 () && !g_getenv ("EF_BP_PORTABLE"))
+  if (ef_bp_cpu_have_avx512 () && !ef_test_hooks_portable_simd ())
     return "AVX-512 (intrinsics)";
   return ef_bp_cpu_tile_isa ();
 }

@@ -9,9 +9,6 @@
 #include "ef-error.h"
 #include "ef-grid.h"
 #include "ef-job.h"
-#if HAVE_CUDA
-#include "cuda/ef-cuda.h"
-#endif
 
 /* One pulse block in flight between the reader and the worker. Exactly two exist, so memory is bounded
  * by two blocks plus the accumulator whatever the dataset's size. */
@@ -46,7 +43,7 @@ struct _EfJob {
   char         *note;
   EfRunInfo     run;       /* what ran so far: the backend's record as of the last block */
   GError       *error;
-  EfCudaImage  *device_image; /* owned ref, set once by the worker: the backend's image on its device */
+  EfDeviceImage *device_image; /* owned ref, set once by the worker: the backend's image on its device */
 };
 
 void
@@ -291,18 +288,14 @@ count_image (EfJob *job, gboolean device_only)
       bad = count_nonfinite (display, ef_grid_n_pixels (&job->params.backend.grid));
       counted = TRUE;
     }
-#if HAVE_CUDA
   if (!counted && device_only && job->device_image != NULL)
     {
       g_autoptr (GError) local = NULL;
 
-      counted = ef_cuda_image_count_nonfinite (job->device_image, &bad, &local);
+      counted = ef_device_image_count_nonfinite (job->device_image, &bad, &local);
       if (!counted)
         g_debug ("Could not count the image's non-finite pixels: %s", local->message);
     }
-#else
-  (void) device_only;
-#endif
   g_mutex_lock (&job->lock);
   job->run.pixels_counted = counted;
   job->run.nonfinite_pixels = counted ? bad : 0;
@@ -378,10 +371,8 @@ worker_main (gpointer data)
       job->backend_name = g_strdup (ef_backend_name (backend));
       ef_run_info_copy (ef_backend_get_run_info (backend), &job->run);
     }
-#if HAVE_CUDA
-  if (backend && ef_backend_is_cuda (backend))
-    job->device_image = ef_backend_cuda_ref_image (backend);
-#endif
+  if (backend)
+    job->device_image = ef_backend_ref_device_image (backend);
   /* no_host_image: a display reads the device image itself, so nothing is ever copied here. */
   device_only = job->params.no_host_image && job->device_image != NULL;
   g_mutex_unlock (&job->lock);
@@ -617,9 +608,7 @@ ef_job_free (EfJob *job)
   g_free (job->note);
   ef_run_info_clear (&job->run);
   g_clear_error (&job->error);
-#if HAVE_CUDA
-  g_clear_pointer (&job->device_image, ef_cuda_image_unref);
-#endif
+  g_clear_pointer (&job->device_image, ef_device_image_unref);
   g_mutex_clear (&job->lock);
   g_cond_clear (&job->cond);
   g_free (job);
@@ -679,16 +668,14 @@ ef_job_read_image (EfJob *job, const EfRect *rect, EfCf32 *out, GError **error)
       return FALSE;
     }
   g_mutex_lock (&job->lock);
-#if HAVE_CUDA
   if (job->display == NULL && job->params.no_host_image && job->device_image != NULL)
     {
       /* Nothing was copied to host memory: read the device (the copy only; never a block). */
-      g_autoptr (EfCudaImage) image = ef_cuda_image_ref (job->device_image);
+      g_autoptr (EfDeviceImage) image = ef_device_image_ref (job->device_image);
 
       g_mutex_unlock (&job->lock);
-      return ef_cuda_image_read (image, rect, out, error);
+      return ef_device_image_read (image, rect, out, error);
     }
-#endif
   for (guint r = 0; r < rect->height; r++)
     {
       EfCf32 *dst = out + (gsize) r * rect->width;
@@ -702,17 +689,15 @@ ef_job_read_image (EfJob *job, const EfRect *rect, EfCf32 *out, GError **error)
   return TRUE;
 }
 
-EfCudaImage *
+EfDeviceImage *
 ef_job_ref_device_image (EfJob *job)
 {
-  EfCudaImage *image = NULL;
+  EfDeviceImage *image = NULL;
 
   g_return_val_if_fail (job != NULL, NULL);
-#if HAVE_CUDA
   g_mutex_lock (&job->lock);
   if (job->device_image != NULL)
-    image = ef_cuda_image_ref (job->device_image);
+    image = ef_device_image_ref (job->device_image);
   g_mutex_unlock (&job->lock);
-#endif
   return image;
 }

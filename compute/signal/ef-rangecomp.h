@@ -60,6 +60,29 @@ typedef struct {
 /* Builds the matched filter for info's chirp (RAW domain). Fails when the chirp does not fit the pulse. */
 gboolean ef_matched_filter_init (const EfDatasetInfo *info, EfMatchedFilter *mf, GError **error);
 void     ef_matched_filter_clear (EfMatchedFilter *mf);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (EfMatchedFilter, ef_matched_filter_clear)
+
+/* How range compression lays out a dataset's profiles: the same on every backend, so that the CPU's
+ * and the CUDA backend's profiles, and the records that say where their bins lie, agree. */
+typedef struct {
+  EfDomain domain;
+  double   fc;        /* RAW: the carrier, Hz */
+  guint    n_in;      /* samples a pulse */
+  guint    k;         /* spectral bins kept (K) */
+  guint    n;         /* profile bins: the inverse FFT's length */
+  guint    nc;        /* RAW: the matched filter's forward FFT length; 0 otherwise */
+  guint    k_first;   /* RAW: the first kept bin of the chirp band, in FFT order */
+} EfProfileLayout;
+
+/* The layout of info's profiles at an upsampling of upsample (clamped to 1..64). For RAW data it builds
+ * the matched filter into mf, which the caller then owns (ef_matched_filter_clear); otherwise mf is
+ * left empty. EF_COMPUTE_ERROR_INVALID_ARGUMENT when the pulses or the profiles are too long. */
+gboolean ef_profile_layout_init (EfProfileLayout *layout, const EfDatasetInfo *info, guint upsample,
+                                 EfMatchedFilter *mf, GError **error);
+
+/* The record of the profile that range compression makes of pulse pu: where its bins lie and the
+ * carrier backprojection restores. Every backend's range compression fills its records with this. */
+void     ef_profile_meta_fill (const EfProfileLayout *layout, const EfPulse *pu, EfProfileMeta *m);
 
 /* A compressor for one dataset shape. FFTW plans are made once here and reused; fp64 selects double
  * precision FFTs (the reference path). Not thread-safe: one per worker. */

@@ -10,6 +10,7 @@
 #include "ef-bp.h"
 #include "ef-error.h"
 #include "ef-ffbp-private.h"
+#include "ef-test-hooks.h"
 
 #define KQ EF_FFBP_KQ
 #define RS EF_FFBP_RS
@@ -175,7 +176,7 @@ ef_ffbp_new (const EfGrid *grid, double bandwidth_hz, const EfFfbpParams *params
     for (int i = 0; i < 3; i++)
       self->n[i] /= nn;
   }
-  self->avx512 = ef_bp_cpu_have_avx512 () && !g_getenv ("EF_BP_PORTABLE");
+  self->avx512 = ef_bp_cpu_have_avx512 () && !ef_test_hooks_portable_simd ();
   self->kr_range = kernel_new (p->taps_range, p->oversample_range);
   self->kr_angle = kernel_new (p->taps_angle, p->oversample_angle);
 

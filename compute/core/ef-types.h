@@ -55,6 +55,12 @@ typedef enum {
   EF_WINDOW_TAYLOR,
 } EfWindow;
 
+/* The order in which a job takes its pulse blocks. */
+typedef enum {
+  EF_ORDER_SEQUENTIAL,   /* the aperture grows: focus builds up */
+  EF_ORDER_INTERLEAVED,  /* bit-reversed blocks: full resolution at once, clutter fades */
+} EfOrder;
+
 /* A rectangle of pixels: columns [x, x+width), rows [y, y+height). */
 typedef struct {
   guint x, y, width, height;
@@ -69,9 +75,14 @@ const char *ef_backend_kind_to_string (EfBackendKind kind);
 gboolean    ef_backend_kind_from_string (const char *s, EfBackendKind *out);
 const char *ef_window_to_string (EfWindow window);
 gboolean    ef_window_from_string (const char *s, EfWindow *out);
+const char *ef_order_to_string (EfOrder order);
+gboolean    ef_order_from_string (const char *s, EfOrder *out);
 
 /* CPU seconds of the whole process so far, every thread: the debug timers print it beside wall time,
  * which says little on a shared machine. */
 double      ef_process_cpu_seconds (void);
+/* The threads a parallel loop runs on when asked for `asked`: asked itself, or with 0 as many as
+ * OpenMP offers (1 without OpenMP). */
+guint       ef_thread_count (guint asked);
 
 G_END_DECLS

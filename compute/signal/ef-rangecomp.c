@@ -38,14 +38,10 @@ struct _EfRangeCompressor {
   EfDatasetInfo info;     /* owned copy */
   EfRangeParams params;
   gboolean      fp64;
-  guint         n_in;     /* samples per pulse */
-  guint         k;        /* spectral bins kept (K') */
-  guint         n;        /* IFFT length = profile bins */
-  double       *window;   /* k */
+  EfProfileLayout layout; /* samples, bins kept, profile bins; RAW: the matched filter's FFT */
+  double       *window;   /* layout.k */
   /* RAW matched filter */
-  guint         nc;       /* forward FFT length */
-  guint         k_first;  /* first kept bin, in FFT order, of the chirp band */
-  fftw_complex *chirp_conj; /* nc: conj(FFT(chirp)) scaled, g_malloc'd (EfMatchedFilter) */
+  fftw_complex *chirp_conj; /* layout.nc: conj(FFT(chirp)) scaled, g_malloc'd (EfMatchedFilter) */
   fftw_plan     raw_fwd;
   /* IFFT plans. float32: from each scratch's in32 straight into a profile, with the fftshift folded
    * into the input as a sign (a shift by N/2 of the output is a factor (-1)^i on input bin i) and the
@@ -223,7 +219,7 @@ ef_range_compressor_free (EfRangeCompressor *rc)
 guint
 ef_range_compressor_n_bins (const EfRangeCompressor *rc)
 {
-  return rc->n;
+  return rc->layout.n;
 }
 
 gboolean
@@ -296,74 +292,103 @@ ef_matched_filter_clear (EfMatchedFilter *mf)
   mf->nc = mf->k = mf->k_first = 0;
 }
 
-static gboolean
-raw_setup (EfRangeCompressor *rc, GError **error)
+gboolean
+ef_profile_layout_init (EfProfileLayout *layout, const EfDatasetInfo *info, guint upsample, EfMatchedFilter *mf,
+                        GError **error)
 {
-  EfMatchedFilter mf;
+  guint up = CLAMP (upsample, 1u, 64u);
 
-  if (!ef_matched_filter_init (&rc->info, &mf, error))
-    return FALSE;
-  rc->nc = mf.nc;
-  rc->k = mf.k;
-  rc->k_first = mf.k_first;
-  rc->chirp_conj = (fftw_complex *) g_steal_pointer (&mf.chirp_conj);
+  g_return_val_if_fail (layout != NULL && info != NULL && mf != NULL, FALSE);
+
+  memset (layout, 0, sizeof *layout);
+  memset (mf, 0, sizeof *mf);
+  if (info->n_samples == 0 || info->n_samples > (1u << 24))
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "Cannot range-compress pulses of %" G_GUINT64_FORMAT " samples", info->n_samples);
+      return FALSE;
+    }
+  layout->domain = info->domain;
+  layout->fc = info->fc;
+  layout->n_in = (guint) info->n_samples;
+  layout->k = layout->n_in;
+  if (info->domain == EF_DOMAIN_RAW)
+    {
+      if (!ef_matched_filter_init (info, mf, error))
+        return FALSE;
+      layout->nc = mf->nc;
+      layout->k = mf->k;
+      layout->k_first = mf->k_first;
+    }
+  layout->n = info->domain == EF_DOMAIN_TOA ? layout->n_in : next_pow2 ((guint64) layout->k * up);
+  if (layout->n > (1u << 26))
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "An upsampling of %u on %u samples gives %u range bins, too many", up, layout->k, layout->n);
+      ef_matched_filter_clear (mf);
+      return FALSE;
+    }
   return TRUE;
+}
+
+void
+ef_profile_meta_fill (const EfProfileLayout *layout, const EfPulse *pu, EfProfileMeta *m)
+{
+  /* The spectral form every domain is brought to (prepare_spectrum): bins from f0, df apart. */
+  double f0 = pu->sc0, df = pu->scss;
+
+  memcpy (m->tx, pu->tx, sizeof m->tx);
+  memcpy (m->rcv, pu->rcv, sizeof m->rcv);
+  m->r0 = pu->r0;
+  if (layout->domain == EF_DOMAIN_TOA)
+    {
+      m->dr = 0.5 * EF_C * pu->scss;
+      m->r_start = 0.5 * EF_C * pu->sc0;
+      m->kr = 4.0 * G_PI * 0.5 * (pu->fx1 + pu->fx2) / EF_C;
+      return;
+    }
+  if (layout->domain == EF_DOMAIN_RAW)
+    {
+      /* The matched filter's kept band, its first bin at the carrier plus that bin's baseband
+       * frequency. */
+      double dfb = (1.0 / pu->scss) / layout->nc;
+      guint i = layout->k_first % layout->nc;
+
+      f0 = layout->fc + (i < layout->nc / 2 ? (double) i : (double) i - layout->nc) * dfb;
+      df = dfb;
+    }
+  m->dr = EF_C / (2.0 * layout->n * df);
+  m->r_start = -(double) (layout->n / 2) * m->dr;
+  m->kr = 4.0 * G_PI * (f0 + (double) (layout->k / 2) * df) / EF_C;
 }
 
 EfRangeCompressor *
 ef_range_compressor_new (const EfDatasetInfo *info, const EfRangeParams *params, gboolean fp64, GError **error)
 {
   g_autoptr (EfRangeCompressor) rc = NULL;
-  guint up;
+  EfMatchedFilter mf;
   int n_threads = 1;
 
   g_return_val_if_fail (info != NULL && params != NULL, NULL);
 
-  if (info->n_samples == 0 || info->n_samples > (1u << 24))
-    {
-      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
-                   "Cannot range-compress pulses of %" G_GUINT64_FORMAT " samples", info->n_samples);
-      return NULL;
-    }
-  up = CLAMP (params->upsample, 1u, 64u);
   rc = g_new0 (EfRangeCompressor, 1);
+  if (!ef_profile_layout_init (&rc->layout, info, params->upsample, &mf, error))
+    return NULL;
+  rc->chirp_conj = (fftw_complex *) g_steal_pointer (&mf.chirp_conj);
   ef_dataset_info_copy (info, &rc->info);
   rc->params = *params;
-  rc->params.upsample = up;
+  rc->params.upsample = CLAMP (params->upsample, 1u, 64u);
   rc->fp64 = fp64;
-  rc->n_in = (guint) info->n_samples;
-
-  switch (info->domain)
-    {
-    case EF_DOMAIN_FX:
-      rc->k = rc->n_in;
-      break;
-    case EF_DOMAIN_RAW:
-      if (!raw_setup (rc, error))
-        return NULL;
-      break;
-    case EF_DOMAIN_TOA:
-    default:
-      rc->k = rc->n_in;
-      break;
-    }
-  rc->n = info->domain == EF_DOMAIN_TOA ? rc->n_in : next_pow2 ((guint64) rc->k * up);
-  if (rc->n > (1u << 26))
-    {
-      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
-                   "An upsampling of %u on %u samples gives %u range bins, too many", up, rc->k, rc->n);
-      return NULL;
-    }
-  rc->window = g_new (double, rc->k);
-  ef_window_fill (params->window, params->taylor_nbar, params->taylor_sll_db, rc->window, rc->k);
+  rc->window = g_new (double, rc->layout.k);
+  ef_window_fill (params->window, params->taylor_nbar, params->taylor_sll_db, rc->window, rc->layout.k);
   if (!fp64)
     {
-      rc->w32 = g_new (float, rc->k);
-      rc->at32 = g_new (guint, rc->k);
-      for (guint k = 0; k < rc->k; k++)
+      rc->w32 = g_new (float, rc->layout.k);
+      rc->at32 = g_new (guint, rc->layout.k);
+      for (guint k = 0; k < rc->layout.k; k++)
         {
-          rc->at32[k] = centred_index (k, rc->k, rc->n);
-          rc->w32[k] = (float) (rc->window[k] / rc->k * (rc->at32[k] % 2 ? -1.0 : 1.0));
+          rc->at32[k] = centred_index (k, rc->layout.k, rc->layout.n);
+          rc->w32[k] = (float) (rc->window[k] / rc->layout.k * (rc->at32[k] % 2 ? -1.0 : 1.0));
         }
     }
 
@@ -376,19 +401,19 @@ ef_range_compressor_new (const EfDatasetInfo *info, const EfRangeParams *params,
     {
       Scratch *s = &rc->scratch[i];
 
-      s->spec = fftw_malloc (sizeof (fftw_complex) * rc->k);
-      if (rc->nc)
-        s->raw = fftw_malloc (sizeof (fftw_complex) * rc->nc);
+      s->spec = fftw_malloc (sizeof (fftw_complex) * rc->layout.k);
+      if (rc->layout.nc)
+        s->raw = fftw_malloc (sizeof (fftw_complex) * rc->layout.nc);
       if (fp64)
-        s->work64 = fftw_malloc (sizeof (fftw_complex) * rc->n);
+        s->work64 = fftw_malloc (sizeof (fftw_complex) * rc->layout.n);
       else
         {
-          s->work32 = fftwf_malloc (sizeof (fftwf_complex) * rc->n);
-          s->in32 = fftwf_malloc (sizeof (fftwf_complex) * rc->n);
+          s->work32 = fftwf_malloc (sizeof (fftwf_complex) * rc->layout.n);
+          s->in32 = fftwf_malloc (sizeof (fftwf_complex) * rc->layout.n);
           if (s->in32 != NULL)
-            memset (s->in32, 0, sizeof (fftwf_complex) * rc->n);
+            memset (s->in32, 0, sizeof (fftwf_complex) * rc->layout.n);
         }
-      if (s->spec == NULL || (rc->nc && s->raw == NULL) || (s->work64 == NULL && (s->work32 == NULL || s->in32 == NULL)))
+      if (s->spec == NULL || (rc->layout.nc && s->raw == NULL) || (s->work64 == NULL && (s->work32 == NULL || s->in32 == NULL)))
         {
           g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY,
                        "Not enough memory for range compression buffers");
@@ -399,38 +424,38 @@ ef_range_compressor_new (const EfDatasetInfo *info, const EfRangeParams *params,
   /* Plans are made once, on the first scratch buffers, and executed on any buffer of the same alignment. */
   ef_fftw_planner_lock ();
   if (fp64)
-    rc->inv64 = fftw_plan_dft_1d ((int) rc->n, rc->scratch[0].work64, rc->scratch[0].work64, FFTW_BACKWARD,
+    rc->inv64 = fftw_plan_dft_1d ((int) rc->layout.n, rc->scratch[0].work64, rc->scratch[0].work64, FFTW_BACKWARD,
                                   FFTW_ESTIMATE);
   else
     {
       /* Planned on an fftwf_malloc'd buffer; the profiles are 64-byte aligned: a profile row of a
        * power-of-two length shares its alignment, anything else goes through work32. */
-      rc->inv32_out = fftwf_plan_dft_1d ((int) rc->n, rc->scratch[0].in32, rc->scratch[0].work32, FFTW_BACKWARD,
+      rc->inv32_out = fftwf_plan_dft_1d ((int) rc->layout.n, rc->scratch[0].in32, rc->scratch[0].work32, FFTW_BACKWARD,
                                          FFTW_ESTIMATE | FFTW_PRESERVE_INPUT);
       rc->out_align = fftwf_alignment_of ((float *) rc->scratch[0].work32);
     }
-  if (rc->nc)
-    rc->raw_fwd = fftw_plan_dft_1d ((int) rc->nc, rc->scratch[0].raw, rc->scratch[0].raw, FFTW_FORWARD,
+  if (rc->layout.nc)
+    rc->raw_fwd = fftw_plan_dft_1d ((int) rc->layout.nc, rc->scratch[0].raw, rc->scratch[0].raw, FFTW_FORWARD,
                                     FFTW_ESTIMATE);
   ef_fftw_planner_unlock ();
-  if ((fp64 && !rc->inv64) || (!fp64 && !rc->inv32_out) || (rc->nc && !rc->raw_fwd))
+  if ((fp64 && !rc->inv64) || (!fp64 && !rc->inv32_out) || (rc->layout.nc && !rc->raw_fwd))
     {
-      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_FAILED, "FFTW could not plan a %u-point FFT", rc->n);
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_FAILED, "FFTW could not plan a %u-point FFT", rc->layout.n);
       return NULL;
     }
   return g_steal_pointer (&rc);
 }
 
-/* Brings one pulse to the common spectral form. Returns the first frequency and spacing of the bins. */
+/* Brings one pulse to the common spectral form: bins from f0, df apart, where ef_profile_meta_fill says
+ * they start. Returns the count of samples that were not finite. */
 static guint64
-prepare_spectrum (EfRangeCompressor *rc, Scratch *s, const EfPulse *pu, const EfCf32 *in, double *f0,
-                  double *df)
+prepare_spectrum (EfRangeCompressor *rc, Scratch *s, const EfPulse *pu, const EfCf32 *in)
 {
   guint64 bad = 0;
 
   if (rc->info.domain == EF_DOMAIN_FX)
     {
-      for (guint k = 0; k < rc->k; k++)
+      for (guint k = 0; k < rc->layout.k; k++)
         {
           float re = crealf (in[k]), im = cimagf (in[k]);
 
@@ -442,8 +467,6 @@ prepare_spectrum (EfRangeCompressor *rc, Scratch *s, const EfPulse *pu, const Ef
           s->spec[k][0] = re;
           s->spec[k][1] = im;
         }
-      *f0 = pu->sc0;
-      *df = pu->scss;
       return bad;
     }
 
@@ -451,11 +474,11 @@ prepare_spectrum (EfRangeCompressor *rc, Scratch *s, const EfPulse *pu, const Ef
    * obey the FX convention with f = fc + f_baseband. */
   {
     double fs = 1.0 / pu->scss, fc = rc->info.fc;
-    double dfb = fs / rc->nc;
+    double dfb = fs / rc->layout.nc;
     double shift = 2.0 * pu->r0 / EF_C - pu->sc0;
 
-    memset (s->raw, 0, sizeof (fftw_complex) * rc->nc);
-    for (guint m = 0; m < rc->n_in; m++)
+    memset (s->raw, 0, sizeof (fftw_complex) * rc->layout.nc);
+    for (guint m = 0; m < rc->layout.n_in; m++)
       {
         float re = crealf (in[m]), im = cimagf (in[m]);
 
@@ -468,10 +491,10 @@ prepare_spectrum (EfRangeCompressor *rc, Scratch *s, const EfPulse *pu, const Ef
         s->raw[m][1] = im;
       }
     fftw_execute_dft (rc->raw_fwd, s->raw, s->raw);
-    for (guint k = 0; k < rc->k; k++)
+    for (guint k = 0; k < rc->layout.k; k++)
       {
-        guint i = (rc->k_first + k) % rc->nc;
-        double fb = (i < rc->nc / 2 ? (double) i : (double) i - rc->nc) * dfb;
+        guint i = (rc->layout.k_first + k) % rc->layout.nc;
+        double fb = (i < rc->layout.nc / 2 ? (double) i : (double) i - rc->layout.nc) * dfb;
         double ph = 2.0 * G_PI * fb * shift + 4.0 * G_PI * fc * pu->r0 / EF_C;
         double cr = cos (ph), ci = sin (ph);
         double xr = s->raw[i][0] * rc->chirp_conj[i][0] - s->raw[i][1] * rc->chirp_conj[i][1];
@@ -479,10 +502,7 @@ prepare_spectrum (EfRangeCompressor *rc, Scratch *s, const EfPulse *pu, const Ef
 
         s->spec[k][0] = xr * cr - xi * ci;
         s->spec[k][1] = xr * ci + xi * cr;
-        if (k == 0)
-          *f0 = fc + fb;
       }
-    *df = dfb;
   }
   return bad;
 }
@@ -495,7 +515,7 @@ execute_f32 (EfRangeCompressor *rc, Scratch *s, EfCf32 *out)
   else
     {
       fftwf_execute_dft (rc->inv32_out, s->in32, s->work32);
-      memcpy (out, s->work32, sizeof (fftwf_complex) * rc->n);
+      memcpy (out, s->work32, sizeof (fftwf_complex) * rc->layout.n);
     }
 }
 
@@ -505,7 +525,7 @@ compress_fx_f32 (EfRangeCompressor *rc, Scratch *s, const EfCf32 *in, EfCf32 *ou
 {
   guint64 bad = 0;
 
-  for (guint k = 0; k < rc->k; k++)
+  for (guint k = 0; k < rc->layout.k; k++)
     {
       guint i = rc->at32[k];
       float re = crealf (in[k]), im = cimagf (in[k]);
@@ -523,7 +543,7 @@ compress_fx_f32 (EfRangeCompressor *rc, Scratch *s, const EfCf32 *in, EfCf32 *ou
 static void
 compress_one_f32 (EfRangeCompressor *rc, Scratch *s, EfCf32 *out)
 {
-  for (guint k = 0; k < rc->k; k++)
+  for (guint k = 0; k < rc->layout.k; k++)
     {
       guint i = rc->at32[k];
       s->in32[i][0] = (float) s->spec[k][0] * rc->w32[k];
@@ -535,13 +555,13 @@ compress_one_f32 (EfRangeCompressor *rc, Scratch *s, EfCf32 *out)
 static void
 compress_one_f64 (EfRangeCompressor *rc, Scratch *s, EfCf64 *out)
 {
-  guint n = rc->n, h = n / 2;
-  double scale = 1.0 / (double) rc->k;
+  guint n = rc->layout.n, h = n / 2;
+  double scale = 1.0 / (double) rc->layout.k;
 
   memset (s->work64, 0, sizeof (fftw_complex) * n);
-  for (guint k = 0; k < rc->k; k++)
+  for (guint k = 0; k < rc->layout.k; k++)
     {
-      guint i = centred_index (k, rc->k, n);
+      guint i = centred_index (k, rc->layout.k, n);
       s->work64[i][0] = s->spec[k][0] * rc->window[k];
       s->work64[i][1] = s->spec[k][1] * rc->window[k];
     }
@@ -553,24 +573,6 @@ compress_one_f64 (EfRangeCompressor *rc, Scratch *s, EfCf64 *out)
     }
 }
 
-static void
-fill_meta (EfRangeCompressor *rc, const EfPulse *pu, double f0, double df, EfProfileMeta *m)
-{
-  memcpy (m->tx, pu->tx, sizeof m->tx);
-  memcpy (m->rcv, pu->rcv, sizeof m->rcv);
-  m->r0 = pu->r0;
-  if (rc->info.domain == EF_DOMAIN_TOA)
-    {
-      m->dr = 0.5 * EF_C * pu->scss;
-      m->r_start = 0.5 * EF_C * pu->sc0;
-      m->kr = 4.0 * G_PI * 0.5 * (pu->fx1 + pu->fx2) / EF_C;
-      return;
-    }
-  m->dr = EF_C / (2.0 * rc->n * df);
-  m->r_start = -(double) (rc->n / 2) * m->dr;
-  m->kr = 4.0 * G_PI * (f0 + (double) (rc->k / 2) * df) / EF_C;
-}
-
 gboolean
 ef_range_compress (EfRangeCompressor *rc, const EfPulse *pulses, const EfCf32 *samples, guint count,
                    EfProfiles *out, guint64 *n_bad, GError **error)
@@ -580,11 +582,11 @@ ef_range_compress (EfRangeCompressor *rc, const EfPulse *pulses, const EfCf32 *s
 
   g_return_val_if_fail (rc != NULL && pulses != NULL && samples != NULL && out != NULL, FALSE);
 
-  if (count > out->capacity || out->n_bins != rc->n || (rc->fp64 ? out->data64 == NULL : out->data32 == NULL))
+  if (count > out->capacity || out->n_bins != rc->layout.n || (rc->fp64 ? out->data64 == NULL : out->data32 == NULL))
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
                    "The profile buffer does not match the compressor (%u/%u pulses, %u/%u bins)", count,
-                   out->capacity, out->n_bins, rc->n);
+                   out->capacity, out->n_bins, rc->layout.n);
       return FALSE;
     }
 
@@ -596,8 +598,7 @@ ef_range_compress (EfRangeCompressor *rc, const EfPulse *pulses, const EfCf32 *s
       int t = 0;
       Scratch *s;
       const EfPulse *pu = &pulses[p];
-      const EfCf32 *in = samples + (gsize) p * rc->n_in;
-      double f0 = 0, df = 0;
+      const EfCf32 *in = samples + (gsize) p * rc->layout.n_in;
 
 #if HAVE_OPENMP
       t = omp_get_thread_num ();
@@ -605,7 +606,7 @@ ef_range_compress (EfRangeCompressor *rc, const EfPulse *pulses, const EfCf32 *s
       s = &rc->scratch[t];
       if (rc->info.domain == EF_DOMAIN_TOA)
         {
-          for (guint m = 0; m < rc->n; m++)
+          for (guint m = 0; m < rc->layout.n; m++)
             {
               EfCf32 z = in[m];
               if (!isfinite (crealf (z)) || !isfinite (cimagf (z)))
@@ -614,26 +615,22 @@ ef_range_compress (EfRangeCompressor *rc, const EfPulse *pulses, const EfCf32 *s
                   bad++;
                 }
               if (rc->fp64)
-                out->data64[(gsize) p * rc->n + m] = z;
+                out->data64[(gsize) p * rc->layout.n + m] = z;
               else
-                out->data32[(gsize) p * rc->n + m] = z;
+                out->data32[(gsize) p * rc->layout.n + m] = z;
             }
         }
       else if (rc->info.domain == EF_DOMAIN_FX && !rc->fp64)
-        {
-          bad += compress_fx_f32 (rc, s, in, out->data32 + (gsize) p * rc->n);
-          f0 = pu->sc0;
-          df = pu->scss;
-        }
+        bad += compress_fx_f32 (rc, s, in, out->data32 + (gsize) p * rc->layout.n);
       else
         {
-          bad += prepare_spectrum (rc, s, pu, in, &f0, &df);
+          bad += prepare_spectrum (rc, s, pu, in);
           if (rc->fp64)
-            compress_one_f64 (rc, s, out->data64 + (gsize) p * rc->n);
+            compress_one_f64 (rc, s, out->data64 + (gsize) p * rc->layout.n);
           else
-            compress_one_f32 (rc, s, out->data32 + (gsize) p * rc->n);
+            compress_one_f32 (rc, s, out->data32 + (gsize) p * rc->layout.n);
         }
-      fill_meta (rc, pu, f0, df, &out->meta[p]);
+      ef_profile_meta_fill (&rc->layout, pu, &out->meta[p]);
     }
   for (guint p = 0; p < count && mono; p++)
     mono = memcmp (pulses[p].tx, pulses[p].rcv, sizeof pulses[p].tx) == 0;

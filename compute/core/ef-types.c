@@ -5,6 +5,9 @@
 
 #include <string.h>
 #include <time.h>
+#if HAVE_OPENMP
+#include <omp.h>
+#endif
 
 #include "ef-types.h"
 
@@ -13,6 +16,7 @@ static const char *const precision_names[] = { "fp64", "fp32", "fp16" };
 static const char *const algo_names[] = { "bp", "ffbp", "fbp", "pfa" };
 static const char *const backend_names[] = { "auto", "cpu", "cuda" };
 static const char *const window_names[] = { "rect", "hann", "hamming", "taylor" };
+static const char *const order_names[] = { "sequential", "interleaved" };
 
 static const char *
 name_of (const char *const *names, guint n, guint value)
@@ -58,6 +62,7 @@ EF_ENUM_NAMES (EfPrecision, precision, precision_names)
 EF_ENUM_NAMES (EfAlgo, algo, algo_names)
 EF_ENUM_NAMES (EfBackendKind, backend_kind, backend_names)
 EF_ENUM_NAMES (EfWindow, window, window_names)
+EF_ENUM_NAMES (EfOrder, order, order_names)
 
 double
 ef_process_cpu_seconds (void)
@@ -67,4 +72,15 @@ ef_process_cpu_seconds (void)
   if (clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
     return 0;
   return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
+guint
+ef_thread_count (guint asked)
+{
+#if HAVE_OPENMP
+  return asked ? asked : (guint) omp_get_max_threads ();
+#else
+  (void) asked;
+  return 1;
+#endif
 }

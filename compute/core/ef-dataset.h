@@ -82,6 +82,10 @@ double ef_dataset_aperture_angle (const EfDataset *self);        /* radians swep
 double ef_dataset_crossrange_resolution (const EfDataset *self); /* lambda_c / (2 * dtheta), m */
 double ef_dataset_mean_standoff (const EfDataset *self);         /* mean r0, m */
 double ef_dataset_mean_grazing (const EfDataset *self);          /* radians */
+/* The resolutions on the ground plane, where images are formed: range is c / (2B) projected through the
+ * mean grazing angle (its cosine taken as 0.1 at the least), cross-range as above, or the range's when
+ * the aperture does not say. 0 where the collection states neither. */
+void   ef_dataset_ground_resolution (const EfDataset *self, double *range_m, double *cross_m);
 
 void ef_dataset_info_clear (EfDatasetInfo *info);
 void ef_dataset_info_copy (const EfDatasetInfo *src, EfDatasetInfo *dst);

@@ -1,9 +1,10 @@
-/* ef-backend.h: one interface for the CPU and CUDA image-formation engines. */
+/* ef-backend.h: one interface for the image-formation engines, and the registry of accelerator backends. */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
 #include "ef-types.h"
 #include "ef-dataset.h"
+#include "ef-device-image.h"
 #include "ef-grid.h"
 #include "ef-rangecomp.h"
 #include "ef-run-info.h"
@@ -40,6 +41,9 @@ typedef struct {
   void     (*free) (EfBackend *self);
   /* Brings self->run up to date from parts kept elsewhere (several devices' records); may be NULL. */
   void     (*update_run) (EfBackend *self);
+  /* A new reference to the accumulator where it stays in an accelerator's memory and a display may read
+   * it in place, or NULL; may be NULL. Thread-safe; never blocks. */
+  EfDeviceImage *(*ref_device_image) (EfBackend *self);
 } EfBackendOps;
 
 struct _EfBackend {
@@ -50,6 +54,25 @@ struct _EfBackend {
   EfRunInfo           run;     /* what runs, as the backend decides it and as blocks are formed */
   gpointer            priv;
 };
+
+/* An accelerator backend, as it offers itself to the engine. The engine includes nothing of it: the
+ * accelerator's library registers its provider when the program starts (compute/cuda/ef-cuda-register.c),
+ * and ef_backend_new asks the registry. The CPU backend is always there and is not registered. */
+typedef struct {
+  EfBackendKind kind;  /* the request it serves: EF_BACKEND_CUDA */
+  const char   *name;  /* as messages name it: "CUDA" */
+  /* TRUE when it can run params on this machine. Otherwise FALSE, and *why receives an owned one-line
+   * reason (never NULL). Cheap after the first call; thread-safe. */
+  gboolean    (*available) (const EfBackendParams *params, char **why);
+  /* Creates the backend for params (may block while it allocates). */
+  EfBackend  *(*create) (const EfDatasetInfo *info, const EfBackendParams *params, GError **error);
+} EfBackendProvider;
+
+/* Adds provider (static storage, never freed) to the registry; a later one for the same kind takes the
+ * place of an earlier one. Thread-safe. */
+void                     ef_backend_register (const EfBackendProvider *provider);
+/* The provider registered for kind, or NULL when this program has none. Thread-safe. */
+const EfBackendProvider *ef_backend_get_provider (EfBackendKind kind);
 
 /* Creates the backend asked for. EF_BACKEND_AUTO picks CUDA when a device is present and falls back to
  * the CPU otherwise; *note (may be NULL) receives an owned one-line message saying why, or NULL.
@@ -62,6 +85,8 @@ gboolean   ef_backend_process_block (EfBackend *self, const EfPulse *pulses, con
                                      guint count, GError **error);
 gboolean   ef_backend_read_image (EfBackend *self, const EfRect *rect, EfCf32 *out, GError **error);
 const char *ef_backend_name (const EfBackend *self);
+/* A new reference to the backend's device-resident accumulator (see EfBackendOps), or NULL. */
+EfDeviceImage *ef_backend_ref_device_image (EfBackend *self);
 /* What the backend has run so far (see ef-run-info.h): borrowed, valid until the next call on the
  * backend. Non-finite samples are counted as of the last block a read or a sync waited for. */
 const EfRunInfo *ef_backend_get_run_info (EfBackend *self);
