@@ -155,6 +155,7 @@ ef_display_params_init (EfDisplayParams *params)
   params->gamma = 1.0;
 }
 
+#if EF_TEST_HOOKS
 double
 ef_display_value (const EfDisplayParams *p, float re, float im, double gain_db)
 {
@@ -187,6 +188,7 @@ ef_display_value (const EfDisplayParams *p, float re, float im, double gain_db)
     }
   return t;
 }
+#endif /* EF_TEST_HOOKS */
 
 void
 ef_display_values_convert (EfViewMode mode, const EfCf32 *restrict in, float *restrict out, gsize n)

@@ -44,8 +44,6 @@ typedef struct {
 } EfDisplayParams;
 
 void ef_display_params_init (EfDisplayParams *params);
-/* The map position t in [0, 1] of one complex value z scaled by gain_db, exactly as the shader does. */
-double ef_display_value (const EfDisplayParams *params, float re, float im, double gain_db);
 
 /* Display values: one float a pixel holding the quantity that mode shows (magnitude in dB, phase as a
  * fraction of a turn in [0, 1], real or imaginary part), computed once when a pixel changes so that

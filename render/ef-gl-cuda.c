@@ -339,12 +339,14 @@ ef_gl_cuda_release (EfGlCuda *self, GError **error)
   return release (self, error);
 }
 
+#if EF_TEST_HOOKS
 gboolean
 ef_gl_cuda_is_held (EfGlCuda *self)
 {
   g_return_val_if_fail (self != NULL, FALSE);
   return self->held;
 }
+#endif
 
 guint64
 ef_gl_cuda_get_n_writes (EfGlCuda *self)
@@ -404,10 +406,12 @@ ef_gl_cuda_release (EfGlCuda *self, GError **error)
   return FALSE;
 }
 
+#if EF_TEST_HOOKS
 gboolean
 ef_gl_cuda_is_held (EfGlCuda *self)
 {
   return FALSE;
 }
+#endif
 
 #endif /* HAVE_CUDA */

@@ -47,7 +47,6 @@ gboolean  ef_gl_cuda_update (EfGlCuda *self, EfCudaImage *source, const EfRect *
 gboolean  ef_gl_cuda_hold (EfGlCuda *self, GError **error);
 /* Gives held textures back to GL without writing (ef_gl_cuda_update does it too). Does not wait. */
 gboolean  ef_gl_cuda_release (EfGlCuda *self, GError **error);
-gboolean  ef_gl_cuda_is_held (EfGlCuda *self);
 /* How many updates mapped the textures and converted (an update that finds the same mark and the same
  * rectangles as the last one written maps nothing). */
 guint64   ef_gl_cuda_get_n_writes (EfGlCuda *self);

@@ -9,6 +9,7 @@
 #include "ef-cphd.h"
 #include "ef-dataset.h"
 #include "ef-error.h"
+#include "ef-json.h"
 #include "ef-sim.h"
 #include "cphd-testdata.h"
 
@@ -22,8 +23,9 @@ dump (EfDataset *ds, const char *base, GError **error)
   g_autofree char *jp = g_strconcat (base, ".json", NULL);
   g_autofree EfCf32 *samples = g_new (EfCf32, ds->info.n_pulses * ds->info.n_samples);
   g_autofree double *pulses = g_new0 (double, ds->info.n_pulses * 13);
-  g_autoptr (GString) json = g_string_new ("{\n");
-  char b[3][G_ASCII_DTOSTR_BUF_SIZE];
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonNode) root = NULL;
+  g_autofree char *json = NULL;
 
   if (!ef_dataset_read_block (ds, 0, (guint) ds->info.n_pulses, samples, error))
     return FALSE;
@@ -40,26 +42,23 @@ dump (EfDataset *ds, const char *base, GError **error)
       d[10] = pu->fx1;
       d[11] = pu->fx2;
     }
-  g_string_append_printf (json, "  \"domain\": \"%s\",\n", ef_domain_to_string (ds->info.domain));
-  g_string_append_printf (json, "  \"n_pulses\": %" G_GUINT64_FORMAT ",\n  \"n_samples\": %" G_GUINT64_FORMAT ",\n",
-                          ds->info.n_pulses, ds->info.n_samples);
-  g_string_append_printf (json, "  \"fc\": %s,\n  \"bandwidth\": %s,\n",
-                          g_ascii_formatd (b[0], sizeof b[0], "%.17g", ds->info.fc),
-                          g_ascii_formatd (b[1], sizeof b[1], "%.17g", ds->info.bandwidth));
-  g_string_append_printf (json, "  \"srp_llh\": [%s, %s, %s],\n",
-                          g_ascii_formatd (b[0], sizeof b[0], "%.17g", ds->info.srp_llh[0]),
-                          g_ascii_formatd (b[1], sizeof b[1], "%.17g", ds->info.srp_llh[1]),
-                          g_ascii_formatd (b[2], sizeof b[2], "%.17g", ds->info.srp_llh[2]));
-  g_string_append_printf (json, "  \"srp_ecf\": [%s, %s, %s],\n",
-                          g_ascii_formatd (b[0], sizeof b[0], "%.17g", ds->info.srp_ecf[0]),
-                          g_ascii_formatd (b[1], sizeof b[1], "%.17g", ds->info.srp_ecf[1]),
-                          g_ascii_formatd (b[2], sizeof b[2], "%.17g", ds->info.srp_ecf[2]));
-  g_string_append_printf (json, "  \"n_channels\": %u,\n  \"source\": \"%s\"\n}\n", ds->info.n_channels,
-                          ds->info.source != NULL ? ds->info.source : "");
+  json_builder_begin_object (b);
+  ef_json_set_string (b, "domain", ef_domain_to_string (ds->info.domain));
+  ef_json_set_int (b, "n_pulses", (gint64) ds->info.n_pulses);
+  ef_json_set_int (b, "n_samples", (gint64) ds->info.n_samples);
+  ef_json_set_double (b, "fc", ds->info.fc);
+  ef_json_set_double (b, "bandwidth", ds->info.bandwidth);
+  ef_json_set_doubles (b, "srp_llh", ds->info.srp_llh, 3);
+  ef_json_set_doubles (b, "srp_ecf", ds->info.srp_ecf, 3);
+  ef_json_set_int (b, "n_channels", ds->info.n_channels);
+  ef_json_set_string (b, "source", ds->info.source != NULL ? ds->info.source : "");
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  json = ef_json_to_text (root, TRUE);
   return g_file_set_contents (sp, (const char *) samples,
                               (gssize) (ds->info.n_pulses * ds->info.n_samples * sizeof (EfCf32)), error)
          && g_file_set_contents (pp, (const char *) pulses, (gssize) (ds->info.n_pulses * 13 * sizeof (double)), error)
-         && g_file_set_contents (jp, json->str, (gssize) json->len, error);
+         && g_file_set_contents (jp, json, -1, error);
 }
 
 typedef struct {

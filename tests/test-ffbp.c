@@ -11,6 +11,16 @@
 #include "ef-ffbp.h"
 #include "ef-metrics.h"
 #include "ef-test-scene.h"
+#include "ef-test-hooks.h"
+
+/* tests/bench/RESULTS.md (FFBP vs BP, CPU): FFBP 50-55 dB from BP and 51-55 dB from float64, FBP about
+ * 60 dB; point targets within res/1800 of their positions, IRW equal to BP's within 0.2%, PSLR within
+ * 0.03 dB. Each bound is the claim less 3 dB, or twice the claimed difference. */
+#define FFBP_SER_DB 48.0
+#define FBP_SER_DB 56.0
+#define POS_RES_FRACTION 900.0
+#define IRW_REL_TOL 0.004
+#define PSLR_DIFF_DB 0.06
 
 typedef struct {
   const char *name;
@@ -149,11 +159,11 @@ test_point_targets (gconstpointer data)
                       st.n_stages, ef_test_ser_db64 (fast, ref, ef_grid_n_pixels (&grid)), err, res / err, pf.range.irw_m,
                       pb.range.irw_m, pf.cross.irw_m, pb.cross.irw_m, pf.range.pslr_db, pb.range.pslr_db,
                       pf.cross.pslr_db, pb.cross.pslr_db);
-      g_assert_cmpfloat (err, <, res / 20);
-      g_assert_cmpfloat (fabs (pf.range.pslr_db - pb.range.pslr_db), <, 0.5);
-      g_assert_cmpfloat (fabs (pf.cross.pslr_db - pb.cross.pslr_db), <, 0.5);
-      g_assert_cmpfloat (fabs (pf.range.irw_m / pb.range.irw_m - 1), <, 0.05);
-      g_assert_cmpfloat (fabs (pf.cross.irw_m / pb.cross.irw_m - 1), <, 0.05);
+      g_assert_cmpfloat (err, <, res / POS_RES_FRACTION);
+      g_assert_cmpfloat (fabs (pf.range.pslr_db - pb.range.pslr_db), <, PSLR_DIFF_DB);
+      g_assert_cmpfloat (fabs (pf.cross.pslr_db - pb.cross.pslr_db), <, PSLR_DIFF_DB);
+      g_assert_cmpfloat (fabs (pf.range.irw_m / pb.range.irw_m - 1), <, IRW_REL_TOL);
+      g_assert_cmpfloat (fabs (pf.cross.irw_m / pb.cross.irw_m - 1), <, IRW_REL_TOL);
       ef_point_result_clear (&pb);
       ef_point_result_clear (&pf);
     }
@@ -251,7 +261,75 @@ test_random_scene (gconstpointer data)
                       t_bp / t_fast);
     }
   g_assert_false (st.used_bp);
-  g_assert_cmpfloat (ser, >=, 40.0);
+  g_assert_cmpfloat (ser, >=, c->factorised ? FFBP_SER_DB : FBP_SER_DB);
+}
+
+/* The float32 path's AVX-512 loops (leaves by the backprojector's tile loop, the kernel sums in
+ * intrinsics) and its portable loops (which the test hooks force) form the same image, each as close to
+ * float64. */
+static void
+test_simd_paths (void)
+{
+#if EF_TEST_HOOKS
+  EfSimParams sp;
+  g_autoptr (EfDataset) ds = NULL;
+  g_autofree EfSimTarget *tg = ef_test_random_targets (300, -14, -11, 9, 13);
+  EfRangeParams rp = EF_RANGE_PARAMS_DEFAULT;
+  g_autoptr (EfProfiles) p64 = NULL;
+  g_autoptr (EfProfiles) p32 = NULL;
+  g_autofree EfCf64 *ref = NULL;
+  g_autofree EfCf32 *img0 = NULL;
+  g_autofree EfCf32 *img1 = NULL;
+  EfGrid grid;
+  EfFfbpParams fp;
+  double ser[2], agree;
+  gsize n;
+
+  ef_sim_params_init_airborne (&sp);
+  sp.targets = tg;
+  sp.n_targets = 300;
+  sp.seed = g_test_rand_int ();
+  ds = ef_sim_run (&sp, NULL);
+  g_assert_true (ef_grid_init_roi (&grid, -13.1, -9.7, 7.3, 11.9, 0.157, NULL));
+  n = ef_grid_n_pixels (&grid);
+  p64 = ef_test_compress (ds, &rp, TRUE);
+  p32 = ef_test_compress (ds, &rp, FALSE);
+  ref = g_new0 (EfCf64, n);
+  ef_bp_reference (&grid, p64, ref);
+  ef_ffbp_params_init (&fp);
+  fp.bp_fallback = FALSE;
+  /* Accumulators: FFBP adds into them. */
+  img0 = g_new0 (EfCf32, n);
+  img1 = g_new0 (EfCf32, n);
+  for (int k = 0; k < 2; k++)
+    {
+      EfCf32 *img = k == 0 ? img0 : img1;
+      g_autoptr (EfFfbp) f = NULL;
+      EfFfbpStats st;
+
+      ef_test_hooks_set_portable_simd (k == 1);
+      f = ef_ffbp_new (&grid, sp.bandwidth, &fp, NULL);
+      ef_test_hooks_set_portable_simd (FALSE);
+      g_assert_true (ef_ffbp_process (f, p32, NULL, img, &st, NULL));
+      g_assert_false (st.used_bp);
+      ser[k] = ef_ser_db_f32_f64 (img, ref, n);
+    }
+  {
+    g_autofree EfCf64 *b = g_new (EfCf64, n);
+
+    for (gsize i = 0; i < n; i++)
+      b[i] = img1[i];
+    agree = ef_ser_db_f32_f64 (img0, b, n);
+  }
+  g_test_message ("%s: SER %.1f dB against float64; portable loops: %.1f dB; the two agree to %.1f dB",
+                  ef_bp_cpu_simd_name (), ser[0], ser[1], agree);
+  g_assert_cmpfloat (ser[0], >=, 50.0);
+  g_assert_cmpfloat (ser[1], >=, 50.0);
+  /* They differ in the leaves' arithmetic (float32 tile loop, float64 loop) and in rounding: 81-83 dB. */
+  g_assert_cmpfloat (agree, >=, 79.0);
+#else
+  g_test_skip ("the portable loops beside the AVX-512 ones: " EF_TEST_HOOKS_MISSING);
+#endif
 }
 
 /* Blocks of a collection formed one after another add up to the whole, whatever the block size. */
@@ -286,7 +364,7 @@ test_blocks (void)
 
       g_test_message ("blocks of %u pulses: SER %.1f dB (last block: leaves of %u, %u stages)", blocks[k], ser,
                       st.leaf_pulses, st.n_stages);
-      g_assert_cmpfloat (ser, >=, 40.0);
+      g_assert_cmpfloat (ser, >=, FFBP_SER_DB);
     }
 }
 
@@ -328,8 +406,10 @@ test_quality_controls (void)
       g_test_message ("oversampling %.1f, %u taps: SER %.1f dB, %" G_GUINT64_FORMAT " polar samples",
                       settings[k].os, settings[k].taps, ser[k], st.polar_samples);
     }
-  g_assert_cmpfloat (ser[0], >=, 15.0);
-  g_assert_cmpfloat (ser[1], >, ser[0] + 10);
+  /* RESULTS.md: about 20 dB, the default's accuracy, and 60-65 dB (each less 3 dB). */
+  g_assert_cmpfloat (ser[0], >=, 17.0);
+  g_assert_cmpfloat (ser[1], >=, FFBP_SER_DB);
+  g_assert_cmpfloat (ser[2], >=, 57.0);
   g_assert_cmpfloat (ser[2], >, ser[1]);
 }
 
@@ -375,7 +455,7 @@ test_bistatic (void)
   ser = ef_test_ser_db64 (img, ref, ef_grid_n_pixels (&grid));
   g_test_message ("bistatic: SER %.1f dB against the float64 reference (leaves of %u, %u stages)", ser,
                   st.leaf_pulses, st.n_stages);
-  g_assert_cmpfloat (ser, >=, 40.0);
+  g_assert_cmpfloat (ser, >=, FFBP_SER_DB);
 }
 
 /* Rows are shared out between threads; the result must not depend on how. */
@@ -550,7 +630,7 @@ test_backend (void)
       double ser = ef_ser_db_f32 (imgs[a], imgs[0], n);
 
       g_test_message ("backend %s against bp: SER %.1f dB", ef_algo_to_string (algos[a]), ser);
-      g_assert_cmpfloat (ser, >=, 40.0);
+      g_assert_cmpfloat (ser, >=, algos[a] == EF_ALGO_FFBP ? FFBP_SER_DB : FBP_SER_DB);
     }
   for (guint a = 0; a < G_N_ELEMENTS (algos); a++)
     g_free (imgs[a]);
@@ -651,7 +731,7 @@ test_timing (void)
                       ef_ser_db_f32_f64 (cut, ref, 96 * 96), ef_ser_db_f32_f64 (bpcut, ref, 96 * 96), st.leaf_pulses,
                       st.n_stages, st.n_final, st.polar_samples, ef_bp_cpu_simd_name ());
       g_assert_false (st.used_bp);
-      g_assert_cmpfloat (ef_ser_db_f32 (img, bp, n), >=, 40.0);
+      g_assert_cmpfloat (ef_ser_db_f32 (img, bp, n), >=, a == 0 ? FFBP_SER_DB : FBP_SER_DB);
     }
 }
 
@@ -669,6 +749,7 @@ main (int argc, char **argv)
       g_autofree char *path = g_strdup_printf ("/compute/ffbp/cpu/random-scene/%s", scene_cases[i].name);
       g_test_add_data_func (path, &scene_cases[i], test_random_scene);
     }
+  g_test_add_func ("/compute/ffbp/cpu/simd-paths", test_simd_paths);
   g_test_add_func ("/compute/ffbp/cpu/blocks", test_blocks);
   g_test_add_func ("/compute/ffbp/cpu/quality-controls", test_quality_controls);
   g_test_add_func ("/compute/ffbp/cpu/bistatic", test_bistatic);

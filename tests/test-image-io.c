@@ -23,6 +23,7 @@
 #include "ef-error.h"
 #include "ef-grid.h"
 #include "ef-image-io.h"
+#include "ef-sidecar.h"
 
 typedef struct {
   char *dir;
@@ -134,36 +135,101 @@ assert_grid_equal (const EfGrid *a, const EfGrid *b)
   g_assert_cmpmem (a->v, sizeof a->v, b->v, sizeof b->v);
 }
 
+/* The sidecar at path, parsed (json-glib): the root object, a new reference. */
+static JsonObject *
+load_json (const char *path)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (json_parser_load_from_file (parser, path, &error));
+  g_assert_no_error (error);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)));
+  return json_object_ref (json_node_get_object (json_parser_get_root (parser)));
+}
+
+static JsonObject *
+object_from_text (const char *text)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+
+  g_assert_true (json_parser_load_from_data (parser, text, -1, NULL));
+  return json_object_ref (json_node_get_object (json_parser_get_root (parser)));
+}
+
 static void
 test_npy_round_trip (Fixture *fx, gconstpointer data)
 {
   g_autoptr (EfImage) image = random_image (37, 23);
   g_autoptr (EfImage) back = NULL;
   g_autoptr (GError) error = NULL;
+  g_autoptr (JsonObject) extra_back = NULL;
   g_autofree char *path = g_build_filename (fx->dir, "out.npy", NULL);
   g_autofree char *listing = NULL;
+  gboolean had_sidecar = FALSE;
   /* Nested keys that share our names must not confuse the reader. */
-  const char *extra = "{\"algo\": \"bp\", \"note\": \"a \\\"quoted\\\" } brace\", "
-                      "\"nested\": {\"width\": 3, \"u\": [9, 9, 9]}}";
+  g_autoptr (JsonObject) extra = object_from_text ("{\"algo\": \"bp\", \"note\": \"a \\\"quoted\\\" } brace\", "
+                                                   "\"nested\": {\"width\": 3, \"u\": [9, 9, 9]}}");
 
   g_assert_true (ef_image_write_npy (image, path, extra, &error));
   g_assert_no_error (error);
   listing = list_dir (fx->dir);
   g_assert_cmpstr (listing, ==, "out.json,out.npy");
 
-  back = ef_image_read_npy (path, &error);
+  back = ef_image_read_npy_full (path, 0, &had_sidecar, &extra_back, &error);
   g_assert_no_error (error);
   g_assert_nonnull (back);
+  g_assert_true (had_sidecar);
   assert_grid_equal (&back->grid, &image->grid);
   g_assert_cmpmem (back->data, ef_grid_n_pixels (&back->grid) * sizeof (EfCf32), image->data,
                    ef_grid_n_pixels (&image->grid) * sizeof (EfCf32));
+  g_assert_nonnull (extra_back);
+  g_assert_cmpstr (json_object_get_string_member (extra_back, "algo"), ==, "bp");
+  g_assert_cmpstr (json_object_get_string_member (extra_back, "note"), ==, "a \"quoted\" } brace");
 
   {
     g_autofree char *side = g_build_filename (fx->dir, "out.json", NULL);
-    g_autofree char *text = NULL;
-    g_assert_true (g_file_get_contents (side, &text, NULL, NULL));
-    g_assert_nonnull (strstr (text, "\"extra\": {\"algo\": \"bp\""));
-    g_assert_nonnull (strstr (text, "\"format\": \"echoform-image\""));
+    g_autoptr (JsonObject) root = load_json (side);
+
+    g_assert_cmpstr (json_object_get_string_member (root, "format"), ==, "echoform-image");
+    g_assert_cmpint (json_object_get_int_member (root, "width"), ==, 37);
+    g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (root, "extra"), "algo"), ==, "bp");
+  }
+}
+
+/* Doubles that print with an exponent (tiny offsets, a micrometre spacing) stay valid JSON and read
+ * back bit for bit: json-glib 1.6 would write "1e-05.0". */
+static void
+test_npy_exponents (Fixture *fx, gconstpointer data)
+{
+  g_autoptr (EfImage) image = random_image (4, 3);
+  g_autoptr (EfImage) back = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (fx->dir, "tiny.npy", NULL);
+  g_autofree char *side = g_build_filename (fx->dir, "tiny.json", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr (JsonObject) extra = object_from_text ("{\"elapsed_s\": 0}");
+
+  image->grid.spacing = 1e-5;
+  image->grid.origin[0] = 1.2345678901234567e-300;
+  image->grid.origin[1] = -6.123233995736766e-17;
+  image->grid.origin[2] = 1e22;
+  json_object_set_double_member (extra, "elapsed_s", 3.5e-7);
+  json_object_set_string_member (extra, "text", "1e-05.0 stays as written");
+  g_assert_true (ef_image_write_npy (image, path, extra, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (side, &text, NULL, NULL));
+  g_assert_null (strstr (text, "e-05.0,"));
+  g_assert_null (strstr (text, "e-300.0"));
+  g_assert_nonnull (strstr (text, "1e-05.0 stays as written"));
+  back = ef_image_read_npy (path, &error);
+  g_assert_no_error (error);
+  assert_grid_equal (&back->grid, &image->grid);
+  {
+    g_autoptr (JsonObject) root = load_json (side);
+    double t = json_object_get_double_member (json_object_get_object_member (root, "extra"), "elapsed_s");
+
+    g_assert_cmpmem (&t, sizeof t, &(double) { 3.5e-7 }, sizeof t);
   }
 }
 
@@ -192,7 +258,8 @@ test_npy_locale (Fixture *fx, gconstpointer data)
   g_assert_no_error (error);
   assert_grid_equal (&back->grid, &image->grid);
   g_assert_true (g_file_get_contents (side, &text, NULL, NULL));
-  g_assert_nonnull (strstr (text, "\"spacing\": 0.25,"));
+  g_assert_nonnull (strstr (text, "0.25"));
+  g_assert_null (strstr (text, "0,25"));
 }
 
 static guint32
@@ -264,17 +331,16 @@ test_npy_errors (Fixture *fx, gconstpointer data)
   g_assert_error (error, EF_IO_ERROR, EF_IO_ERROR_FAILED);
   g_clear_error (&error);
 
-  /* Malformed extra metadata writes nothing. */
-  g_assert_false (ef_image_write_npy (image, path, "{\"a\": 1", &error));
+  /* A grid that is not finite writes nothing. */
+  image->grid.origin[0] = NAN;
+  g_assert_false (ef_image_write_npy (image, path, NULL, &error));
   g_assert_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA);
   g_clear_error (&error);
-  g_assert_false (ef_image_write_npy (image, path, "[1, 2]", &error));
-  g_assert_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA);
-  g_clear_error (&error);
+  image->grid.origin[0] = 0;
   listing = list_dir (fx->dir);
   g_assert_cmpstr (listing, ==, "");
 
-  g_assert_true (ef_image_write_npy (image, path, "{}", &error));
+  g_assert_true (ef_image_write_npy (image, path, NULL, &error));
   g_assert_no_error (error);
   g_assert_true (g_file_get_contents (path, &bytes, &len, NULL));
 
@@ -311,9 +377,9 @@ test_npy_errors (Fixture *fx, gconstpointer data)
     g_autofree char *wrong = NULL;
     g_auto (GStrv) parts = NULL;
     g_assert_true (g_file_get_contents (side, &text, NULL, NULL));
-    parts = g_strsplit (text, "\"width\": 8,", -1);
+    parts = g_strsplit (text, "\"width\" : 8,", -1);
     g_assert_cmpuint (g_strv_length (parts), ==, 2);
-    wrong = g_strjoinv ("\"width\": 9,", parts);
+    wrong = g_strjoinv ("\"width\" : 9,", parts);
     write_bytes (side, wrong, strlen (wrong));
     g_assert_null (ef_image_read_npy (path, &error));
     g_assert_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA);
@@ -323,15 +389,42 @@ test_npy_errors (Fixture *fx, gconstpointer data)
     g_assert_null (ef_image_read_npy (path, &error));
     g_assert_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT);
     g_clear_error (&error);
+
+    write_bytes (side, "{\"width\": 8, ", 13);
+    g_assert_null (ef_image_read_npy (path, &error));
+    g_assert_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT);
+    g_clear_error (&error);
+
+    /* A negative or fractional size, and axes that are not orthonormal. */
+    g_clear_pointer (&wrong, g_free);
+    wrong = g_strjoinv ("\"width\" : -8,", parts);
+    write_bytes (side, wrong, strlen (wrong));
+    g_assert_null (ef_image_read_npy (path, &error));
+    g_assert_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA);
+    g_clear_error (&error);
+    g_clear_pointer (&wrong, g_free);
+    wrong = g_strjoinv ("\"width\" : 8.5,", parts);
+    write_bytes (side, wrong, strlen (wrong));
+    g_assert_null (ef_image_read_npy (path, &error));
+    g_assert_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA);
+    g_clear_error (&error);
   }
 
-  /* Without a sidecar the array still loads, on a unit grid. */
+  /* Without a sidecar the pixel size is unknown: refused, unless the caller gives it. */
   g_assert_cmpint (g_unlink (side), ==, 0);
-  back = ef_image_read_npy (path, &error);
-  g_assert_no_error (error);
+  g_assert_null (ef_image_read_npy (path, &error));
+  g_assert_error (error, EF_IO_ERROR, EF_IO_ERROR_NO_GRID);
+  g_clear_error (&error);
+  {
+    gboolean had_sidecar = TRUE;
+
+    back = ef_image_read_npy_full (path, 0.25, &had_sidecar, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_false (had_sidecar);
+  }
   g_assert_cmpuint (back->grid.width, ==, 8);
   g_assert_cmpuint (back->grid.height, ==, 6);
-  g_assert_cmpfloat (back->grid.spacing, ==, 1.0);
+  g_assert_cmpfloat (back->grid.spacing, ==, 0.25);
   g_assert_cmpmem (back->data, 48 * sizeof (EfCf32), image->data, 48 * sizeof (EfCf32));
   ef_image_free (back);
 }
@@ -435,8 +528,9 @@ test_tiff_readback (Fixture *fx, gconstpointer data)
   guint16 spp = 0, bps = 0, fmt = 0, planar = 0;
   char *desc = NULL;
   TIFF *tif;
+  g_autoptr (JsonObject) extra = object_from_text ("{\"algo\": \"pfa\"}");
 
-  g_assert_true (ef_image_write (image, path, &error));
+  g_assert_true (ef_image_write_full (image, path, extra, NULL, &error));
   g_assert_no_error (error);
 
   tif = TIFFOpen (path, "r");
@@ -456,7 +550,17 @@ test_tiff_readback (Fixture *fx, gconstpointer data)
   g_assert_cmpuint (fmt, ==, SAMPLEFORMAT_IEEEFP);
   g_assert_cmpuint (planar, ==, PLANARCONFIG_CONTIG);
   g_assert_cmpuint (TIFFNumberOfStrips (tif), >, 1);
-  g_assert_nonnull (strstr (desc, "\"spacing\": "));
+  {
+    /* The description is the sidecar's JSON, what formed the image included. */
+    g_autoptr (JsonObject) desc_extra = NULL;
+    EfGrid dg;
+
+    g_assert_true (ef_sidecar_parse (desc, -1, "description", &dg, &desc_extra, &error));
+    g_assert_no_error (error);
+    assert_grid_equal (&dg, &image->grid);
+    g_assert_nonnull (desc_extra);
+    g_assert_cmpstr (json_object_get_string_member (desc_extra, "algo"), ==, "pfa");
+  }
   g_assert_cmpint (TIFFScanlineSize (tif), ==, 301 * 8);
   g_test_message ("TIFF: %u strips of %u rows", TIFFNumberOfStrips (tif), rps);
 
@@ -751,6 +855,7 @@ main (int argc, char **argv)
 #define ADD(path, fn) g_test_add ("/compute/image-io/" path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
   ADD ("npy/round-trip", test_npy_round_trip);
   ADD ("npy/locale", test_npy_locale);
+  ADD ("npy/exponents", test_npy_exponents);
   ADD ("npy/header", test_npy_header);
   ADD ("npy/errors", test_npy_errors);
   ADD ("npy/sizes", test_npy_sizes);

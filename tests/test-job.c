@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -152,7 +153,8 @@ run_and_compare (EfOrder order, guint stride, guint64 first, guint64 count)
   b = direct_image (ds, &grid, first, used, stride);
   ser = ef_ser_db_f32 (a, b, ef_grid_n_pixels (&grid));
   g_test_message ("job vs one pass: SER %.1f dB over %u blocks", ser, expect_blocks);
-  g_assert_cmpfloat (ser, >, 100);
+  /* The same float32 sums in another grouping: 131-138 dB measured. */
+  g_assert_cmpfloat (ser, >, 125);
   watch_clear (&w);
 }
 
@@ -229,7 +231,7 @@ test_publish_interval (void)
           ser = ef_ser_db_f32 (img, direct, n);
           g_test_message ("interval %g s: %u of %u reports with tiles; SER %.1f dB", intervals[k], w.running_dirty,
                           w.running, ser);
-          g_assert_cmpfloat (ser, >, 100);
+          g_assert_cmpfloat (ser, >, 125);
         }
       else
         {
@@ -242,7 +244,7 @@ test_publish_interval (void)
           ser = ef_ser_db_f32 (img, part, n);
           g_test_message ("cancelled at block %u with the image copied only at the end: SER %.1f dB against "
                           "those blocks", w.cancel_at, ser);
-          g_assert_cmpfloat (ser, >, 100);
+          g_assert_cmpfloat (ser, >, 125);
         }
     }
 }
@@ -374,7 +376,8 @@ test_restart (void)
   g_assert_true (ef_job_run (job, NULL, NULL, NULL));
   a = job_image (job);
   b = direct_image (ds, &g2, 0, 64, 1);
-  g_assert_cmpfloat (ef_ser_db_f32 (a, b, ef_grid_n_pixels (&g2)), >, 100);
+  g_test_message ("the new region vs one pass: SER %.1f dB", ef_ser_db_f32 (a, b, ef_grid_n_pixels (&g2)));
+  g_assert_cmpfloat (ef_ser_db_f32 (a, b, ef_grid_n_pixels (&g2)), >, 125);
   ef_job_free (job);
 }
 
@@ -434,6 +437,178 @@ test_bad_params (void)
   g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT);
 }
 
+/* Runs a job to the end on the CPU and returns its record (and image, if asked). */
+static void
+run_recorded (EfDataset *ds, const EfGrid *grid, EfAlgo algo, EfPrecision precision, guint block, EfRunInfo *run,
+              EfCf32 **image)
+{
+  EfJobParams jp;
+  g_autoptr (EfJob) job = NULL;
+  g_autoptr (GError) error = NULL;
+
+  ef_job_params_init (&jp, grid);
+  jp.backend.algo = algo;
+  jp.backend.precision = precision;
+  jp.backend.block_size = block;
+  jp.publish_interval_s = -1;
+  job = ef_job_new (ds, &jp, &error);
+  g_assert_no_error (error);
+  /* Before it runs, the record is the request. */
+  ef_job_get_run_info (job, run);
+  g_assert_null (run->backend);
+  g_assert_cmpint (run->precision, ==, precision);
+  g_assert_cmpint (run->algo, ==, algo);
+  g_assert_true (ef_job_run (job, NULL, NULL, &error));
+  g_assert_no_error (error);
+  ef_job_get_run_info (job, run);
+  if (image != NULL)
+    *image = job_image (job);
+}
+
+/* fp16 on the processor: what runs is fp32, and the record says so and why; the image is fp32's. */
+static void
+test_run_fp16_cpu (void)
+{
+  g_autoptr (EfDataset) ds = scene (64);
+  g_auto (EfRunInfo) half = { 0 };
+  g_auto (EfRunInfo) single = { 0 };
+  g_autofree EfCf32 *a = NULL, *b = NULL;
+  g_auto (GStrv) warnings = NULL;
+  EfGrid grid;
+
+  g_assert_true (ef_grid_init_roi (&grid, -4, -3, 4, 3, 0.1, NULL));
+  run_recorded (ds, &grid, EF_ALGO_BP, EF_PRECISION_FP16, 16, &half, &a);
+  run_recorded (ds, &grid, EF_ALGO_BP, EF_PRECISION_FP32, 16, &single, &b);
+  g_assert_cmpstr (half.backend, ==, "cpu");
+  g_assert_cmpint (half.precision_requested, ==, EF_PRECISION_FP16);
+  g_assert_cmpint (half.precision, ==, EF_PRECISION_FP32);
+  g_assert_nonnull (half.precision_reason);
+  g_assert_cmpint (half.algo, ==, EF_ALGO_BP);
+  g_assert_null (half.algo_reason);
+  g_assert_true (half.pixels_counted);
+  g_assert_cmpuint (half.nonfinite_pixels, ==, 0);
+  g_assert_cmpuint (half.nonfinite_samples, ==, 0);
+  warnings = ef_run_info_warnings (&half);
+  g_assert_cmpuint (g_strv_length (warnings), ==, 1);
+  g_assert_nonnull (strstr (warnings[0], "fp16"));
+  g_assert_null (single.precision_reason);
+  g_assert_false (ef_run_info_has_news (&single));
+  g_assert_cmpmem (a, ef_grid_n_pixels (&grid) * sizeof (EfCf32), b, ef_grid_n_pixels (&grid) * sizeof (EfCf32));
+}
+
+/* FFBP's plan gives a block to exact backprojection when that is cheaper: three blocks of 256 pulses
+ * are factorised and the last, of 8, is not; a collection of 8 pulses alone ran bp. The record counts
+ * the blocks and says which algorithm the image is. */
+static void
+test_run_ffbp_blocks (void)
+{
+  g_autoptr (EfDataset) ds = scene (3 * 256 + 8);
+  g_autoptr (EfDataset) few = scene (8);
+  g_auto (EfRunInfo) mix = { 0 };
+  g_auto (EfRunInfo) exact = { 0 };
+  g_autofree char *ran = NULL;
+  EfGrid grid;
+
+  g_assert_true (ef_grid_init_roi (&grid, -2, -2, 2, 2, 0.05, NULL));
+  run_recorded (ds, &grid, EF_ALGO_FFBP, EF_PRECISION_FP32, 256, &mix, NULL);
+  ran = ef_run_info_describe (&mix);
+  g_test_message ("%s: %s", ran, mix.algo_reason);
+  g_assert_cmpuint (mix.blocks_fast, ==, 3);
+  g_assert_cmpuint (mix.blocks_bp, ==, 1);
+  g_assert_cmpint (mix.algo, ==, EF_ALGO_FFBP);
+  g_assert_nonnull (mix.algo_reason);
+  g_assert_nonnull (strstr (mix.algo_reason, "1 of 4 blocks"));
+
+  run_recorded (few, &grid, EF_ALGO_FFBP, EF_PRECISION_FP32, 256, &exact, NULL);
+  g_clear_pointer (&ran, g_free);
+  ran = ef_run_info_describe (&exact);
+  g_test_message ("%s: %s", ran, exact.algo_reason);
+  g_assert_cmpuint (exact.blocks_fast, ==, 0);
+  g_assert_cmpuint (exact.blocks_bp, ==, 1);
+  g_assert_cmpint (exact.algo_requested, ==, EF_ALGO_FFBP);
+  g_assert_cmpint (exact.algo, ==, EF_ALGO_BP);
+  g_assert_nonnull (exact.algo_reason);
+}
+
+/* A copy of ds in memory whose samples go through edit first. */
+static EfDataset *
+edited_copy (EfDataset *ds, void (*edit) (EfCf32 *samples, gsize n, gpointer data), gpointer data)
+{
+  gsize n = (gsize) ds->info.n_pulses * ds->info.n_samples;
+  EfCf32 *s = g_new (EfCf32, n);
+
+  g_assert_true (ef_dataset_read_block (ds, 0, (guint) ds->info.n_pulses, s, NULL));
+  edit (s, n, data);
+  return ef_dataset_new_memory (&ds->info, g_memdup2 (ds->pulses, sizeof (EfPulse) * ds->info.n_pulses), s);
+}
+
+static void
+poison_some (EfCf32 *s, gsize n, gpointer data)
+{
+  guint *count = data;
+
+  /* Every 97th sample, one kind after another. */
+  *count = 0;
+  for (gsize i = 0; i < n; i += 97, (*count)++)
+    s[i] = (*count % 3 == 0) ? NAN : ((*count % 3 == 1) ? CMPLXF (INFINITY, 0) : CMPLXF (1, -INFINITY));
+}
+
+static void
+scale_to_max (EfCf32 *s, gsize n, gpointer data)
+{
+  float peak = 0;
+
+  for (gsize i = 0; i < n; i++)
+    peak = MAX (peak, cabsf (s[i]));
+  /* Half the largest float: finite samples whose sums overflow single precision. */
+  for (gsize i = 0; i < n; i++)
+    s[i] *= 0.5f * FLT_MAX / peak;
+}
+
+/* Samples that are not finite are counted, for this job alone, and taken as zero: the image stays
+ * finite. Samples near the largest float overflow the image, and its non-finite pixels are counted. */
+static void
+test_run_nonfinite (void)
+{
+  g_autoptr (EfDataset) ds = scene (64);
+  g_autoptr (EfDataset) bad = NULL;
+  g_autoptr (EfDataset) huge = NULL;
+  g_auto (EfRunInfo) run = { 0 };
+  g_auto (EfRunInfo) again = { 0 };
+  g_autofree EfCf32 *img = NULL;
+  guint n_poisoned = 0;
+  guint64 n_bad_px = 0;
+  EfGrid grid;
+
+  g_assert_true (ef_grid_init_roi (&grid, -4, -3, 4, 3, 0.1, NULL));
+  bad = edited_copy (ds, poison_some, &n_poisoned);
+  run_recorded (bad, &grid, EF_ALGO_BP, EF_PRECISION_FP32, 16, &run, &img);
+  g_test_message ("%u samples poisoned: %" G_GUINT64_FORMAT " counted", n_poisoned, run.nonfinite_samples);
+  g_assert_cmpuint (run.nonfinite_samples, ==, n_poisoned);
+  g_assert_true (run.pixels_counted);
+  g_assert_cmpuint (run.nonfinite_pixels, ==, 0);
+  for (gsize i = 0; i < ef_grid_n_pixels (&grid); i++)
+    g_assert_true (isfinite (crealf (img[i])) && isfinite (cimagf (img[i])));
+  g_assert_true (ef_run_info_has_news (&run));
+  /* A second job over the same data counts its own. */
+  run_recorded (bad, &grid, EF_ALGO_BP, EF_PRECISION_FP64, 16, &again, NULL);
+  g_assert_cmpuint (again.nonfinite_samples, ==, n_poisoned);
+
+  huge = edited_copy (ds, scale_to_max, NULL);
+  g_clear_pointer (&img, g_free);
+  ef_run_info_clear (&run);
+  run_recorded (huge, &grid, EF_ALGO_BP, EF_PRECISION_FP32, 16, &run, &img);
+  for (gsize i = 0; i < ef_grid_n_pixels (&grid); i++)
+    n_bad_px += !(isfinite (crealf (img[i])) && isfinite (cimagf (img[i])));
+  g_test_message ("samples at FLT_MAX / 2: %" G_GUINT64_FORMAT " of %zu pixels not finite", n_bad_px,
+                  ef_grid_n_pixels (&grid));
+  g_assert_cmpuint (n_bad_px, >, 0);
+  g_assert_cmpuint (run.nonfinite_samples, ==, 0);
+  g_assert_true (run.pixels_counted);
+  g_assert_cmpuint (run.nonfinite_pixels, ==, n_bad_px);
+  g_assert_true (ef_run_info_has_news (&run));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -448,5 +623,8 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/job/restart", test_restart);
   g_test_add_func ("/compute/job/read-failure", test_read_failure);
   g_test_add_func ("/compute/job/bad-params", test_bad_params);
+  g_test_add_func ("/compute/job/run-info/fp16-cpu", test_run_fp16_cpu);
+  g_test_add_func ("/compute/job/run-info/ffbp-blocks", test_run_ffbp_blocks);
+  g_test_add_func ("/compute/job/run-info/nonfinite", test_run_nonfinite);
   return g_test_run ();
 }

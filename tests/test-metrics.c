@@ -171,9 +171,10 @@ check_cut (const char *name, const EfCut *cut, const Target *t, double spacing, 
   for (guint i = 0; i < cut->n; i++)
     g_assert_cmpfloat (cut->level_db[i], <=, 1e-6);
 
-  g_assert_cmpfloat (fabs (irw / th.irw - 1), <, 0.01);
+  /* Measured over 15 seeds: IRW within 0.11%, PSLR and ISLR within 0.016 dB of theory. */
+  g_assert_cmpfloat (fabs (irw / th.irw - 1), <, 0.002);
   g_assert_cmpfloat (fabs (cut->pslr_db - th.pslr_db), <, pslr_tol);
-  g_assert_cmpfloat (fabs (cut->islr_db - th.islr_db), <, 0.3);
+  g_assert_cmpfloat (fabs (cut->islr_db - th.islr_db), <, 0.03);
 }
 
 static void
@@ -194,11 +195,12 @@ analyse_and_check (const Target *t, guint width, guint height, double spacing, c
   g_test_message ("resolution %.2f px, carrier (%.2f, %.2f): peak at (%.4f, %.4f), true (%.4f, %.4f), %.1f ms",
                   t->res, t->fx, t->fy, res.col, res.row, t->c0, t->r0, (g_get_monotonic_time () - t0) / 1000.0);
 
-  g_assert_cmpfloat (fabs (res.col - t->c0), <, 0.02);
-  g_assert_cmpfloat (fabs (res.row - t->r0), <, 0.02);
+  /* Measured within 0.0021 px over 15 seeds. */
+  g_assert_cmpfloat (fabs (res.col - t->c0), <, 0.004);
+  g_assert_cmpfloat (fabs (res.row - t->r0), <, 0.004);
   ef_grid_pixel_position (&image->grid, t->c0, t->r0, expect);
   for (int i = 0; i < 3; i++)
-    g_assert_cmpfloat (fabs (res.position[i] - expect[i]), <, 0.02 * spacing);
+    g_assert_cmpfloat (fabs (res.position[i] - expect[i]), <, 0.004 * spacing);
   /* The peak of the sampled response is amp * h(0) * h(0). */
   g_assert_cmpfloat (fabs (res.peak_db - 20 * log10 (t->amp * pow (response (t->resp, 0), 2))), <, 0.05);
 
@@ -215,7 +217,7 @@ test_point_rect (void)
     {
       Target t;
       random_target (&t, RESP_RECT, 160, 150);
-      analyse_and_check (&t, 160, 150, g_test_rand_double_range (0.05, 2.0), NULL, 0.1);
+      analyse_and_check (&t, 160, 150, g_test_rand_double_range (0.05, 2.0), NULL, 0.03);
     }
 }
 
@@ -228,7 +230,7 @@ test_point_hann (void)
       Theory th = theory (RESP_HANN, 20);
       g_assert_cmpfloat (fabs (th.pslr_db + 31.47), <, 0.05);
       random_target (&t, RESP_HANN, 170, 160);
-      analyse_and_check (&t, 170, 160, g_test_rand_double_range (0.05, 2.0), NULL, 0.1);
+      analyse_and_check (&t, 170, 160, g_test_rand_double_range (0.05, 2.0), NULL, 0.03);
     }
 }
 
@@ -250,7 +252,7 @@ test_point_rotated (void)
       for (int i = 0; i < 3; i++)
         dir[i] = cos (t.theta) * g.u[i] + sin (t.theta) * g.v[i];
       g_test_message ("rotation %.2f degrees", t.theta * 180 / G_PI);
-      analyse_and_check (&t, 160, 160, 0.5, dir, 0.1);
+      analyse_and_check (&t, 160, 160, 0.5, dir, 0.03);
     }
 }
 
@@ -277,9 +279,47 @@ test_point_border (void)
   g_assert_true (ef_point_analyse (image, 2, 41, 2, NULL, &res, &error));
   g_assert_no_error (error);
   g_test_message ("near the edge: (%.4f, %.4f), true (%.4f, %.4f)", res.col, res.row, t.c0, t.r0);
-  g_assert_cmpfloat (fabs (res.col - t.c0), <, 0.05);
-  g_assert_cmpfloat (fabs (res.row - t.r0), <, 0.05);
+  /* Measured 0.0038 px off: the cut-off response biases the fit a little. */
+  g_assert_cmpfloat (fabs (res.col - t.c0), <, 0.008);
+  g_assert_cmpfloat (fabs (res.row - t.r0), <, 0.008);
   ef_point_result_clear (&res);
+}
+
+/* An image that overflowed is not an empty one: a non-finite pixel near the peak stops the measurement
+ * (zeroing it would measure a response with a hole), and an all-NaN image says so instead of "zero". A
+ * NaN far from the target changes nothing. */
+static void
+test_point_nonfinite (void)
+{
+  Target t = { RESP_RECT, 3.0, 200.2, 200.7, 0, 0, 0, 0, 1.0 };
+  g_autoptr (EfImage) image = make_image (400, 400, 1.0, &t);
+  g_autoptr (EfImage) clean = make_image (400, 400, 1.0, &t);
+  EfPointResult res = { 0 }, ref = { 0 };
+  GError *error = NULL;
+
+  image->data[2 * 400 + 5] = NAN;
+  g_assert_true (ef_point_analyse (clean, 200, 200, 4, NULL, &ref, &error));
+  g_assert_no_error (error);
+  g_assert_true (ef_point_analyse (image, 200, 200, 4, NULL, &res, &error));
+  g_assert_no_error (error);
+  g_assert_cmpfloat (res.cross.irw_m, ==, ref.cross.irw_m);
+  ef_point_result_clear (&res);
+  ef_point_result_clear (&ref);
+
+  image->data[202 * 400 + 203] = CMPLXF (INFINITY, 0);
+  g_assert_false (ef_point_analyse (image, 200, 200, 4, NULL, &res, &error));
+  g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_FAILED);
+  g_assert_nonnull (strstr (error->message, "not finite"));
+  g_clear_error (&error);
+
+  for (gsize i = 0; i < 400 * 400; i++)
+    image->data[i] = NAN;
+  g_assert_false (ef_point_analyse (image, 200, 200, 4, NULL, &res, &error));
+  g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_FAILED);
+  g_assert_nonnull (strstr (error->message, "81 pixels within 4 of it are not finite"));
+  g_assert_null (strstr (error->message, "zero"));
+  g_clear_error (&error);
+  g_assert_null (res.range.offset_m);
 }
 
 static void
@@ -551,6 +591,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/metrics/point/rotated", test_point_rotated);
   g_test_add_func ("/compute/metrics/point/border", test_point_border);
   g_test_add_func ("/compute/metrics/point/errors", test_point_errors);
+  g_test_add_func ("/compute/metrics/point/nonfinite", test_point_nonfinite);
   g_test_add_func ("/compute/metrics/entropy", test_entropy);
   g_test_add_func ("/compute/metrics/ser", test_ser);
   g_test_add_func ("/compute/metrics/psnr", test_psnr);

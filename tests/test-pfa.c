@@ -7,9 +7,15 @@
 
 #include "ef-backend.h"
 #include "ef-error.h"
+#include "ef-job.h"
 #include "ef-metrics.h"
 #include "ef-pfa.h"
 #include "ef-test-scene.h"
+
+/* README.md: point targets within resolution/100 of where they are; tests/bench/RESULTS.md: PFA 55.7 dB
+ * from float64 backprojection where the planar wavefront holds (the bound: that less 3 dB). */
+#define POS_RES_FRACTION 100.0
+#define PFA_SER_DB 52.0
 
 #define DEG (G_PI / 180.0)
 
@@ -112,12 +118,13 @@ test_point_targets (void)
       measure_target (prof, sp.bandwidth, &tg[i], res, TRUE, &mb, &mp);
       show ("airborne", &tg[i], &mb, &mp, res);
       g_assert_false (mp.rep.outside_dof);
-      g_assert_cmpfloat (mp.err_m, <, res / 10);
-      g_assert_cmpfloat_with_epsilon (mp.pr.range.pslr_db, -13.26, 0.5);
-      g_assert_cmpfloat_with_epsilon (mp.pr.cross.pslr_db, -13.26, 0.5);
-      g_assert_cmpfloat (fabs (mp.pr.range.irw_m / mb.pr.range.irw_m - 1), <, 0.05);
-      g_assert_cmpfloat (fabs (mp.pr.cross.irw_m / mb.pr.cross.irw_m - 1), <, 0.05);
-      g_assert_cmpfloat (fabs (mp.peak_db), <, 0.5);
+      g_assert_cmpfloat (mp.err_m, <, res / POS_RES_FRACTION);
+      g_assert_cmpfloat_with_epsilon (mp.pr.range.pslr_db, -13.26, 0.15);
+      g_assert_cmpfloat_with_epsilon (mp.pr.cross.pslr_db, -13.26, 0.15);
+      /* PFA interpolates the spectrum where BP interpolates the profile: widths agree to 0.1-0.2%. */
+      g_assert_cmpfloat (fabs (mp.pr.range.irw_m / mb.pr.range.irw_m - 1), <, 0.005);
+      g_assert_cmpfloat (fabs (mp.pr.cross.irw_m / mb.pr.cross.irw_m - 1), <, 0.005);
+      g_assert_cmpfloat (fabs (mp.peak_db), <, 0.05);
       ef_point_result_clear (&mb.pr);
       ef_point_result_clear (&mp.pr);
     }
@@ -147,7 +154,7 @@ test_distortion (void)
   measure_target (prof, sp.bandwidth, &tg, res, TRUE, &mb, &on);
   show ("corrected", &tg, &mb, &on, res);
   g_assert_cmpfloat (off.err_m, >, res / 2);
-  g_assert_cmpfloat (on.err_m, <, res / 10);
+  g_assert_cmpfloat (on.err_m, <, res / POS_RES_FRACTION);
   g_assert_cmpfloat (on.rep.distortion_max_m, >, res / 2);
   ef_point_result_clear (&mb.pr);
   ef_point_result_clear (&on.pr);
@@ -190,15 +197,16 @@ test_depth_of_focus (void)
       if (!far)
         {
           g_assert_false (mp.rep.outside_dof);
-          g_assert_cmpfloat (mp.err_m, <, res / 10);
-          g_assert_cmpfloat_with_epsilon (mp.pr.range.pslr_db, -13.26, 0.5);
-          g_assert_cmpfloat_with_epsilon (mp.pr.cross.pslr_db, -13.26, 0.5);
-          g_assert_cmpfloat (fabs (mp.peak_db), <, 0.5);
+          g_assert_cmpfloat (mp.err_m, <, res / POS_RES_FRACTION);
+          /* At 12 degrees the range cut's sidelobes sit near -13.5 dB in BP too: PFA must match BP's. */
+          g_assert_cmpfloat (fabs (mp.pr.range.pslr_db - mb.pr.range.pslr_db), <, 0.1);
+          g_assert_cmpfloat_with_epsilon (mp.pr.cross.pslr_db, -13.26, 0.15);
+          g_assert_cmpfloat (fabs (mp.peak_db), <, 0.05);
         }
       else
         {
           /* BP still focuses it... */
-          g_assert_cmpfloat_with_epsilon (mb.pr.cross.pslr_db, -13.26, 0.5);
+          g_assert_cmpfloat_with_epsilon (mb.pr.cross.pslr_db, -13.26, 0.15);
           /* ...PFA says it cannot, and indeed loses peak and widens. */
           g_assert_true (mp.rep.outside_dof);
           g_assert_cmpfloat (mp.rep.qpe_max_rad, >, 0.5 * G_PI);
@@ -208,6 +216,245 @@ test_depth_of_focus (void)
         }
       ef_point_result_clear (&mb.pr);
       ef_point_result_clear (&mp.pr);
+    }
+}
+
+/* The default airborne geometry (10 km, 30 degrees grazing, X band, a 4.1 degree arc) with targets
+ * hundreds of metres out along the axes and the diagonals. 4096 samples keep them inside the
+ * unambiguous scene in range; the pulses are a quarter of 6144, which spans the same arc and so has the
+ * same resolution and depth of focus (they depend on the arc and the wavelength, not on the pulse
+ * count); the coarser azimuth sampling puts BP's grating lobes some 380 m from each target, far
+ * outside its 4 m region, and PFA's lattice is referred to each region's own centre. */
+#define DIR_PULSES 1536
+#define DIR_SAMPLES 4096
+#define DIR_UPSAMPLE 4
+#define DIR_BLOCK 256
+#define DIR_EDGE 64
+
+typedef struct {
+  double   x, y;
+  EfGrid   grid;
+  EfCf32  *bp;     /* owned */
+  EfPfa   *pfa;    /* owned */
+  double   qpe_first, qpe_last;  /* ef_pfa_check after the first block and after the last */
+} DirRegion;
+
+/* The depth-of-focus warning fires exactly when PFA's image is measurably defocused: its cross-range
+ * -3 dB width more than 1.1 times BP's, whatever the target's direction. The targets sit clearly on
+ * either side of the limit, with one just inside each side ((0, 500) at 1.07, (300, 0) at 1.14); the
+ * diagonal at 500 m, (354, 354), lands on the limit itself (1.10) and is left out. On the old
+ * three-point estimate (400, 300) (2.7 times as wide) and the other diagonals went unreported. */
+static void
+test_depth_of_focus_directions (void)
+{
+  static const double xy[][2] = {
+    /* within: on the diagonals, on the axes, and the cross-range axis at 500 m just inside */
+    { 100, 100 }, { 212, -212 }, { 300, 300 }, { -300, 300 }, { 200, 0 }, { 0, -400 }, { 0, 500 },
+    /* beyond: the range axis at 300 m just past, the diagonals from 500 m, the cross-range axis at 600 m */
+    { 300, 0 }, { 400, 300 }, { -354, 354 }, { 424, 424 }, { -424, -424 }, { 0, 600 },
+  };
+  const guint nt = G_N_ELEMENTS (xy);
+  EfSimParams sp;
+  EfSimTarget tg[G_N_ELEMENTS (xy)];
+  DirRegion reg[G_N_ELEMENTS (xy)];
+  g_autoptr (EfDataset) ds = NULL;
+  g_autoptr (EfRangeCompressor) rc = NULL;
+  g_autoptr (EfProfiles) prof = NULL;
+  g_autofree EfCf32 *samples = NULL;
+  EfRangeParams rp = EF_RANGE_PARAMS_DEFAULT;
+  double res, dir[3] = { 1, 0, 0 };
+  guint n_within = 0, n_beyond = 0;
+
+  ef_sim_params_init_airborne (&sp);
+  sp.n_pulses = DIR_PULSES;
+  sp.n_samples = DIR_SAMPLES;
+  ef_test_place_targets (tg, xy, nt);
+  sp.targets = tg;
+  sp.n_targets = nt;
+  ds = ef_sim_run (&sp, NULL);
+  g_assert_nonnull (ds);
+  res = EF_C / (2 * sp.bandwidth);
+  rp.upsample = DIR_UPSAMPLE;
+  rc = ef_range_compressor_new (&ds->info, &rp, FALSE, NULL);
+  prof = ef_profiles_new (DIR_BLOCK, ef_range_compressor_n_bins (rc), FALSE, NULL);
+  samples = g_new (EfCf32, (gsize) DIR_BLOCK * DIR_SAMPLES);
+  for (guint i = 0; i < nt; i++)
+    {
+      double half = 0.5 * DIR_EDGE * res / 4;
+      EfPfaParams pp;
+
+      reg[i].x = xy[i][0];
+      reg[i].y = xy[i][1];
+      g_assert_true (ef_grid_init_roi (&reg[i].grid, reg[i].x - half, reg[i].y - half, reg[i].x + half,
+                                       reg[i].y + half, res / 4, NULL));
+      reg[i].bp = g_new0 (EfCf32, ef_grid_n_pixels (&reg[i].grid));
+      ef_pfa_params_init (&pp);
+      reg[i].pfa = ef_pfa_new (&reg[i].grid, sp.bandwidth, FALSE, &pp, NULL);
+      g_assert_nonnull (reg[i].pfa);
+    }
+  /* One pass over the pulses, block by block, into every region's BP image and PFA grid. */
+  for (guint p0 = 0; p0 < DIR_PULSES; p0 += DIR_BLOCK)
+    {
+      guint n = MIN (DIR_BLOCK, DIR_PULSES - p0);
+
+      g_assert_true (ef_dataset_read_block (ds, p0, n, samples, NULL));
+      g_assert_true (ef_range_compress (rc, ds->pulses + p0, samples, n, prof, NULL, NULL));
+      for (guint i = 0; i < nt; i++)
+        {
+          EfPfaReport rep;
+
+          ef_bp_cpu_fp32 (&reg[i].grid, prof, reg[i].bp, 0);
+          g_assert_true (ef_pfa_add (reg[i].pfa, prof, NULL));
+          ef_pfa_check (reg[i].pfa, &rep);
+          if (p0 == 0)
+            reg[i].qpe_first = rep.qpe_max_rad;
+          reg[i].qpe_last = rep.qpe_max_rad;
+        }
+    }
+
+  g_test_message ("%9s %9s %6s %9s %9s %7s %8s %8s %7s", "x (m)", "y (m)", "r (m)", "IRW PFA", "IRW BP", "ratio",
+                  "QPE", "limit", "warned");
+  for (guint i = 0; i < nt; i++)
+    {
+      g_autoptr (EfImage) ib = ef_image_new (&reg[i].grid, NULL);
+      g_autoptr (EfImage) ip = ef_image_new (&reg[i].grid, NULL);
+      g_autoptr (GError) error = NULL;
+      EfPointResult rb = { 0 }, rpf = { 0 };
+      EfPfaReport rep;
+      double col, row, pos[3] = { reg[i].x, reg[i].y, 0 }, ratio;
+      gboolean defocused;
+
+      memcpy (ib->data, reg[i].bp, ef_grid_n_pixels (&reg[i].grid) * sizeof (EfCf32));
+      g_assert_true (ef_pfa_form (reg[i].pfa, NULL, ip->data, &rep, NULL));
+      ef_grid_position_to_pixel (&reg[i].grid, pos, &col, &row);
+      g_assert_true (ef_point_analyse (ib, col, row, 8, dir, &rb, &error));
+      g_assert_no_error (error);
+      g_assert_true (ef_point_analyse (ip, col, row, 20, dir, &rpf, &error));
+      g_assert_no_error (error);
+      ratio = rpf.cross.irw_m / rb.cross.irw_m;
+      defocused = ratio > 1.1;
+      g_test_message ("%9.1f %9.1f %6.0f %9.4f %9.4f %7.3f %8.2f %8.2f %7s", reg[i].x, reg[i].y,
+                      hypot (reg[i].x, reg[i].y), rpf.cross.irw_m, rb.cross.irw_m, ratio, rep.qpe_max_rad,
+                      rep.qpe_limit_rad, rep.outside_dof ? "yes" : "no");
+      /* BP focuses every one of them. */
+      g_assert_cmpfloat_with_epsilon (rb.cross.pslr_db, -13.26, 0.5);
+      g_assert_cmpint (rep.outside_dof, ==, defocused);
+      /* The cases are chosen clear of the limit, so both measures agree with room to spare. */
+      g_assert_cmpfloat (fabs (ratio - 1.1), >, 0.02);
+      g_assert_cmpfloat (fabs (rep.qpe_max_rad / rep.qpe_limit_rad - 1), >, 0.05);
+      if (rep.outside_dof)
+        {
+          n_beyond++;
+          g_assert_cmpstr (rep.note, !=, "");
+          /* The worst point is on the region. */
+          g_assert_cmpfloat (fabs (rep.qpe_at_m[0] - reg[i].x), <=, 0.5 * DIR_EDGE * res / 4 + 1e-9);
+          g_assert_cmpfloat (fabs (rep.qpe_at_m[1] - reg[i].y), <=, 0.5 * DIR_EDGE * res / 4 + 1e-9);
+        }
+      else
+        n_within++;
+      /* Checked after every block: the error grows with the aperture seen, from next to nothing. */
+      g_assert_cmpfloat (reg[i].qpe_first, <, 0.1 * reg[i].qpe_last);
+      g_assert_cmpfloat (reg[i].qpe_last, ==, rep.qpe_max_rad);
+      ef_point_result_clear (&rb);
+      ef_point_result_clear (&rpf);
+      g_free (reg[i].bp);
+      ef_pfa_free (reg[i].pfa);
+    }
+  g_assert_cmpuint (n_within, ==, 7);
+  g_assert_cmpuint (n_beyond, ==, 6);
+}
+
+typedef struct {
+  guint  n;
+  double qpe[64];
+  gboolean outside[64];
+} QpeTrack;
+
+static void
+track_qpe (EfJob *job, const EfJobProgress *pr, gpointer data)
+{
+  QpeTrack *t = data;
+  g_auto (EfRunInfo) run = { 0 };
+
+  if (pr->state != EF_JOB_RUNNING || t->n >= G_N_ELEMENTS (t->qpe))
+    return;
+  ef_job_get_run_info (job, &run);
+  g_assert_true (run.pfa_checked);
+  t->qpe[t->n] = run.pfa_qpe_rad;
+  t->outside[t->n] = run.pfa_outside_dof;
+  t->n++;
+}
+
+/* Through a job: the CPU backend checks the depth of focus after every block and its record carries it
+ * (with fp16 asked, which the processor runs in fp32 and says so): the diagonal target at (400, 300)
+ * is reported once the aperture has grown enough, the one at (0, -400) never. */
+static void
+test_job_record (void)
+{
+  static const double xy[][2] = { { 400, 300 }, { 0, -400 } };
+  EfSimParams sp;
+  EfSimTarget tg[G_N_ELEMENTS (xy)];
+  g_autoptr (EfDataset) ds = NULL;
+  double res;
+
+  ef_sim_params_init_airborne (&sp);
+  sp.n_pulses = DIR_PULSES;
+  sp.n_samples = DIR_SAMPLES;
+  ef_test_place_targets (tg, xy, G_N_ELEMENTS (xy));
+  sp.targets = tg;
+  sp.n_targets = G_N_ELEMENTS (xy);
+  ds = ef_sim_run (&sp, NULL);
+  res = EF_C / (2 * sp.bandwidth);
+  for (guint i = 0; i < G_N_ELEMENTS (xy); i++)
+    {
+      double half = 0.5 * DIR_EDGE * res / 4;
+      g_autoptr (EfJob) job = NULL;
+      g_autoptr (GError) error = NULL;
+      g_auto (EfRunInfo) run = { 0 };
+      g_auto (GStrv) warnings = NULL;
+      QpeTrack t = { 0 };
+      EfJobParams jp;
+      EfGrid grid;
+
+      g_assert_true (ef_grid_init_roi (&grid, xy[i][0] - half, xy[i][1] - half, xy[i][0] + half, xy[i][1] + half,
+                                       res / 4, NULL));
+      ef_job_params_init (&jp, &grid);
+      jp.backend.algo = EF_ALGO_PFA;
+      jp.backend.precision = EF_PRECISION_FP16;
+      jp.backend.range.upsample = DIR_UPSAMPLE;
+      jp.backend.block_size = DIR_BLOCK;
+      jp.publish_interval_s = -1;
+      job = ef_job_new (ds, &jp, &error);
+      g_assert_no_error (error);
+      g_assert_true (ef_job_run (job, track_qpe, &t, &error));
+      g_assert_no_error (error);
+      ef_job_get_run_info (job, &run);
+      warnings = ef_run_info_warnings (&run);
+      g_test_message ("(%.0f, %.0f): QPE after each block %.2f, %.2f, %.2f, %.2f, %.2f; at the end %.2f rad (limit "
+                      "%.2f)%s%s", xy[i][0], xy[i][1], t.qpe[0], t.qpe[1], t.qpe[2], t.qpe[3], t.qpe[4],
+                      run.pfa_qpe_rad, run.pfa_qpe_limit_rad, run.pfa_note ? ": " : "", run.pfa_note ? run.pfa_note : "");
+      g_assert_cmpuint (t.n, ==, DIR_PULSES / DIR_BLOCK - 1);
+      for (guint k = 1; k < t.n; k++)
+        g_assert_cmpfloat (t.qpe[k], >, t.qpe[k - 1]);
+      g_assert_cmpint (run.algo, ==, EF_ALGO_PFA);
+      g_assert_cmpint (run.precision, ==, EF_PRECISION_FP32);
+      g_assert_nonnull (run.precision_reason);
+      g_assert_true (run.pfa_checked);
+      g_assert_cmpfloat (run.pfa_qpe_rad, >, t.qpe[t.n - 1]);
+      if (i == 0)
+        {
+          /* Not after the first block (a sixth of the arc), but by the end. */
+          g_assert_false (t.outside[0]);
+          g_assert_true (run.pfa_outside_dof);
+          g_assert_nonnull (run.pfa_note);
+          g_assert_cmpuint (g_strv_length (warnings), ==, 2);
+        }
+      else
+        {
+          g_assert_false (run.pfa_outside_dof);
+          g_assert_null (run.pfa_note);
+          g_assert_cmpuint (g_strv_length (warnings), ==, 1);
+        }
     }
 }
 
@@ -253,8 +500,9 @@ test_random_scene (void)
   g_test_message ("%ux%u px: PFA against BP: SER %.1f dB (QPE %.3f rad, distortion %.3f m); fp32 against fp64 PFA: "
                   "%.1f dB", grid.width, grid.height, ser, rep.qpe_max_rad, rep.distortion_max_m, ser32);
   g_assert_false (rep.outside_dof);
-  g_assert_cmpfloat (ser, >=, 30.0);
-  g_assert_cmpfloat (ser32, >=, 60.0);
+  g_assert_cmpfloat (ser, >=, PFA_SER_DB);
+  /* Measured 134-135 dB: float32 rounding of the grid and the FFTs. */
+  g_assert_cmpfloat (ser32, >=, 128.0);
 }
 
 /* Gridding is linear: the blocks may come in any order and any size, and forming midway changes nothing. */
@@ -307,7 +555,7 @@ test_progressive (void)
   g_test_message ("blocks in the order 3, 0, 2, 1 against one block: SER %.1f dB", ef_test_ser_db64 (img, whole, n));
   /* The distortion correction follows the aperture seen so far, and so may differ before the end; at the
    * end the two images must agree to rounding. */
-  g_assert_cmpfloat (ef_test_ser_db64 (img, whole, n), >, 100);
+  g_assert_cmpfloat (ef_test_ser_db64 (img, whole, n), >, 135);
   ef_pfa_clear (pfa);
   g_assert_true (ef_pfa_form (pfa, img, NULL, &rep, NULL));
   g_assert_cmpuint (rep.n_pulses, ==, 0);
@@ -389,7 +637,7 @@ test_backend (void)
         }
     }
   g_test_message ("backend pfa against bp, float32: SER %.1f dB", ef_ser_db_f32 (pfaimg, bpimg, n));
-  g_assert_cmpfloat (ef_ser_db_f32 (pfaimg, bpimg, n), >=, 30.0);
+  g_assert_cmpfloat (ef_ser_db_f32 (pfaimg, bpimg, n), >=, PFA_SER_DB);
 }
 
 int
@@ -399,9 +647,11 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/pfa/cpu/point-targets", test_point_targets);
   g_test_add_func ("/compute/pfa/cpu/distortion", test_distortion);
   g_test_add_func ("/compute/pfa/cpu/depth-of-focus", test_depth_of_focus);
+  g_test_add_func ("/compute/pfa/cpu/depth-of-focus-directions", test_depth_of_focus_directions);
   g_test_add_func ("/compute/pfa/cpu/random-scene", test_random_scene);
   g_test_add_func ("/compute/pfa/cpu/progressive", test_progressive);
   g_test_add_func ("/compute/pfa/cpu/bad-params", test_bad_params);
   g_test_add_func ("/compute/pfa/backend", test_backend);
+  g_test_add_func ("/compute/pfa/job-record", test_job_record);
   return g_test_run ();
 }

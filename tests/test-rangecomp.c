@@ -92,8 +92,11 @@ test_fx_point (void)
 
     g_test_message ("target at %.4f m, peak at %.4f m, |z| %.5f vs %.5f, phase error %.2e rad", dr_t, dr_peak,
                     cabs (z), cabs (amp), carg (z / amp));
-    g_assert_cmpfloat (fabs (carg (z / amp)), <, 2e-3);
-    g_assert_cmpfloat (fabs (cabs (z) / cabs (amp) - 1), <, 0.02);
+    /* The phase error is the float samples' rounding (measured at most 2.4e-7 rad over 25 seeds); linear
+     * interpolation of a 16x upsampled sinc loses at most 1 - sinc(1/32)^2-ish, 0.16%, of the amplitude,
+     * half way between two bins. */
+    g_assert_cmpfloat (fabs (carg (z / amp)), <, 1e-6);
+    g_assert_cmpfloat (fabs (cabs (z) / cabs (amp) - 1), <, 0.0033);
   }
 }
 
@@ -132,7 +135,8 @@ test_fp32_vs_fp64 (void)
       den += pow (cabs (p64->data64[i]), 2);
     }
   g_test_message ("fp32 vs fp64 relative L2 error %.3g", sqrt (num / den));
-  g_assert_cmpfloat (sqrt (num / den), <, 1e-6);
+  /* Float rounding of the samples and of the FFT: 1.2e-7 measured. */
+  g_assert_cmpfloat (sqrt (num / den), <, 2.5e-7);
   g_assert_true (p32->monostatic);
 }
 
@@ -171,11 +175,17 @@ test_windows (void)
     sum += w[i];
   g_assert_cmpfloat_with_epsilon (sum, 101, 1e-9);
   g_assert_cmpfloat_with_epsilon (w[10], w[90], 1e-12);
+  g_test_message ("PSLR of 64-point windows: rect %.2f, Hamming %.2f, Hann %.2f, Taylor(4, -35) %.2f, "
+                  "Taylor(5, -30) %.2f dB", window_pslr (EF_WINDOW_RECT, 0, 0), window_pslr (EF_WINDOW_HAMMING, 0, 0),
+                  window_pslr (EF_WINDOW_HANN, 0, 0), window_pslr (EF_WINDOW_TAYLOR, 4, -35),
+                  window_pslr (EF_WINDOW_TAYLOR, 5, -30));
   g_assert_cmpfloat_with_epsilon (window_pslr (EF_WINDOW_RECT, 0, 0), -13.26, 0.05);
-  g_assert_cmpfloat_with_epsilon (window_pslr (EF_WINDOW_HAMMING, 0, 0), -42.7, 1.5);
-  g_assert_cmpfloat_with_epsilon (window_pslr (EF_WINDOW_HANN, 0, 0), -31.5, 1.0);
-  g_assert_cmpfloat_with_epsilon (window_pslr (EF_WINDOW_TAYLOR, 4, -35), -35, 1.0);
-  g_assert_cmpfloat_with_epsilon (window_pslr (EF_WINDOW_TAYLOR, 5, -30), -30, 1.0);
+  /* The continuous windows' figures; 64 samples move them by a few tenths of a dB at most (measured:
+   * -42.45, -31.47, -35.16 and -30.25 dB). */
+  g_assert_cmpfloat_with_epsilon (window_pslr (EF_WINDOW_HAMMING, 0, 0), -42.7, 0.5);
+  g_assert_cmpfloat_with_epsilon (window_pslr (EF_WINDOW_HANN, 0, 0), -31.47, 0.1);
+  g_assert_cmpfloat_with_epsilon (window_pslr (EF_WINDOW_TAYLOR, 4, -35), -35, 0.4);
+  g_assert_cmpfloat_with_epsilon (window_pslr (EF_WINDOW_TAYLOR, 5, -30), -30, 0.4);
 }
 
 static void
@@ -231,9 +241,11 @@ test_raw_chirp (void)
 
     g_test_message ("RAW: target %.4f m, peak %.4f m (dr %.4f), |z| %.4f, phase error %.2e", dr_t, dr_peak, m->dr,
                     cabs (z), carg (z / amp));
-    g_assert_cmpfloat (fabs (dr_peak - dr_t), <, 0.1 * m->dr);
-    g_assert_cmpfloat (fabs (carg (z / amp)), <, 5e-3);
-    g_assert_cmpfloat (fabs (cabs (z) - 1), <, 0.05);
+    /* Measured over 25 seeds: the peak within 0.024 bins, the phase within 4.9e-6 rad, the amplitude
+     * within 1.1% (the chirp's edges and the interpolation). */
+    g_assert_cmpfloat (fabs (dr_peak - dr_t), <, 0.05 * m->dr);
+    g_assert_cmpfloat (fabs (carg (z / amp)), <, 1e-5);
+    g_assert_cmpfloat (fabs (cabs (z) - 1), <, 0.02);
   }
 }
 

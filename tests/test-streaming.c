@@ -499,7 +499,8 @@ test_bounded_memory (void)
       double ser = ef_ser_db_f32 (img, ref, ef_grid_n_pixels (&jp.backend.grid));
 
       g_test_message ("image from the file vs from the generator: SER %.1f dB", ser);
-      g_assert_cmpfloat (ser, >=, 100.0);
+      /* Measured 162 dB: only the threads' order of summation differs. */
+      g_assert_cmpfloat (ser, >=, 150.0);
     }
 
   g_clear_pointer (&ds, ef_dataset_unref);
@@ -600,7 +601,8 @@ test_sparse_signal (void)
     whole = run_job (ds, &jp, NULL, NULL);
     ser = ef_ser_db_f32 (whole, front, ef_grid_n_pixels (&jp.backend.grid));
     g_test_message ("all pulses over the hole vs the first half alone: SER %.1f dB", ser);
-    g_assert_cmpfloat (ser, >=, 100.0);
+    /* The hole's pulses are zeros and add nothing: measured identical (infinite SER). */
+    g_assert_cmpfloat (ser, >=, 150.0);
     assert_peak_at_target (whole, &jp.backend.grid);
   }
   remove_work (dir, path);

@@ -99,10 +99,13 @@ test_bp (void)
   g_assert_cmpuint (res.n_pixels, ==, 256);
   g_assert_cmpuint (res.n_pulses, ==, 256);
   g_assert_cmpfloat (res.ref_rms, >, 0);
-  g_assert_cmpfloat (ser, >, 90);
+  /* tests/bench/RESULTS.md: 97.5-104.0 dB on this scene over 200 seeds (README.md: the float32 path above 90 dB everywhere). */
+  g_assert_cmpfloat (ser, >, 95);
 
   /* The same seed samples the same pixels; another seed others, with much the same result. */
   g_assert_cmpfloat (verify (ds, &jp, img, 256, 7, NULL), ==, ser);
+  g_test_message ("another sample of 256 pixels: %.1f dB", verify (ds, &jp, img, 256, 8, NULL));
+  /* 256 pixels are a small sample: two of them differ by up to 5 dB (200 seeds). */
   g_assert_cmpfloat (fabs (verify (ds, &jp, img, 256, 8, NULL) - ser), <, 6);
 
   /* Every pixel of a small grid: the sample is the image. */
@@ -150,8 +153,10 @@ test_ffbp (void)
 
   ser = verify (ds, &jp, img, 256, 3, &res);
   g_test_message ("FFBP: SER %.1f dB over %u pixels (%.3f s)", ser, res.n_pixels, res.seconds);
-  g_assert_cmpfloat (ser, >, 40);
-  g_assert_cmpfloat (ser, <, 70);
+  /* tests/bench/RESULTS.md: 49.6-58.7 dB over 200 seeds (the CPU's FFBP: 51-55 dB from float64 over
+   * whole images of random scenes). */
+  g_assert_cmpfloat (ser, >, 47);
+  g_assert_cmpfloat (ser, <, 62);
 }
 
 /* An image with errors of a known level reads that level; one formed from other pulses, or not at all,
@@ -176,16 +181,18 @@ test_perturbed (void)
   jp.pulse_stride = 3;
   jp.backend.block_size = 16;
   img = job_image (ds, &jp);
-  g_assert_cmpfloat (verify (ds, &jp, img, 256, 5, &res), >, 90);
+  g_assert_cmpfloat (verify (ds, &jp, img, 256, 5, &res), >, 95);
   g_assert_cmpuint (res.n_pulses, ==, (200 - 10 + 2) / 3);
   rms = res.ref_rms;
   other = jp;
   other.pulse_stride = 1;
   ser = verify (ds, &other, img, 256, 5, NULL);
   g_test_message ("the same image checked against every pulse: %.1f dB", ser);
-  g_assert_cmpfloat (ser, <, 10);
+  /* tests/bench/RESULTS.md: 2.0-3.3 dB. */
+  g_assert_cmpfloat (ser, <, 6.3);
 
-  /* Complex Gaussian errors 20 dB below the image's power: 20 dB, within the sample's spread. */
+  /* Complex Gaussian errors 20 dB below the image's power: 20 dB, within the sample's spread (the error
+   * power of 256 pixels has a standard deviation of 6%, 0.27 dB). */
   n = ef_grid_n_pixels (&grid);
   noisy = g_memdup2 (img, n * sizeof (EfCf32));
   for (gsize i = 0; i < n; i++)
@@ -197,7 +204,7 @@ test_perturbed (void)
     }
   ser = verify (ds, &jp, noisy, 256, 5, NULL);
   g_test_message ("with errors at -20 dB: %.2f dB", ser);
-  g_assert_cmpfloat (fabs (ser - 20), <, 2);
+  g_assert_cmpfloat (fabs (ser - 20), <, 1.2);
 
   /* Nothing formed: all error. */
   zero = g_new0 (EfCf32, n);

@@ -6,16 +6,12 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-
-#include <glib/gstdio.h>
 
 #include "ef-backend.h"
 #include "ef-bp.h"
 #include "ef-cli-private.h"
-#include "ef-cphd.h"
 #include "ef-error.h"
+#include "ef-ffbp.h"
 #include "ef-metrics.h"
 #include "ef-rangecomp.h"
 
@@ -27,6 +23,8 @@
 typedef struct {
   guint       size, width, height, pulses, samples;
   EfPrecision precision;
+  EfAlgo      algo;
+  double      x_bp;        /* exact BP's time over this row's, both through the backend; NAN if not compared */
   char       *backend;     /* owned */
   guint       threads;     /* 0: not a CPU count (a device) */
   double      seconds;
@@ -52,6 +50,7 @@ typedef struct {
   gboolean      spaceborne;
   EfBackendKind backend_kind;
   GArray       *precisions;   /* EfPrecision */
+  GArray       *algos;        /* EfAlgo, BP first; NULL: the kernel rows only */
   gboolean      tty;
 } BenchOptions;
 
@@ -97,17 +96,17 @@ progress (const BenchOptions *o, const char *format, ...)
   fflush (stderr);
 }
 
-/* Times a whole backend (range compression, transfers and backprojection), for CUDA and for what the
- * CPU has no direct kernel for. Returns FALSE with error if the backend cannot be made or fails. */
+/* Times a whole backend (range compression, transfers and image formation by algo) in blocks of block
+ * pulses, for CUDA, for what the CPU has no direct kernel for, and for comparing algorithms. Returns
+ * FALSE with error if the backend cannot be made or fails. */
 static gboolean
 time_backend (EfDataset *ds, const EfGrid *grid, const BenchOptions *o, EfBackendKind kind, EfPrecision precision,
-              EfCf32 *out, double *seconds, char **name, char **note, GError **error)
+              EfAlgo algo, guint block, EfCf32 *out, double *seconds, char **name, char **note, GError **error)
 {
   g_autoptr(EfBackend) backend = NULL;
   const EfCf32 *samples = ef_dataset_memory_samples (ds);
   EfBackendParams bp;
   EfRect all = { 0, 0, grid->width, grid->height };
-  guint block = o->block > 0 ? o->block : 256;
   guint64 ns = ds->info.n_samples;
   double best = INFINITY;
 
@@ -117,7 +116,7 @@ time_backend (EfDataset *ds, const EfGrid *grid, const BenchOptions *o, EfBacken
   if (o->upsample > 0)
     bp.range.upsample = o->upsample;
   bp.precision = precision;
-  bp.algo = EF_ALGO_BP;
+  bp.algo = algo;
   bp.block_size = block;
   bp.n_threads = o->threads;
   bp.device = -1;
@@ -161,6 +160,38 @@ time_backend (EfDataset *ds, const EfGrid *grid, const BenchOptions *o, EfBacken
     }
   *seconds = best;
   return TRUE;
+}
+
+/* What the CPU backend's FFBP or FBP former does with the first block of profiles (its plan may give a
+ * block to exact backprojection when that is cheaper), so that a row says what actually ran. Owned. */
+static char *
+fast_plan_note (const EfGrid *grid, double band, EfAlgo algo, const EfProfiles *all, guint block, guint threads)
+{
+  g_autoptr (EfFfbp) former = NULL;
+  g_autofree EfCf32 *scratch = NULL;
+  EfProfiles view = *all;
+  EfFfbpParams fp;
+  EfFfbpStats st;
+
+  if (algo == EF_ALGO_FBP)
+    ef_fbp_params_init (&fp);
+  else
+    ef_ffbp_params_init (&fp);
+  fp.n_threads = threads;
+  former = ef_ffbp_new (grid, band, &fp, NULL);
+  scratch = ef_aligned_alloc0 (ef_grid_n_pixels (grid) * sizeof (EfCf32));
+  view.n_pulses = MIN (block, all->n_pulses);
+  memset (&st, 0, sizeof st);
+  if (former == NULL || scratch == NULL || !ef_ffbp_process (former, &view, NULL, scratch, &st, NULL))
+    {
+      ef_aligned_free (g_steal_pointer (&scratch));
+      return NULL;
+    }
+  ef_aligned_free (g_steal_pointer (&scratch));
+  if (st.used_bp)
+    return g_strdup_printf ("formed by exact BP: %s", st.why_bp != NULL ? st.why_bp : "the plan chose it");
+  return g_strdup_printf ("leaves of %u pulses, %u merge stages, %u fused", st.leaf_pulses, st.n_stages,
+                          st.n_final);
 }
 
 static EfSimTarget *
@@ -303,6 +334,8 @@ bench_size (guint size, const BenchOptions *o, GArray *rows, gboolean *any_unava
       row.pulses = sp.n_pulses;
       row.samples = sp.n_samples;
       row.precision = prec;
+      row.algo = EF_ALGO_BP;
+      row.x_bp = NAN;
       row.ref_rect = rect;
       row.ref_full = ref_full;
 
@@ -314,7 +347,8 @@ bench_size (guint size, const BenchOptions *o, GArray *rows, gboolean *any_unava
 
           progress (o, "%u px: %s on the automatic backend…", size, ef_precision_to_string (prec));
           memset (acc, 0, ef_grid_n_pixels (&grid) * sizeof (EfCf32));
-          if (time_backend (ds, &grid, o, EF_BACKEND_AUTO, prec, acc, &secs, &name, &note, &local)
+          if (time_backend (ds, &grid, o, EF_BACKEND_AUTO, prec, EF_ALGO_BP, o->block > 0 ? o->block : 256, acc,
+                            &secs, &name, &note, &local)
               && g_strcmp0 (name, "cpu") != 0)
             {
               row.backend = g_steal_pointer (&name);
@@ -374,7 +408,8 @@ bench_size (guint size, const BenchOptions *o, GArray *rows, gboolean *any_unava
           progress (o, "%u px: %s on the %s backend…", size, ef_precision_to_string (prec),
                     ef_backend_kind_to_string (kind));
           memset (acc, 0, ef_grid_n_pixels (&grid) * sizeof (EfCf32));
-          if (!time_backend (ds, &grid, o, kind, prec, acc, &secs, &name, &note, &local))
+          if (!time_backend (ds, &grid, o, kind, prec, EF_ALGO_BP, o->block > 0 ? o->block : 256, acc, &secs, &name,
+                             &note, &local))
             {
               row.backend = g_strdup (ef_backend_kind_to_string (kind));
               row.seconds = NAN;
@@ -394,6 +429,68 @@ bench_size (guint size, const BenchOptions *o, GArray *rows, gboolean *any_unava
         }
       g_array_append_val (rows, row);
     }
+
+  /* The algorithms against exact backprojection: each through the whole backend (range compression at the
+   * same upsampling included), on every core unless --threads says otherwise, in one block of every pulse
+   * unless --block says otherwise (the fast algorithms gain with the block). */
+  for (guint i = 0; o->algos != NULL && i < o->precisions->len; i++)
+    {
+      EfPrecision prec = g_array_index (o->precisions, EfPrecision, i);
+      guint block = o->block > 0 ? o->block : sp.n_pulses;
+      double bp_secs = NAN;
+
+      for (guint a = 0; a < o->algos->len; a++)
+        {
+          EfAlgo algo = g_array_index (o->algos, EfAlgo, a);
+          g_autofree char *name = NULL, *note = NULL;
+          g_autoptr(GError) local = NULL;
+          double secs = 0;
+          BenchRow row;
+
+          memset (&row, 0, sizeof row);
+          row.size = size;
+          row.width = grid.width;
+          row.height = grid.height;
+          row.pulses = sp.n_pulses;
+          row.samples = sp.n_samples;
+          row.precision = prec;
+          row.algo = algo;
+          row.ref_rect = rect;
+          row.ref_full = ref_full;
+          progress (o, "%u px: %s %s through the %s backend…", size, ef_algo_to_string (algo),
+                    ef_precision_to_string (prec), ef_backend_kind_to_string (o->backend_kind));
+          memset (acc, 0, ef_grid_n_pixels (&grid) * sizeof (EfCf32));
+          if (!time_backend (ds, &grid, o, o->backend_kind, prec, algo, block, acc, &secs, &name, &note, &local))
+            {
+              row.backend = g_strdup (ef_backend_kind_to_string (o->backend_kind));
+              row.seconds = row.bp_per_s = row.ser_db = row.x_bp = NAN;
+              row.note = g_strdup_printf ("unavailable: %s", local->message);
+              *any_unavailable = TRUE;
+              g_array_append_val (rows, row);
+              continue;
+            }
+          row.backend = g_steal_pointer (&name);
+          row.threads = g_strcmp0 (row.backend, "cpu") == 0 ? cpu_threads (o->threads) : 0;
+          row.seconds = secs;
+          /* For the fast algorithms: the exact backprojection rate that would take as long. */
+          row.bp_per_s = (double) work / secs;
+          row.ser_db = ser_on_rect (acc, grid.width, &rect, ref);
+          if (algo == EF_ALGO_BP)
+            bp_secs = secs;
+          row.x_bp = bp_secs / secs;
+          if ((algo == EF_ALGO_FFBP || algo == EF_ALGO_FBP) && g_strcmp0 (row.backend, "cpu") == 0 && prof32 != NULL
+              && prec == EF_PRECISION_FP32)
+            {
+              g_autofree char *plan = fast_plan_note (&grid, sp.bandwidth, algo, prof32, block, o->threads);
+
+              row.note = g_strdup_printf ("incl. range compression; blocks of %u pulses; %s", block,
+                                          plan != NULL ? plan : "plan unknown");
+            }
+          else
+            row.note = g_strdup_printf ("incl. range compression; blocks of %u pulses", block);
+          g_array_append_val (rows, row);
+        }
+    }
   ef_aligned_free (acc);
   progress (o, "%s", "");
   return TRUE;
@@ -403,12 +500,12 @@ static void
 print_table (const GArray *rows, guint n_cores)
 {
   printf ("SIMD level: %s    cores: %u\n", ef_bp_cpu_simd_name (), n_cores);
-  printf ("%6s %7s %7s %5s %6s %7s %10s %10s %10s %8s  %s\n", "size", "pulses", "samples", "prec", "backend",
-          "threads", "seconds", "bp/s", "bp/s/core", "SER dB", "reference");
+  printf ("%6s %7s %7s %5s %5s %6s %7s %10s %10s %10s %6s %8s  %s\n", "size", "pulses", "samples", "algo", "prec",
+          "backend", "threads", "seconds", "bp/s", "bp/s/core", "x BP", "SER dB", "reference");
   for (guint i = 0; i < rows->len; i++)
     {
       const BenchRow *r = &g_array_index (rows, BenchRow, i);
-      char threads[16], per_core[32], ser[32], refdesc[64], secs[32], rate[32];
+      char threads[16], per_core[32], ser[32], refdesc[64], secs[32], rate[32], xbp[16];
 
       if (r->threads > 0 && isfinite (r->bp_per_s))
         {
@@ -436,14 +533,18 @@ print_table (const GArray *rows, guint n_cores)
           g_strlcpy (secs, "-", sizeof secs);
           g_strlcpy (rate, "-", sizeof rate);
         }
+      if (isfinite (r->x_bp))
+        g_snprintf (xbp, sizeof xbp, "%.2f", r->x_bp);
+      else
+        g_strlcpy (xbp, "-", sizeof xbp);
       if (r->ref_full)
         g_strlcpy (refdesc, "full image", sizeof refdesc);
       else
         g_snprintf (refdesc, sizeof refdesc, "sampled %ux%u at %u,%u", r->ref_rect.width, r->ref_rect.height,
                     r->ref_rect.x, r->ref_rect.y);
-      printf ("%6u %7u %7u %5s %6s %7s %10s %10s %10s %8s  %s%s%s\n", r->size, r->pulses, r->samples,
-              ef_precision_to_string (r->precision), r->backend, threads, secs, rate, per_core, ser,
-              refdesc, r->note != NULL ? "; " : "", r->note != NULL ? r->note : "");
+      printf ("%6u %7u %7u %5s %5s %6s %7s %10s %10s %10s %6s %8s  %s%s%s\n", r->size, r->pulses, r->samples,
+              ef_algo_to_string (r->algo), ef_precision_to_string (r->precision), r->backend, threads, secs, rate,
+              per_core, xbp, ser, refdesc, r->note != NULL ? "; " : "", r->note != NULL ? r->note : "");
     }
 }
 
@@ -469,6 +570,10 @@ print_json (const GArray *rows, guint n_cores)
       ef_cli_json_int (&j, "pulses", r->pulses);
       ef_cli_json_int (&j, "samples", r->samples);
       ef_cli_json_string (&j, "precision", ef_precision_to_string (r->precision));
+      ef_cli_json_string (&j, "algo", ef_algo_to_string (r->algo));
+      /* Exact BP's time over this row's, both through the backend with range compression; null when the
+       * row was not part of an algorithm comparison. */
+      ef_cli_json_double (&j, "x_bp", r->x_bp);
       ef_cli_json_string (&j, "backend", r->backend);
       if (r->threads > 0)
         ef_cli_json_int (&j, "threads", r->threads);
@@ -496,260 +601,17 @@ print_json (const GArray *rows, guint n_cores)
   fputs (text, stdout);
 }
 
-/* ---- bench --read: how fast a dataset's samples come off the page cache as complex float ---- */
-
-/* The bytes a CPHD file's signal array holds, from SIGNAL_BLOCK_SIZE in its text header: the sample
- * format is not part of EfDatasetInfo, and the header states the size without the XML. 0 if the file
- * is not CPHD or the key is missing. */
-static guint64
-cphd_signal_block_size (const char *path)
-{
-  /* Read, not mapped: a file cut short by another program meanwhile must not raise SIGBUS here. */
-  char head[64 * 1024 + 1];
-  const char *key = "\nSIGNAL_BLOCK_SIZE := ";
-  const char *hit, *end;
-  gsize len;
-  FILE *f = g_fopen (path, "rb");
-
-  if (f == NULL)
-    return 0;
-  len = fread (head, 1, sizeof head - 1, f);
-  fclose (f);
-  head[len] = '\0';
-  if (!ef_cphd_sniff ((const guint8 *) head, len))
-    return 0;
-  /* The header ends at "\f\n"; the key must come before it. */
-  end = memchr (head, '\f', len);
-  hit = g_strstr_len (head, end != NULL ? end - head : (gssize) len, key);
-  if (hit == NULL)
-    return 0;
-  hit += strlen (key);
-  if (!g_ascii_isdigit (*hit))
-    return 0;
-  return g_ascii_strtoull (hit, NULL, 10);
-}
-
-/* Bytes on disk of a file, or of the regular files directly inside a folder (a Gotcha folder). */
-static guint64
-input_size (const char *path)
-{
-  GStatBuf st;
-  guint64 total = 0;
-  g_autoptr (GDir) dir = NULL;
-  const char *name;
-
-  if (g_stat (path, &st) != 0)
-    return 0;
-  if (!S_ISDIR (st.st_mode))
-    return (guint64) st.st_size;
-  dir = g_dir_open (path, 0, NULL);
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      if (g_stat (child, &st) == 0 && S_ISREG (st.st_mode))
-        total += (guint64) st.st_size;
-    }
-  return total;
-}
-
-/* CPU time of the calling thread, page faults in the kernel included. On a machine shared with other
- * work it varies far less than the wall clock. */
-static double
-thread_cpu_s (void)
-{
-  struct timespec ts;
-
-  if (clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-    return NAN;
-  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
-}
-
-typedef struct {
-  double seconds;      /* best wall time of the timed passes */
-  double cpu_seconds;  /* best thread CPU time of the timed passes */
-} ReadTiming;
-
-/* One pass of ef_dataset_read_block over every pulse; keeps the best times in timing. Returns FALSE with
- * error set on failure. */
-static gboolean
-read_pass (EfDataset *ds, guint block, EfCf32 *buf, ReadTiming *timing, GError **error)
-{
-  guint64 n = ds->info.n_pulses;
-  double c0 = thread_cpu_s (), t0 = now_s ();
-
-  for (guint64 first = 0; first < n; first += block)
-    if (!ef_dataset_read_block (ds, first, (guint) MIN ((guint64) block, n - first), buf, error))
-      return FALSE;
-  if (timing != NULL)
-    {
-      timing->seconds = MIN (timing->seconds, now_s () - t0);
-      timing->cpu_seconds = MIN (timing->cpu_seconds, thread_cpu_s () - c0);
-    }
-  return TRUE;
-}
-
-static int
-bench_read (const char *path, guint block, guint repeat, gboolean json)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (EfDataset) ds = NULL;
-  g_autofree char *source = NULL;
-  g_autofree EfCf32 *buf = NULL;
-  ReadTiming fresh = { INFINITY, INFINITY }, mapped = { INFINITY, INFINITY };
-  guint64 n_pulses, n_samples, cf32_bytes, file_bytes, sig;
-  double bytes_per_sample = NAN;
-  const char *format = NULL;
-  gboolean is_cphd;
-  EfDomain domain;
-
-  /* Pass 0 brings the file into the page cache (when it fits) and is not timed. */
-  ds = ef_dataset_open (path, 0, &error);
-  if (ds == NULL)
-    return ef_cli_report ("bench", error);
-  n_pulses = ds->info.n_pulses;
-  n_samples = ds->info.n_samples;
-  domain = ds->info.domain;
-  source = g_strdup (ds->info.source);
-  block = (guint) MIN ((guint64) block, n_pulses);
-  buf = g_try_new (EfCf32, (gsize) block * n_samples);
-  if (buf == NULL)
-    {
-      ef_cli_error ("bench: not enough memory for a block of %u pulses x %" G_GUINT64_FORMAT " samples", block,
-                    n_samples);
-      return EF_CLI_EXIT_FAILURE;
-    }
-  if (ef_cli_stderr_is_tty ())
-    fprintf (stderr, "\rReading %s once to warm the page cache…\033[K", path);
-  if (!read_pass (ds, block, buf, NULL, &error))
-    return ef_cli_report ("bench", error);
-
-  /* What the file spends on the samples. For a CPHD file with one channel that is its signal array;
-   * for anything else it is the input's size on disk. */
-  sig = cphd_signal_block_size (path);
-  is_cphd = sig > 0;
-  cf32_bytes = n_pulses * n_samples * sizeof (EfCf32);
-  if (is_cphd && ds->info.n_channels == 1)
-    {
-      file_bytes = sig;
-      bytes_per_sample = (double) sig / (double) (n_pulses * n_samples);
-      format = bytes_per_sample == 8 ? "CF8" : bytes_per_sample == 4 ? "CI4" : bytes_per_sample == 2 ? "CI2" : NULL;
-    }
-  else if (is_cphd)
-    file_bytes = 0;  /* several channels share the signal block: this one's share is not stated */
-  else
-    file_bytes = input_size (path);
-
-  for (guint rep = 0; rep < repeat; rep++)
-    {
-      if (ef_cli_stderr_is_tty ())
-        fprintf (stderr, "\rTimed pass %u of %u…\033[K", rep + 1, repeat);
-      /* A fresh open, as a job over a cached file does: every block comes from the page cache. Opening
-       * is not timed. */
-      g_clear_pointer (&ds, ef_dataset_unref);
-      ds = ef_dataset_open (path, 0, &error);
-      if (ds == NULL)
-        return ef_cli_report ("bench", error);
-      if (!read_pass (ds, block, buf, &fresh, &error))
-        return ef_cli_report ("bench", error);
-      /* The same dataset again. While CPHD files were mapped this timed the conversion alone; now each
-       * block is copied from the page cache again, as in the first pass. */
-      if (!read_pass (ds, block, buf, &mapped, &error))
-        return ef_cli_report ("bench", error);
-    }
-  if (ef_cli_stderr_is_tty ())
-    fprintf (stderr, "\r\033[K");
-
-  if (json)
-    {
-      g_autofree char *text = NULL;
-      EfCliJson j;
-      const ReadTiming *rows[2] = { &fresh, &mapped };
-      const char *names[2] = { "fresh_mapping", "mapped" };
-
-      ef_cli_json_init (&j);
-      ef_cli_json_begin_object (&j, NULL);
-      ef_cli_json_string (&j, "input", path);
-      ef_cli_json_string (&j, "source", source);
-      ef_cli_json_string (&j, "domain", ef_domain_to_string (domain));
-      ef_cli_json_int (&j, "pulses", (gint64) n_pulses);
-      ef_cli_json_int (&j, "samples", (gint64) n_samples);
-      if (file_bytes > 0)
-        ef_cli_json_int (&j, "file_bytes", (gint64) file_bytes);
-      else
-        ef_cli_json_null (&j, "file_bytes");
-      ef_cli_json_bool (&j, "file_bytes_are_signal", is_cphd && file_bytes > 0);
-      ef_cli_json_double (&j, "bytes_per_sample", bytes_per_sample);
-      ef_cli_json_string (&j, "format", format);
-      ef_cli_json_int (&j, "cf32_bytes", (gint64) cf32_bytes);
-      ef_cli_json_int (&j, "block", block);
-      ef_cli_json_int (&j, "repeat", repeat);
-      for (int i = 0; i < 2; i++)
-        {
-          ef_cli_json_begin_object (&j, names[i]);
-          ef_cli_json_double (&j, "seconds", rows[i]->seconds);
-          ef_cli_json_double (&j, "cpu_seconds", rows[i]->cpu_seconds);
-          ef_cli_json_double (&j, "file_gb_per_s", file_bytes > 0 ? file_bytes / rows[i]->seconds / 1e9 : NAN);
-          ef_cli_json_double (&j, "cf32_gb_per_s", cf32_bytes / rows[i]->seconds / 1e9);
-          ef_cli_json_double (&j, "file_gb_per_cpu_s",
-                              file_bytes > 0 ? file_bytes / rows[i]->cpu_seconds / 1e9 : NAN);
-          ef_cli_json_double (&j, "cf32_gb_per_cpu_s", cf32_bytes / rows[i]->cpu_seconds / 1e9);
-          ef_cli_json_end_object (&j);
-        }
-      ef_cli_json_end_object (&j);
-      text = ef_cli_json_finish (&j);
-      fputs (text, stdout);
-      return EF_CLI_EXIT_OK;
-    }
-
-  printf ("Input:   %s (%s), %s, %" G_GUINT64_FORMAT " pulses x %" G_GUINT64_FORMAT " samples\n", path, source,
-          ef_domain_to_string (domain), n_pulses, n_samples);
-  if (is_cphd && file_bytes > 0)
-    printf ("Signal:  %" G_GUINT64_FORMAT " bytes in the file (%g per sample%s%s), %" G_GUINT64_FORMAT
-            " bytes as complex float\n", file_bytes, bytes_per_sample, format != NULL ? ", " : "",
-            format != NULL ? format : "", cf32_bytes);
-  else if (file_bytes > 0)
-    printf ("Input:   %" G_GUINT64_FORMAT " bytes on disk, %" G_GUINT64_FORMAT " bytes as complex float\n",
-            file_bytes, cf32_bytes);
-  else
-    printf ("Signal:  %" G_GUINT64_FORMAT " bytes as complex float (the file's share for this channel is not "
-            "known)\n", cf32_bytes);
-  printf ("Block:   %u pulses; one untimed warm-up pass, then the best of %u\n", block, repeat);
-  printf ("%-14s %9s %9s %10s %10s %14s %14s\n", "pass", "seconds", "CPU s", "file GB/s", "cf32 GB/s",
-          "file GB/CPU-s", "cf32 GB/CPU-s");
-  for (int i = 0; i < 2; i++)
-    {
-      const ReadTiming *r = i == 0 ? &fresh : &mapped;
-      char file_rate[32], file_cpu_rate[32];
-
-      if (file_bytes > 0)
-        {
-          g_snprintf (file_rate, sizeof file_rate, "%.3f", file_bytes / r->seconds / 1e9);
-          g_snprintf (file_cpu_rate, sizeof file_cpu_rate, "%.3f", file_bytes / r->cpu_seconds / 1e9);
-        }
-      else
-        {
-          g_strlcpy (file_rate, "-", sizeof file_rate);
-          g_strlcpy (file_cpu_rate, "-", sizeof file_cpu_rate);
-        }
-      printf ("%-14s %9.4f %9.4f %10s %10.3f %14s %14.3f\n", i == 0 ? "fresh mapping" : "mapped", r->seconds,
-              r->cpu_seconds, file_rate, cf32_bytes / r->seconds / 1e9, file_cpu_rate,
-              cf32_bytes / r->cpu_seconds / 1e9);
-    }
-  printf ("Each column is the best of the timed passes; GB/CPU-s divides by this thread's CPU time, which a "
-          "busy machine disturbs less than the wall clock.\n");
-  return EF_CLI_EXIT_OK;
-}
-
 int
 ef_cli_bench (int argc, char **argv)
 {
   g_autofree char *sizes_s = NULL, *pulses_s = NULL, *samples_s = NULL, *precision_s = NULL, *backend_s = NULL;
   g_autofree char *geometry_s = NULL, *threads_s = NULL, *upsample_s = NULL, *block_s = NULL, *repeat_s = NULL;
-  g_autofree char *seed_s = NULL, *targets_s = NULL, *read_path = NULL, *devices_s = NULL;
+  g_autofree char *seed_s = NULL, *targets_s = NULL, *read_path = NULL, *devices_s = NULL, *algo_s = NULL;
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GArray) sizes = NULL;
   g_autoptr(GArray) rows = NULL;
   g_autoptr(GArray) precisions = g_array_new (FALSE, FALSE, sizeof (EfPrecision));
+  g_autoptr(GArray) algos = NULL;
   g_autoptr(GError) error = NULL;
   g_auto(GStrv) prec_names = NULL;
   gboolean json = FALSE, any_unavailable = FALSE;
@@ -773,6 +635,8 @@ ef_cli_bench (int argc, char **argv)
     { "devices", 0, 0, G_OPTION_ARG_STRING, &devices_s, "CUDA devices that CUDA rows spread the pulses over: "
       "N or all (default 1)", "N|all" },
     { "seed", 0, 0, G_OPTION_ARG_STRING, &seed_s, "Random seed (default 1)", "N" },
+    { "algo", 'a', 0, G_OPTION_ARG_STRING, &algo_s, "Also compare these algorithms with exact BP through the "
+      "backend, range compression included (bp, ffbp, fbp, pfa)", "A,A,..." },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON instead of a table", NULL },
     { "read", 0, 0, G_OPTION_ARG_FILENAME, &read_path, "Time reading FILE's samples as complex float instead "
       "(with --block, default 256, and --repeat, default 3)", "FILE" },
@@ -785,6 +649,11 @@ ef_cli_bench (int argc, char **argv)
                                        "then time the bare backprojection kernels (float64 reference, float32 "
                                        "SIMD). CUDA rows, and fp16 on the CPU, time the whole backend, range "
                                        "compression and transfers included.\n"
+                                       "With --algo, each algorithm (exact BP among them) also runs through the "
+                                       "whole backend at the same range upsampling, range compression included, "
+                                       "on every core (or --threads), in one block of every pulse (or --block); "
+                                       "'x BP' is exact BP's time over the algorithm's, and bp/s the exact "
+                                       "backprojection rate that would take as long.\n"
                                        "SER is the signal-to-error ratio against the float64 reference. Past "
                                        "2^26 pixel-pulses the reference covers a centred sub-rectangle only, and "
                                        "the table says which.\n"
@@ -808,12 +677,12 @@ ef_cli_bench (int argc, char **argv)
 
       if (sizes_s != NULL || pulses_s != NULL || samples_s != NULL || precision_s != NULL || backend_s != NULL
           || geometry_s != NULL || threads_s != NULL || upsample_s != NULL || seed_s != NULL || targets_s != NULL
-          || devices_s != NULL)
+          || devices_s != NULL || algo_s != NULL)
         return ef_cli_usage_error ("bench", "--read takes only --block, --repeat and --json");
       if ((block_s != NULL && !ef_cli_parse_uint ("--block", block_s, 1, 1u << 20, &block, &error))
           || (repeat_s != NULL && !ef_cli_parse_uint ("--repeat", repeat_s, 1, 1000, &repeat, &error)))
         return ef_cli_report ("bench", error);
-      return bench_read (read_path, block, repeat, json);
+      return ef_cli_bench_read (read_path, block, repeat, json);
     }
 
   memset (&o, 0, sizeof o);
@@ -857,6 +726,25 @@ ef_cli_bench (int argc, char **argv)
   if (precisions->len == 0)
     return ef_cli_usage_error ("bench", "--precision: no precision given");
   o.precisions = precisions;
+  if (algo_s != NULL)
+    {
+      g_auto(GStrv) names = g_strsplit (algo_s, ",", -1);
+      EfAlgo bp = EF_ALGO_BP;
+
+      /* Exact BP first: every other algorithm is compared with it. */
+      algos = g_array_new (FALSE, FALSE, sizeof (EfAlgo));
+      g_array_append_val (algos, bp);
+      for (guint i = 0; names[i] != NULL; i++)
+        {
+          EfAlgo a;
+
+          if (!ef_algo_from_string (g_strstrip (names[i]), &a))
+            return ef_cli_usage_error ("bench", "--algo: '%s' is not bp, ffbp, fbp or pfa", names[i]);
+          if (a != EF_ALGO_BP)
+            g_array_append_val (algos, a);
+        }
+      o.algos = algos;
+    }
 
   rows = g_array_new (FALSE, TRUE, sizeof (BenchRow));
   g_array_set_clear_func (rows, bench_row_clear);

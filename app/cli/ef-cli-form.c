@@ -10,9 +10,8 @@
 #include "ef-cli-private.h"
 #include "ef-image-io.h"
 #include "ef-job.h"
-
-/* The default ROI, when none is given, is this many pixels square about the scene centre. */
-#define DEFAULT_ROI_PIXELS 256
+#include "ef-job-defaults.h"
+#include "ef-run-info-json.h"
 
 typedef enum {
   OUT_NPY,
@@ -25,16 +24,7 @@ typedef struct {
   gint64        last_draw_us;
   EfJobProgress last;         /* the most recent report; pointers inside are not kept */
   gboolean      have_last;
-  char         *backend;      /* owned */
 } FormProgress;
-
-static void
-form_progress_clear (FormProgress *fp)
-{
-  g_clear_pointer (&fp->backend, g_free);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FormProgress, form_progress_clear)
 
 static void
 on_progress (EfJob *job, const EfJobProgress *progress, gpointer user_data)
@@ -49,8 +39,6 @@ on_progress (EfJob *job, const EfJobProgress *progress, gpointer user_data)
   fp->last.error = NULL;
   fp->last.backend_name = NULL;
   fp->have_last = TRUE;
-  if (progress->backend_name != NULL && fp->backend == NULL)
-    fp->backend = g_strdup (progress->backend_name);
 
   /* Redraw at most ten times a second: a terminal is slower than a fast backend. */
   if (fp->tty && (final || now - fp->last_draw_us > 100000))
@@ -83,29 +71,14 @@ output_kind (const char *path, OutputKind *kind)
   return TRUE;
 }
 
-/* The processing parameters, kept with the .npy image so that it can be reproduced. */
-static char *
-parameters_json (const char *input, const EfJobParams *jp, const char *backend, guint64 pulses, double elapsed_s,
-                 double bp_per_s)
+/* Every difference from the request and every problem of the image, once each on stderr. */
+static void
+say_run (const EfRunInfo *run)
 {
-  EfCliJson j;
+  g_auto (GStrv) warnings = ef_run_info_warnings (run);
 
-  ef_cli_json_init (&j);
-  j.compact = TRUE;
-  ef_cli_json_begin_object (&j, NULL);
-  ef_cli_json_string (&j, "input", input);
-  ef_cli_json_string (&j, "algo", ef_algo_to_string (jp->backend.algo));
-  ef_cli_json_string (&j, "precision", ef_precision_to_string (jp->backend.precision));
-  ef_cli_json_string (&j, "backend", backend);
-  ef_cli_json_string (&j, "window", ef_window_to_string (jp->backend.range.window));
-  ef_cli_json_int (&j, "upsample", jp->backend.range.upsample);
-  ef_cli_json_int (&j, "block", jp->backend.block_size);
-  ef_cli_json_string (&j, "order", jp->order == EF_ORDER_INTERLEAVED ? "interleaved" : "sequential");
-  ef_cli_json_int (&j, "pulses", (gint64) pulses);
-  ef_cli_json_double (&j, "elapsed_s", elapsed_s);
-  ef_cli_json_double (&j, "bp_per_s", bp_per_s);
-  ef_cli_json_end_object (&j);
-  return g_strchomp (ef_cli_json_finish (&j));
+  for (guint i = 0; warnings[i] != NULL; i++)
+    ef_cli_warn_once (warnings[i]);
 }
 
 int
@@ -116,26 +89,29 @@ ef_cli_form (int argc, char **argv)
   g_autofree char *window_s = NULL, *upsample_s = NULL, *block_s = NULL, *order_s = NULL, *channel_s = NULL;
   g_autofree char *threads_s = NULL, *stride_s = NULL, *db_range_s = NULL, *devices_s = NULL;
   g_autofree char *description = NULL;
-  g_autofree char *extra_json = NULL;
+  g_autofree char *ran = NULL;
+  g_autoptr (JsonObject) extra = NULL;
+  g_auto (EfRunInfo) run = { 0 };
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(EfDataset) ds = NULL;
   g_autoptr(EfJob) job = NULL;
   g_autoptr(EfImage) image = NULL;
   g_autoptr(GError) error = NULL;
-  g_auto(FormProgress) fp = { 0 };
+  FormProgress fp = { 0 };
   gboolean json = FALSE, ok;
   guint channel = 0, n_threads = 0, upsample = 0, block = 0, stride = 0, n_devices = 1;
   double roi[4], spacing = 0, db_range[2] = { 0, 0 };
   EfAlgo algo = EF_ALGO_BP;
   EfPrecision precision = EF_PRECISION_FP32;
   EfBackendKind backend_kind = EF_BACKEND_AUTO;
-  EfWindow window = EF_WINDOW_RECT;
+  EfWindow window = EF_WINDOW_RECT;         /* read only when --window is given, as are the next */
   EfOrder order = EF_ORDER_SEQUENTIAL;
   OutputKind kind;
+  EfJobDefaults defaults;
   EfJobParams jp;
   EfGrid grid;
   EfRect all;
-  const char *input, *backend_name, *note;
+  const char *input, *note;
   double elapsed_s, bp_per_s;
   gint64 t_start;
   guint64 pulses_used;
@@ -145,17 +121,17 @@ ef_cli_form (int argc, char **argv)
     { "roi", 'r', 0, G_OPTION_ARG_STRING, &roi_s, "Region to form, scene frame in metres (x east, y north); "
       "default: 256 pixels square about the scene centre", "X0,Y0,X1,Y1" },
     { "spacing", 's', 0, G_OPTION_ARG_STRING, &spacing_s, "Pixel spacing in metres; default: half the finer of "
-      "the range and cross-range resolutions", "M" },
+      "the ground-plane range and cross-range resolutions", "M" },
     { "algo", 'a', 0, G_OPTION_ARG_STRING, &algo_s, "Algorithm: bp (the default), ffbp, fbp or pfa", "ALGO" },
     { "precision", 'p', 0, G_OPTION_ARG_STRING, &precision_s, "fp64, fp32 (the default) or fp16", "PREC" },
     { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend_s, "auto (CUDA when a device is present; the default), "
       "cpu or cuda", "KIND" },
-    { "window", 'w', 0, G_OPTION_ARG_STRING, &window_s, "Range window: rect (the default), hann, hamming or "
-      "taylor", "WIN" },
-    { "upsample", 'u', 0, G_OPTION_ARG_STRING, &upsample_s, "Range profile zero-padding factor", "N" },
-    { "block", 0, 0, G_OPTION_ARG_STRING, &block_s, "Pulses per block", "N" },
-    { "order", 0, 0, G_OPTION_ARG_STRING, &order_s, "Pulse block order: sequential (the default) or "
-      "interleaved", "ORDER" },
+    { "window", 'w', 0, G_OPTION_ARG_STRING, &window_s, "Range window: rect, hann, hamming or taylor (the "
+      "default: -35 dB, n = 4)", "WIN" },
+    { "upsample", 'u', 0, G_OPTION_ARG_STRING, &upsample_s, "Range profile zero-padding factor (default 16)", "N" },
+    { "block", 0, 0, G_OPTION_ARG_STRING, &block_s, "Pulses per block (default 64; ffbp and fbp 1024)", "N" },
+    { "order", 0, 0, G_OPTION_ARG_STRING, &order_s, "Pulse block order: sequential or interleaved (the "
+      "default)", "ORDER" },
     { "stride", 0, 0, G_OPTION_ARG_STRING, &stride_s, "Use every N-th pulse (a quick look)", "N" },
     { "channel", 0, 0, G_OPTION_ARG_STRING, &channel_s, "Channel to read (0: the first)", "N" },
     { "threads", 't', 0, G_OPTION_ARG_STRING, &threads_s, "CPU threads (0: all cores)", "N" },
@@ -194,15 +170,8 @@ ef_cli_form (int argc, char **argv)
     return ef_cli_usage_error ("form", "--backend: '%s' is not auto, cpu or cuda", backend_s);
   if (window_s != NULL && !ef_window_from_string (window_s, &window))
     return ef_cli_usage_error ("form", "--window: '%s' is not rect, hann, hamming or taylor", window_s);
-  if (order_s != NULL)
-    {
-      if (g_ascii_strcasecmp (order_s, "sequential") == 0)
-        order = EF_ORDER_SEQUENTIAL;
-      else if (g_ascii_strcasecmp (order_s, "interleaved") == 0)
-        order = EF_ORDER_INTERLEAVED;
-      else
-        return ef_cli_usage_error ("form", "--order: '%s' is not sequential or interleaved", order_s);
-    }
+  if (order_s != NULL && !ef_order_from_string (order_s, &order))
+    return ef_cli_usage_error ("form", "--order: '%s' is not sequential or interleaved", order_s);
   if ((roi_s != NULL && !ef_cli_parse_roi ("--roi", roi_s, roi, &error))
       || (spacing_s != NULL && !ef_cli_parse_double ("--spacing", spacing_s, 1e-6, 1e6, &spacing, &error))
       || (upsample_s != NULL && !ef_cli_parse_uint ("--upsample", upsample_s, 1, 64, &upsample, &error))
@@ -220,30 +189,22 @@ ef_cli_form (int argc, char **argv)
 
   if (ef_cli_stderr_is_tty () && ef_cli_is_scene_file (input))
     fprintf (stderr, "Simulating the scene in %s…\n", input);
+  t_start = g_get_monotonic_time ();
   ds = ef_cli_open_input (input, channel, n_threads, &error);
   if (ds == NULL)
     return ef_cli_report ("form", error);
+  g_debug ("%s opened in %.4f s", input, (g_get_monotonic_time () - t_start) * 1e-6);
 
+  /* What is not given is the engine's default, as in the desktop program. */
+  ef_job_defaults (ds, algo, &defaults);
   if (spacing_s == NULL)
     {
-      double rr = ef_dataset_range_resolution (ds), xr = ef_dataset_crossrange_resolution (ds);
-
-      if (rr > 0 && xr > 0)
-        spacing = 0.5 * MIN (rr, xr);
-      else
-        spacing = 0.5 * MAX (rr, xr);
+      spacing = defaults.spacing;
       if (!(spacing > 0) || !isfinite (spacing))
         return ef_cli_usage_error ("form", "the collection does not say its resolution; give --spacing");
     }
   if (roi_s == NULL)
-    {
-      double half = 0.5 * DEFAULT_ROI_PIXELS * spacing;
-
-      roi[0] = -half;
-      roi[1] = -half;
-      roi[2] = half;
-      roi[3] = half;
-    }
+    ef_job_default_roi (spacing, roi);
   if (!ef_grid_init_roi (&grid, roi[0], roi[1], roi[2], roi[3], spacing, &error))
     {
       /* The ROI and spacing came from the command line: a bad grid is a usage problem. */
@@ -251,10 +212,13 @@ ef_cli_form (int argc, char **argv)
     }
 
   ef_job_params_init (&jp, &grid);
+  ef_job_defaults_apply (&defaults, &jp);
   jp.backend_kind = backend_kind;
-  jp.order = order;
   jp.backend.algo = algo;
-  jp.backend.range.window = window;
+  if (order_s != NULL)
+    jp.order = order;
+  if (window_s != NULL)
+    jp.backend.range.window = window;
   if (precision_s != NULL)
     jp.backend.precision = precision;
   if (upsample_s != NULL)
@@ -280,15 +244,15 @@ ef_cli_form (int argc, char **argv)
   if (fp.tty && fp.have_last)
     ef_cli_progress_end ();
 
-  /* A fallback (no CUDA device, say) is news to the user, but not a failure. */
+  /* What ran, as the job recorded it: a fallback (no CUDA device, fp16 on the processor, exact
+   * backprojection for FFBP) is news to the user, not a failure; so is an input or an image that is not
+   * finite, which the summary and the sidecar state too. */
+  ef_job_get_run_info (job, &run);
   note = ef_job_get_note (job);
-  ef_cli_note (note);
+  say_run (&run);
   if (!ok)
     return ef_cli_report ("form", error);
 
-  backend_name = ef_job_get_backend_name (job);
-  if (backend_name == NULL)
-    backend_name = fp.backend != NULL ? fp.backend : ef_backend_kind_to_string (backend_kind);
   pulses_used = fp.have_last ? fp.last.pulses_total : ds->info.n_pulses;
   if (fp.have_last && fp.last.elapsed_s > 0)
     elapsed_s = fp.last.elapsed_s;
@@ -301,26 +265,17 @@ ef_cli_form (int argc, char **argv)
   if (image == NULL || !ef_job_read_image (job, &all, image->data, &error))
     return ef_cli_report ("form", error);
 
-  extra_json = parameters_json (input, &jp, backend_name, pulses_used, elapsed_s, bp_per_s);
-  switch (kind)
+  t_start = g_get_monotonic_time ();
+  /* Kept with the image: the parameters that reproduce it, and what ran. */
+  extra = ef_run_info_sidecar_extra (&run, input, &jp, pulses_used, elapsed_s, bp_per_s);
+  if (kind == OUT_PNG && db_range_s != NULL)
     {
-    case OUT_NPY:
-      ok = ef_image_write_npy (image, output, extra_json, &error);
-      break;
-    case OUT_PNG:
-      if (db_range_s != NULL)
-        {
-          EfPngOptions popts = { db_range[0], db_range[1], 1.0 };
-          ok = ef_image_write_png (image, output, &popts, &error);
-        }
-      else
-        ok = ef_image_write (image, output, &error);
-      break;
-    case OUT_TIFF:
-    default:
-      ok = ef_image_write (image, output, &error);
-      break;
+      EfPngOptions popts = { db_range[0], db_range[1], 1.0 };
+      ok = ef_image_write_full (image, output, extra, &popts, &error);
     }
+  else
+    ok = ef_image_write_full (image, output, extra, NULL, &error);
+  g_debug ("image read back and written in %.4f s", (g_get_monotonic_time () - t_start) * 1e-6);
   if (!ok)
     {
       if (!strstr (error->message, output))
@@ -346,16 +301,17 @@ ef_cli_form (int argc, char **argv)
       ef_cli_json_int (&j, "pulses", (gint64) pulses_used);
       ef_cli_json_double (&j, "elapsed_s", elapsed_s);
       ef_cli_json_double (&j, "bp_per_s", bp_per_s);
-      ef_cli_json_string (&j, "backend", backend_name);
-      ef_cli_json_string (&j, "precision", ef_precision_to_string (jp.backend.precision));
       ef_cli_json_string (&j, "note", note);
+      ef_run_info_add_json (&run, j.builder);
       ef_cli_json_end_object (&j);
       text = ef_cli_json_finish (&j);
       fputs (text, stdout);
     }
   else
-    printf ("Wrote %s: %u x %u pixels at %.4g m, %" G_GUINT64_FORMAT " pulses, %s %s, %.3f s, %.3g bp/s\n",
-            output, grid.width, grid.height, grid.spacing, pulses_used, backend_name,
-            ef_precision_to_string (jp.backend.precision), elapsed_s, bp_per_s);
+    {
+      ran = ef_run_info_describe (&run);
+      printf ("Wrote %s: %u x %u pixels at %.4g m, %" G_GUINT64_FORMAT " pulses, %s, %.3f s, %.3g bp/s\n", output,
+              grid.width, grid.height, grid.spacing, pulses_used, ran, elapsed_s, bp_per_s);
+    }
   return EF_CLI_EXIT_OK;
 }

@@ -7,11 +7,14 @@
 #include <stdio.h>
 
 #include "ef-cli-private.h"
+#include "ef-job-defaults.h"
 
 typedef struct {
   double fx1, fx2;       /* processed band over all pulses, Hz */
   double t0, t1;         /* first and last transmit time, s */
   double range_res, crossrange_res, standoff, grazing_deg, aperture_deg;
+  double ground_range_res;   /* range_res on the ground plane */
+  EfJobDefaults bp, ffbp;    /* what form does without options, by exact BP and by FFBP/FBP */
 } InfoSummary;
 
 static void
@@ -35,6 +38,9 @@ summarise (EfDataset *ds, InfoSummary *s)
   s->standoff = ef_dataset_mean_standoff (ds);
   s->grazing_deg = ef_dataset_mean_grazing (ds) * 180.0 / G_PI;
   s->aperture_deg = ef_dataset_aperture_angle (ds) * 180.0 / G_PI;
+  ef_dataset_ground_resolution (ds, &s->ground_range_res, NULL);
+  ef_job_defaults (ds, EF_ALGO_BP, &s->bp);
+  ef_job_defaults (ds, EF_ALGO_FFBP, &s->ffbp);
 }
 
 static const char *
@@ -68,6 +74,7 @@ print_json (EfDataset *ds, const InfoSummary *s)
   ef_cli_json_double (&j, "bandwidth_hz", info->bandwidth);
   ef_cli_json_double (&j, "range_resolution_m", s->range_res);
   ef_cli_json_double (&j, "crossrange_resolution_m", s->crossrange_res);
+  ef_cli_json_double (&j, "ground_range_resolution_m", s->ground_range_res);
   ef_cli_json_double (&j, "mean_standoff_m", s->standoff);
   ef_cli_json_double (&j, "mean_grazing_deg", s->grazing_deg);
   ef_cli_json_double (&j, "aperture_deg", s->aperture_deg);
@@ -104,6 +111,21 @@ print_json (EfDataset *ds, const InfoSummary *s)
     }
   else
     ef_cli_json_null (&j, "geo");
+  /* What form (and the desktop program) forms with when nothing is said. */
+  ef_cli_json_begin_object (&j, "defaults");
+  ef_cli_json_double (&j, "spacing_m", s->bp.spacing > 0 ? s->bp.spacing : NAN);
+  ef_cli_json_begin_array (&j, "roi_m");
+  for (int i = 0; i < 4; i++)
+    ef_cli_json_double (&j, NULL, s->bp.spacing > 0 ? s->bp.roi[i] : NAN);
+  ef_cli_json_end_array (&j);
+  ef_cli_json_string (&j, "window", ef_window_to_string (s->bp.window));
+  ef_cli_json_string (&j, "order", ef_order_to_string (s->bp.order));
+  ef_cli_json_int (&j, "upsample", s->bp.upsample);
+  ef_cli_json_begin_object (&j, "block");
+  for (EfAlgo a = EF_ALGO_BP; a <= EF_ALGO_PFA; a++)
+    ef_cli_json_int (&j, ef_algo_to_string (a), ef_job_default_block_size (a));
+  ef_cli_json_end_object (&j);
+  ef_cli_json_end_object (&j);
   ef_cli_json_end_object (&j);
   text = ef_cli_json_finish (&j);
   fputs (text, stdout);
@@ -129,6 +151,7 @@ print_text (EfDataset *ds, const InfoSummary *s)
       printf ("Sample rate:            %.6g MHz\n", info->sample_rate * 1e-6);
     }
   printf ("Range resolution:       %.4g m\n", s->range_res);
+  printf ("  on the ground plane:  %.4g m\n", s->ground_range_res);
   printf ("Cross-range resolution: %.4g m\n", s->crossrange_res);
   printf ("Mean standoff:          %.6g km\n", s->standoff * 1e-3);
   printf ("Mean grazing angle:     %.4g deg\n", s->grazing_deg);
@@ -147,6 +170,13 @@ print_text (EfDataset *ds, const InfoSummary *s)
             info->srp_llh[1] < 0 ? 'W' : 'E', info->srp_llh[2]);
   else
     printf ("Scene centre:           not on the Earth (local frame only)\n");
+  if (s->bp.spacing > 0)
+    printf ("Default image:          %u x %u pixels at %.4g m about the scene centre, %s window, %s blocks of "
+            "%u pulses (ffbp, fbp: %u), upsampling %u\n", EF_DEFAULT_ROI_PIXELS, EF_DEFAULT_ROI_PIXELS,
+            s->bp.spacing, ef_window_to_string (s->bp.window), ef_order_to_string (s->bp.order), s->bp.block_size,
+            s->ffbp.block_size, s->bp.upsample);
+  else
+    printf ("Default image:          none: the collection does not say its resolution\n");
 }
 
 int

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ef-cli-private.h"
+#include "ef-error.h"
 #include "ef-image-io.h"
 #include "ef-metrics.h"
 
@@ -18,28 +19,76 @@ typedef struct {
   double ser_db, psnr_db, ssim, correlation;
 } Comparison;
 
+/* The image and its grid. A plain array has no sidecar to give its pixel spacing: --spacing must, and
+ * where a sidecar gives it, --spacing must agree. */
 static EfImage *
-read_image (const char *path, GError **error)
+read_image (const char *path, double spacing, GError **error)
 {
-  EfImage *image = ef_image_read_npy (path, error);
+  gboolean had_sidecar = FALSE;
+  g_autoptr (JsonObject) extra = NULL;
+  EfImage *image = ef_image_read_npy_full (path, spacing, &had_sidecar, &extra, error);
 
+  if (image == NULL && error != NULL && *error != NULL && (*error)->domain == EF_IO_ERROR
+      && (*error)->code == EF_IO_ERROR_NO_GRID)
+    {
+      g_autofree char *msg = g_strdup_printf ("%s; give --spacing M (metres per pixel) to measure it",
+                                              (*error)->message);
+
+      g_clear_error (error);
+      g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, msg);
+      return NULL;
+    }
   if (image == NULL && error != NULL && *error != NULL && !strstr ((*error)->message, path))
     g_prefix_error (error, "%s: ", path);
+  if (image != NULL && had_sidecar && spacing > 0 && fabs (image->grid.spacing - spacing) > 1e-9 * spacing)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--spacing %g disagrees with %s's sidecar, which gives %.6g m", spacing, path, image->grid.spacing);
+      ef_image_free (image);
+      return NULL;
+    }
+  /* What the sidecar records of the run that formed it (a fallback, samples that were not finite, a
+   * defocused PFA) bears on what is measured here. */
+  if (image != NULL && extra != NULL && json_object_has_member (extra, "warnings")
+      && JSON_NODE_HOLDS_ARRAY (json_object_get_member (extra, "warnings")))
+    {
+      JsonArray *w = json_object_get_array_member (extra, "warnings");
+
+      for (guint i = 0; i < json_array_get_length (w); i++)
+        {
+          JsonNode *node = json_array_get_element (w, i);
+
+          if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+            ef_cli_warning ("%s, as formed: %s", path, json_node_get_string (node));
+        }
+    }
   return image;
 }
 
+static guint64
+count_nonfinite (const EfImage *image)
+{
+  gsize n = ef_grid_n_pixels (&image->grid);
+  guint64 bad = 0;
+
+  for (gsize i = 0; i < n; i++)
+    bad += !(isfinite (crealf (image->data[i])) && isfinite (cimagf (image->data[i])));
+  return bad;
+}
+
+/* The brightest finite pixel (the first when none is). */
 static void
 brightest_pixel (const EfImage *image, double *col, double *row)
 {
   gsize n = ef_grid_n_pixels (&image->grid), best = 0;
-  float best_p = -1.0f;
+  double best_p = -1.0;
 
   for (gsize i = 0; i < n; i++)
     {
-      float re = crealf (image->data[i]), im = cimagf (image->data[i]);
-      float pw = re * re + im * im;
+      double re = crealf (image->data[i]), im = cimagf (image->data[i]);
+      double pw = re * re + im * im;
 
-      if (pw > best_p)
+      if (isfinite (pw) && pw > best_p)
         {
           best_p = pw;
           best = i;
@@ -85,7 +134,7 @@ json_cut (EfCliJson *j, const char *key, const EfCut *cut)
 }
 
 static void
-print_json (const char *path, const EfImage *image, const double *asked, const EfPointResult *r,
+print_json (const char *path, const EfImage *image, guint64 nonfinite, const double *asked, const EfPointResult *r,
             const char *ref_path, const Comparison *cmp)
 {
   g_autofree char *text = NULL;
@@ -97,6 +146,7 @@ print_json (const char *path, const EfImage *image, const double *asked, const E
   ef_cli_json_int (&j, "width", image->grid.width);
   ef_cli_json_int (&j, "height", image->grid.height);
   ef_cli_json_double (&j, "spacing_m", image->grid.spacing);
+  ef_cli_json_int (&j, "nonfinite_pixels", (gint64) nonfinite);
   if (r != NULL)
     {
       ef_cli_json_begin_object (&j, "point");
@@ -139,11 +189,13 @@ print_json (const char *path, const EfImage *image, const double *asked, const E
 }
 
 static void
-print_text (const char *path, const EfImage *image, const double *asked, const EfPointResult *r,
+print_text (const char *path, const EfImage *image, guint64 nonfinite, const double *asked, const EfPointResult *r,
             const char *ref_path, const Comparison *cmp)
 {
   printf ("Image:        %s (%u x %u pixels, %.4g m)\n", path, image->grid.width, image->grid.height,
           image->grid.spacing);
+  if (nonfinite > 0)
+    printf ("Non-finite:   %" G_GUINT64_FORMAT " pixels (NaN or infinite)\n", nonfinite);
   if (r != NULL)
     {
       if (asked != NULL)
@@ -175,13 +227,15 @@ int
 ef_cli_metrics (int argc, char **argv)
 {
   g_autofree char *point_s = NULL, *search_s = NULL, *ref_path = NULL, *cuts_path = NULL, *range_s = NULL;
+  g_autofree char *spacing_s = NULL;
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(EfImage) image = NULL;
   g_autoptr(EfImage) ref = NULL;
   g_autoptr(GError) error = NULL;
   gboolean json = FALSE, analyse;
   guint search = DEFAULT_SEARCH_PX, n_point = 0;
-  double asked[3] = { 0, 0, 0 }, ssim_range = DEFAULT_SSIM_RANGE_DB;
+  double asked[3] = { 0, 0, 0 }, ssim_range = DEFAULT_SSIM_RANGE_DB, spacing = 0;
+  guint64 nonfinite;
   EfPointResult result;
   Comparison cmp = { NAN, NAN, NAN, NAN };
   const char *path;
@@ -195,6 +249,8 @@ ef_cli_metrics (int argc, char **argv)
       "SSIM, correlation", "REF.npy" },
     { "ssim-range", 0, 0, G_OPTION_ARG_STRING, &range_s, "Dynamic range for SSIM, dB (default 50)", "DB" },
     { "cuts", 0, 0, G_OPTION_ARG_FILENAME, &cuts_path, "Write both impulse-response cuts as CSV", "FILE.csv" },
+    { "spacing", 0, 0, G_OPTION_ARG_STRING, &spacing_s, "Pixel spacing in metres of an image without its .json "
+      "sidecar (one written by 'form' has it)", "M" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON instead of text", NULL },
     { NULL }
   };
@@ -214,15 +270,21 @@ ef_cli_metrics (int argc, char **argv)
   path = argv[1];
   if ((point_s != NULL && !ef_cli_parse_doubles ("--point", point_s, 2, 3, asked, &n_point, &error))
       || (search_s != NULL && !ef_cli_parse_uint ("--search", search_s, 1, 4096, &search, &error))
-      || (range_s != NULL && !ef_cli_parse_double ("--ssim-range", range_s, 1, 400, &ssim_range, &error)))
+      || (range_s != NULL && !ef_cli_parse_double ("--ssim-range", range_s, 1, 400, &ssim_range, &error))
+      || (spacing_s != NULL && !ef_cli_parse_double ("--spacing", spacing_s, 1e-9, 1e6, &spacing, &error)))
     return ef_cli_report ("metrics", error);
   analyse = point_s != NULL || ref_path == NULL;
   if (cuts_path != NULL && !analyse)
     return ef_cli_usage_error ("metrics", "--cuts needs a point to measure; add --point X,Y");
 
-  image = read_image (path, &error);
+  image = read_image (path, spacing, &error);
   if (image == NULL)
     return ef_cli_report ("metrics", error);
+  /* An image that overflowed is not an empty one: say which it is before measuring anything. */
+  nonfinite = count_nonfinite (image);
+  if (nonfinite > 0)
+    ef_cli_warning ("%s: %" G_GUINT64_FORMAT " of %zu pixels are not finite (NaN or infinite): the image "
+                    "overflowed or its input was not finite", path, nonfinite, ef_grid_n_pixels (&image->grid));
 
   memset (&result, 0, sizeof result);
   if (analyse)
@@ -262,7 +324,7 @@ ef_cli_metrics (int argc, char **argv)
     {
       gsize n;
 
-      ref = read_image (ref_path, &error);
+      ref = read_image (ref_path, spacing, &error);
       if (ref == NULL)
         {
           status = ef_cli_report ("metrics", error);
@@ -294,9 +356,9 @@ ef_cli_metrics (int argc, char **argv)
     }
 
   if (json)
-    print_json (path, image, point_s != NULL ? asked : NULL, analyse ? &result : NULL, ref_path, &cmp);
+    print_json (path, image, nonfinite, point_s != NULL ? asked : NULL, analyse ? &result : NULL, ref_path, &cmp);
   else
-    print_text (path, image, point_s != NULL ? asked : NULL, analyse ? &result : NULL, ref_path, &cmp);
+    print_text (path, image, nonfinite, point_s != NULL ? asked : NULL, analyse ? &result : NULL, ref_path, &cmp);
 
 out:
   ef_point_result_clear (&result);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 
 #include "ef-dataset.h"
 #include "ef-sim.h"
@@ -22,6 +23,8 @@ int ef_cli_form (int argc, char **argv);
 int ef_cli_metrics (int argc, char **argv);
 int ef_cli_bench (int argc, char **argv);
 int ef_cli_tune (int argc, char **argv);
+/* `bench --read PATH`: the read rate of a dataset's samples (ef-cli-bench-read.c). */
+int ef_cli_bench_read (const char *path, guint block, guint repeat, gboolean json);
 
 /* Messages on stderr, prefixed "echoform-cli: ". */
 void ef_cli_error (const char *format, ...) G_GNUC_PRINTF (1, 2);
@@ -30,6 +33,8 @@ void ef_cli_warning (const char *format, ...) G_GNUC_PRINTF (1, 2);
  * ef_cli_note() can say a thing once even when the engine has said it already. */
 void ef_cli_install_log_handler (void);
 void ef_cli_note (const char *message);
+/* "echoform-cli: warning: MESSAGE", unless the same message was said already (by either). */
+void ef_cli_warn_once (const char *message);
 /* Prints error's message and returns the exit code that goes with it: EF_CLI_EXIT_USAGE for
  * G_OPTION_ERROR, EF_CLI_EXIT_FAILURE for anything else. */
 int  ef_cli_report (const char *command, const GError *error);
@@ -68,12 +73,9 @@ gboolean ef_cli_stderr_is_tty (void);
 void     ef_cli_progress_draw (const char *label, double fraction, const char *extra);
 void     ef_cli_progress_end (void);
 
-/* A minimal JSON writer for summaries: no parser, only correct escaping and number formatting. */
+/* JSON summaries on stdout, built with json-glib (the builder is reachable for ef_run_info_add_json). */
 typedef struct {
-  GString *str;          /* owned */
-  guint    depth;
-  gboolean first[32];    /* per nesting level: nothing written yet */
-  gboolean compact;      /* on one line, for embedding in other JSON */
+  JsonBuilder *builder;  /* owned */
 } EfCliJson;
 
 void  ef_cli_json_init (EfCliJson *json);

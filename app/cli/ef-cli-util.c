@@ -11,6 +11,7 @@
 
 #include "ef-backend.h"
 #include "ef-cli-private.h"
+#include "ef-json.h"
 
 static void
 print_prefixed (const char *kind, const char *format, va_list args)
@@ -83,6 +84,13 @@ ef_cli_note (const char *message)
 {
   if (message != NULL && message[0] != '\0' && remember_said (message))
     fprintf (stderr, "echoform-cli: %s\n", message);
+}
+
+void
+ef_cli_warn_once (const char *message)
+{
+  if (message != NULL && message[0] != '\0' && remember_said (message))
+    fprintf (stderr, "echoform-cli: warning: %s\n", message);
 }
 
 int
@@ -361,179 +369,101 @@ ef_cli_progress_end (void)
   fflush (stderr);
 }
 
-/* JSON writer. */
+/* JSON summaries: json-glib builds and writes them (ef-json.h). */
 
 void
 ef_cli_json_init (EfCliJson *json)
 {
   memset (json, 0, sizeof *json);
-  json->str = g_string_new (NULL);
-  json->first[0] = TRUE;
+  json->builder = json_builder_new ();
 }
 
 void
 ef_cli_json_clear (EfCliJson *json)
 {
-  if (json->str != NULL)
-    g_string_free (json->str, TRUE);
+  g_clear_object (&json->builder);
   memset (json, 0, sizeof *json);
 }
 
 char *
 ef_cli_json_finish (EfCliJson *json)
 {
-  char *text;
+  g_autoptr (JsonNode) root = json_builder_get_root (json->builder);
+  char *text = root != NULL ? ef_json_to_text (root, TRUE) : g_strdup ("null\n");
 
-  g_string_append_c (json->str, '\n');
-  text = g_string_free (json->str, FALSE);
-  memset (json, 0, sizeof *json);
+  ef_cli_json_clear (json);
   return text;
 }
 
 static void
-json_escape (GString *str, const char *s)
+json_key (EfCliJson *json, const char *key)
 {
-  g_string_append_c (str, '"');
-  for (const char *p = s; *p != '\0'; p++)
-    {
-      guchar c = (guchar) *p;
-
-      switch (c)
-        {
-        case '"': g_string_append (str, "\\\""); break;
-        case '\\': g_string_append (str, "\\\\"); break;
-        case '\n': g_string_append (str, "\\n"); break;
-        case '\r': g_string_append (str, "\\r"); break;
-        case '\t': g_string_append (str, "\\t"); break;
-        default:
-          if (c < 0x20)
-            g_string_append_printf (str, "\\u%04x", c);
-          else
-            g_string_append_c (str, (char) c);
-        }
-    }
-  g_string_append_c (str, '"');
-}
-
-/* Writes the separator, indentation and key that come before any value. */
-static void
-json_prefix (EfCliJson *json, const char *key)
-{
-  gboolean first = json->first[json->depth];
-
-  if (!first)
-    g_string_append_c (json->str, ',');
-  json->first[json->depth] = FALSE;
-  if (json->compact)
-    {
-      if (!first)
-        g_string_append_c (json->str, ' ');
-    }
-  else if (json->depth > 0)
-    {
-      g_string_append_c (json->str, '\n');
-      for (guint i = 0; i < json->depth; i++)
-        g_string_append (json->str, "  ");
-    }
   if (key != NULL)
-    {
-      json_escape (json->str, key);
-      g_string_append (json->str, ": ");
-    }
-}
-
-static void
-json_open (EfCliJson *json, const char *key, char bracket)
-{
-  json_prefix (json, key);
-  g_string_append_c (json->str, bracket);
-  g_return_if_fail (json->depth + 1 < G_N_ELEMENTS (json->first));
-  json->depth++;
-  json->first[json->depth] = TRUE;
-}
-
-static void
-json_close (EfCliJson *json, char bracket)
-{
-  gboolean empty;
-
-  g_return_if_fail (json->depth > 0);
-  empty = json->first[json->depth];
-  json->depth--;
-  if (!empty && !json->compact)
-    {
-      g_string_append_c (json->str, '\n');
-      for (guint i = 0; i < json->depth; i++)
-        g_string_append (json->str, "  ");
-    }
-  g_string_append_c (json->str, bracket);
+    json_builder_set_member_name (json->builder, key);
 }
 
 void
 ef_cli_json_begin_object (EfCliJson *json, const char *key)
 {
-  json_open (json, key, '{');
+  json_key (json, key);
+  json_builder_begin_object (json->builder);
 }
 
 void
 ef_cli_json_end_object (EfCliJson *json)
 {
-  json_close (json, '}');
+  json_builder_end_object (json->builder);
 }
 
 void
 ef_cli_json_begin_array (EfCliJson *json, const char *key)
 {
-  json_open (json, key, '[');
+  json_key (json, key);
+  json_builder_begin_array (json->builder);
 }
 
 void
 ef_cli_json_end_array (EfCliJson *json)
 {
-  json_close (json, ']');
+  json_builder_end_array (json->builder);
 }
 
 void
 ef_cli_json_string (EfCliJson *json, const char *key, const char *value)
 {
-  json_prefix (json, key);
+  json_key (json, key);
   if (value == NULL)
-    g_string_append (json->str, "null");
+    json_builder_add_null_value (json->builder);
   else
-    json_escape (json->str, value);
+    json_builder_add_string_value (json->builder, value);
 }
 
 void
 ef_cli_json_double (EfCliJson *json, const char *key, double value)
 {
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  json_prefix (json, key);
-  if (!isfinite (value))
-    g_string_append (json->str, "null");
-  else
-    g_string_append (json->str, g_ascii_formatd (buf, sizeof buf, "%.12g", value));
+  json_key (json, key);
+  ef_json_add_double (json->builder, value);
 }
 
 void
 ef_cli_json_int (EfCliJson *json, const char *key, gint64 value)
 {
-  json_prefix (json, key);
-  g_string_append_printf (json->str, "%" G_GINT64_FORMAT, value);
+  json_key (json, key);
+  json_builder_add_int_value (json->builder, value);
 }
 
 void
 ef_cli_json_bool (EfCliJson *json, const char *key, gboolean value)
 {
-  json_prefix (json, key);
-  g_string_append (json->str, value ? "true" : "false");
+  json_key (json, key);
+  json_builder_add_boolean_value (json->builder, value);
 }
 
 void
 ef_cli_json_null (EfCliJson *json, const char *key)
 {
-  json_prefix (json, key);
-  g_string_append (json->str, "null");
+  json_key (json, key);
+  json_builder_add_null_value (json->builder);
 }
 
 gboolean

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ef-cuda-ffbp.h"
+#include "ef-cuda-test-hooks.h"
 
 #define FREE_DEV(p) G_STMT_START { if (p) EF_CUDA_WARN (cudaFree (p)); (p) = NULL; } G_STMT_END
 #define FREE_HOST(p) G_STMT_START { if (p) EF_CUDA_WARN (cudaFreeHost (p)); (p) = NULL; } G_STMT_END
@@ -36,14 +37,6 @@ struct _EfCudaFfbp {
   gboolean     time_steps;
   cudaEvent_t  ev_step[4];
 };
-
-static gint force_exact = FALSE;
-
-void
-ef_cuda_ffbp_debug_force_exact (gboolean on)
-{
-  g_atomic_int_set (&force_exact, on ? TRUE : FALSE);
-}
 
 static inline gsize
 align256 (gsize n)
@@ -383,7 +376,7 @@ ef_cuda_ffbp_queue (EfCudaFfbp *self, cudaStream_t stream, const EfCudaFfbpInput
   a.taps_range = self->former->params.taps_range;
   a.taps_angle = self->former->params.taps_angle;
   a.gain = self->gain;
-  a.force_exact = g_atomic_int_get (&force_exact);
+  a.force_exact = ef_cuda_test_hooks_ffbp_exact ();
   if (half && !ef_cuda_ffbp_absmax (stream, in->prof, meta->n_pulses, meta->n_bins, meta->n_bins,
                                     (float *) ((char *) self->d_state + L.prof_max), error))
     return FALSE;

@@ -92,7 +92,8 @@ typedef struct {
   guint   width, height;
   /* The block's demodulation wavenumber in cycles per metre. */
   double  kcb;
-  /* Testing: every tile takes the exact double path, as if its cubic had failed its check. */
+  /* Every tile takes the exact double path, as if its cubic had failed its check: FALSE but in tests
+   * (ef_cuda_ffbp_debug_force_exact, ef-cuda-test-hooks.h). */
   gboolean force_exact;
 } EfCudaFfbpArgs;
 
@@ -150,10 +151,6 @@ gboolean ef_cuda_ffbp_prepare (EfCudaFfbp *self, const EfProfiles *meta, gboolea
  * polar grids do not fit (nothing was queued then). */
 gboolean ef_cuda_ffbp_queue (EfCudaFfbp *self, cudaStream_t stream, const EfCudaFfbpInput *in, void *image,
                              GError **error);
-
-/* Testing hook: with on, every tile evaluates its geometry exactly in double per sample (the path that
- * tiles whose cubic fails its check take), so that tests can compare the two paths. Process-wide. */
-void ef_cuda_ffbp_debug_force_exact (gboolean on);
 
 /* Bytes of device memory the former holds now (tables, polar grids, per-block records). */
 guint64 ef_cuda_ffbp_device_bytes (EfCudaFfbp *self);

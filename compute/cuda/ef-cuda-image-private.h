@@ -17,7 +17,5 @@ void        *ef_cuda_image_get_data_mutable (EfCudaImage *image);
 /* Records the end of the work queued so far on stream (a block, or a clear) as the next mark. Called
  * by the one thread that queues work into the image. */
 gboolean     ef_cuda_image_mark (EfCudaImage *image, cudaStream_t stream, GError **error);
-/* Adds to the count behind ef_cuda_debug_d2h_image_bytes. */
-void         ef_cuda_count_d2h_image_bytes (guint64 bytes);
 
 G_END_DECLS

@@ -5,6 +5,7 @@
 
 #include "ef-cuda-private.h"
 #include "ef-cuda-image-private.h"
+#include "ef-cuda-test-hooks.h"
 
 /* Marks live in a ring of events. The compute thread is at most a few blocks ahead of the device
  * (process_block waits for the pinned buffer of two sub-blocks ago), so the newest finished mark is
@@ -12,7 +13,7 @@
 #define N_MARKS 8
 
 struct _EfCudaImage {
-  gatomicrefcount ref_count;
+  EfDeviceImage parent;           /* first: the engine holds and reads the image through it */
   int          device;
   guint        width, height;
   void        *data;              /* owned device float2, width * height */
@@ -23,20 +24,6 @@ struct _EfCudaImage {
   guint64      n_marks;           /* recorded so far */
   guint64      finished;          /* the newest mark seen finished */
 };
-
-static guint64 d2h_image_bytes;
-
-void
-ef_cuda_count_d2h_image_bytes (guint64 bytes)
-{
-  __atomic_add_fetch (&d2h_image_bytes, bytes, __ATOMIC_RELAXED);
-}
-
-guint64
-ef_cuda_debug_d2h_image_bytes (void)
-{
-  return __atomic_load_n (&d2h_image_bytes, __ATOMIC_RELAXED);
-}
 
 static void
 image_free (EfCudaImage *self)
@@ -56,6 +43,30 @@ image_free (EfCudaImage *self)
   g_free (self);
 }
 
+static void
+device_image_free (EfDeviceImage *image)
+{
+  image_free ((EfCudaImage *) image);
+}
+
+static gboolean
+device_image_read (EfDeviceImage *image, const EfRect *rect, EfCf32 *out, GError **error)
+{
+  return ef_cuda_image_read ((EfCudaImage *) image, rect, out, error);
+}
+
+static gboolean
+device_image_count_nonfinite (EfDeviceImage *image, guint64 *count, GError **error)
+{
+  return ef_cuda_image_count_nonfinite ((EfCudaImage *) image, count, error);
+}
+
+static const EfDeviceImageOps cuda_image_ops = {
+  .free = device_image_free,
+  .read = device_image_read,
+  .count_nonfinite = device_image_count_nonfinite,
+};
+
 EfCudaImage *
 ef_cuda_image_new (int device, guint width, guint height, GError **error)
 {
@@ -64,7 +75,7 @@ ef_cuda_image_new (int device, guint width, guint height, GError **error)
   g_return_val_if_fail (width > 0 && height > 0, NULL);
 
   self = g_new0 (EfCudaImage, 1);
-  g_atomic_ref_count_init (&self->ref_count);
+  ef_device_image_init (&self->parent, &cuda_image_ops);
   g_mutex_init (&self->lock);
   self->device = device;
   self->width = width;
@@ -88,17 +99,34 @@ EfCudaImage *
 ef_cuda_image_ref (EfCudaImage *self)
 {
   g_return_val_if_fail (self != NULL, NULL);
-  g_atomic_ref_count_inc (&self->ref_count);
-  return self;
+  return (EfCudaImage *) ef_device_image_ref (&self->parent);
 }
 
 void
 ef_cuda_image_unref (EfCudaImage *self)
 {
-  if (self == NULL)
-    return;
-  if (g_atomic_ref_count_dec (&self->ref_count))
-    image_free (self);
+  if (self != NULL)
+    ef_device_image_unref (&self->parent);
+}
+
+EfDeviceImage *
+ef_cuda_image_ref_device (EfCudaImage *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return ef_device_image_ref (&self->parent);
+}
+
+EfCudaImage *
+ef_cuda_image_from_device (EfDeviceImage *image)
+{
+  if (image == NULL)
+    return NULL;
+  if (image->ops != &cuda_image_ops)
+    {
+      ef_device_image_unref (image);
+      return NULL;
+    }
+  return (EfCudaImage *) image;
 }
 
 int
@@ -228,6 +256,28 @@ ef_cuda_image_read (EfCudaImage *self, const EfRect *rect, EfCf32 *out, GError *
                                     self->s_read),
                  error);
   EF_CUDA_CHECK (cudaStreamSynchronize (self->s_read), error);
-  ef_cuda_count_d2h_image_bytes ((guint64) rect->width * rect->height * sizeof (EfCf32));
+  ef_cuda_test_hooks_count_d2h ((guint64) rect->width * rect->height * sizeof (EfCf32));
   return TRUE;
+}
+
+gboolean
+ef_cuda_image_count_nonfinite (EfCudaImage *self, guint64 *count, GError **error)
+{
+  unsigned long long *d_count = NULL, n = 0;
+  gboolean ok;
+
+  g_return_val_if_fail (self != NULL && count != NULL, FALSE);
+  EF_CUDA_CHECK (cudaSetDevice (self->device), error);
+  EF_CUDA_CHECK (ef_cuda_malloc ((void **) &d_count, sizeof *d_count), error);
+  ok = ef_cuda_check_ ((int) cudaMemsetAsync (d_count, 0, sizeof *d_count, self->s_read), "cudaMemsetAsync",
+                       __FILE__, __LINE__, error)
+       && ef_cuda_count_nonfinite (self->s_read, self->data, (gsize) self->width * self->height, d_count, error)
+       && ef_cuda_check_ ((int) cudaMemcpyAsync (&n, d_count, sizeof n, cudaMemcpyDeviceToHost, self->s_read),
+                          "cudaMemcpyAsync", __FILE__, __LINE__, error)
+       && ef_cuda_check_ ((int) cudaStreamSynchronize (self->s_read), "cudaStreamSynchronize", __FILE__, __LINE__,
+                          error);
+  EF_CUDA_WARN (cudaFree (d_count));
+  if (ok)
+    *count = n;
+  return ok;
 }

@@ -255,12 +255,42 @@ multi_free (EfBackend *self)
   self->priv = NULL;
 }
 
+/* The parts' records summed: every device ran the same way on its share of each block. */
+static void
+multi_update_run (EfBackend *self)
+{
+  Multi *m = self->priv;
+  EfRunInfo sum = { 0 };
+  EfBackendKind asked = self->run.backend_requested;
+
+  for (guint i = 0; i < m->n; i++)
+    {
+      const EfRunInfo *part = ef_backend_get_run_info (m->parts[i].backend);
+
+      if (i == 0)
+        {
+          ef_run_info_copy (part, &sum);
+          sum.nonfinite_samples = 0;
+          sum.blocks_fast = sum.blocks_bp = 0;
+          sum.bp_why = NULL;
+        }
+      ef_run_info_merge (&sum, part);
+    }
+  sum.backend_requested = asked;
+  sum.n_devices = m->n;
+  /* The devices' counters, as of the last read (which waits for them all). */
+  sum.nonfinite_samples = self->n_bad_samples;
+  ef_run_info_copy (&sum, &self->run);
+  ef_run_info_clear (&sum);
+}
+
 static const EfBackendOps multi_ops = {
   .name = "cuda",
   .process_block = multi_process_block,
   .read_image = multi_read_image,
   .clear = multi_clear,
   .free = multi_free,
+  .update_run = multi_update_run,
 };
 
 /* Lets the first device read the others' memory directly where the hardware allows; the peer copies
@@ -306,6 +336,7 @@ ef_cuda_multi_new (const EfDatasetInfo *info, const EfBackendParams *params, con
   m->parts = g_new0 (Part, n);
   m->n = n;
   self->priv = m;
+  ef_backend_run_init (self, params, EF_BACKEND_CUDA, n);
 
   /* Each device gets about 1/n of every block: its pinned buffers and tables are sized for that. */
   one = *params;

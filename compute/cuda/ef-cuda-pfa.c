@@ -12,6 +12,7 @@
 #include "ef-cuda-private.h"
 #include "ef-cuda-pfa.h"
 #include "ef-cuda-pfa-private.h"
+#include "ef-cuda-test-hooks.h"
 
 G_STATIC_ASSERT (EF_CUDA_PFA_KBQ == EF_PFA_KBQ);
 G_STATIC_ASSERT (EF_CUDA_PFA_KNQ == EF_PFA_KNQ);
@@ -170,7 +171,7 @@ setup (EfCudaPfa *self, cudaStream_t s, guint nb, GError **error)
           || !dev_alloc ((void **) &self->d_dist, sizeof (unsigned long long), "distortion word", error))
         return FALSE;
       /* The 2-D plan's work area is about the size of the grid: it counts as an allocation. */
-      if (ef_cuda_debug_should_fail ())
+      if (ef_cuda_test_hooks_alloc_fails (0))
         {
           g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY,
                        "Not enough device memory to plan a %u x %u FFT", c->mu, c->mv);
@@ -338,6 +339,17 @@ ef_cuda_pfa_clear (EfCudaPfa *self)
   g_array_set_size (self->core.pulses, 0);
   self->core.n_gridded = 0;
   self->broken = FALSE;
+}
+
+void
+ef_cuda_pfa_check (EfCudaPfa *self, EfPfaReport *report)
+{
+  g_return_if_fail (self != NULL && report != NULL);
+
+  memset (report, 0, sizeof *report);
+  report->n_pulses = self->core.n_gridded;
+  /* The very function the CPU former calls: the pulses' geometry on the host, nothing on the device. */
+  ef_pfa_dof_report (&self->core, report);
 }
 
 void
@@ -680,7 +692,7 @@ ef_cuda_pfa_form (EfCudaPfa *self, void *stream, void *d_out, EfPfaReport *repor
       EF_CUDA_CHECK (cudaStreamSynchronize (s), error);
       G_STATIC_ASSERT (sizeof bits == sizeof dist);
       memcpy (&dist, &bits, sizeof dist);
-      ef_pfa_dof_report (c, &st, &rep);
+      ef_pfa_dof_report (c, &rep);
       rep.distortion_max_m = correct ? dist : 0;
       *report = rep;
     }

@@ -54,6 +54,11 @@ gboolean   ef_cuda_pfa_add (EfCudaPfa *self, void *stream, const EfProfileMeta *
  * stream, because the largest shift the correction undid is measured on the device. */
 gboolean   ef_cuda_pfa_form (EfCudaPfa *self, void *stream, void *d_out, EfPfaReport *report, GError **error);
 
+/* The depth-of-focus part of the report (as ef_pfa_check) for the pulses gridded so far: host code shared
+ * with the CPU former (ef_pfa_dof_report), which the backend calls after every block. Never waits for
+ * the device. */
+void       ef_cuda_pfa_check (EfCudaPfa *self, EfPfaReport *report);
+
 /* Forgets every gridded pulse; the next block chooses the grid again (keeping the device buffers when the
  * size comes out the same). Waits for the device. */
 void       ef_cuda_pfa_clear (EfCudaPfa *self);

@@ -55,11 +55,11 @@ gboolean ef_cufft_check_ (int code, const char *expr, const char *file, int line
   G_STMT_START { cudaError_t ef_w_ = (expr); if (ef_w_ != cudaSuccess) \
     g_warning ("%s failed: %s (%s:%d)", #expr, cudaGetErrorString (ef_w_), __FILE__, __LINE__); } G_STMT_END
 
-/* Allocation with the testing hook. Plain cudaMalloc / cudaMallocHost underneath. */
+/* cudaMalloc, cudaMallocHost and cufftPlanMany, with the tests' allocation failures where they are
+ * compiled in (ef-cuda-test-hooks.h). */
 cudaError_t ef_cuda_malloc (void **ptr, gsize size);
 cudaError_t ef_cuda_malloc_host (void **ptr, gsize size);
 cufftResult ef_cufft_plan_many (cufftHandle *plan, int n, cufftType type, int batch);
-gboolean    ef_cuda_debug_should_fail (void);
 
 /* Shapes */
 #define EF_CUDA_N_SHAPES 9
@@ -89,6 +89,10 @@ gboolean ef_cuda_bp_launch (cudaStream_t stream, EfPrecision precision, guint va
                             GError **error);
 /* Bytes per table entry for a precision. */
 guint ef_cuda_table_entry_size (EfPrecision precision);
+
+/* Adds to *d_count (device) the pixels of image (device float2, n_pixels) that are not finite. */
+gboolean ef_cuda_count_nonfinite (cudaStream_t stream, const void *image, gsize n_pixels, unsigned long long *d_count,
+                                  GError **error);
 
 /* dst = a + b over n_floats floats (device pointers on the current device; dst may be a). */
 gboolean ef_cuda_image_add (cudaStream_t stream, void *dst, const void *a, const void *b, gsize n_floats,

@@ -128,6 +128,18 @@ ef_cuda_fill_nan (cudaStream_t stream, void *image, gsize n_floats, GError **err
 }
 
 extern "C" gboolean
+ef_cuda_count_nonfinite (cudaStream_t stream, const void *image, gsize n_pixels, unsigned long long *d_count,
+                         GError **error)
+{
+  unsigned blocks = (unsigned) MIN ((gsize) 4096, MAX ((gsize) 1, (n_pixels + kThreads - 1) / kThreads));
+
+  if (n_pixels == 0)
+    return TRUE;
+  count_nonfinite_kernel<<<blocks, kThreads, 0, stream>>> ((const float2 *) image, n_pixels, d_count);
+  return EF_LAUNCH_CHECK ("count_nonfinite_kernel", error);
+}
+
+extern "C" gboolean
 ef_cuda_image_add (cudaStream_t stream, void *dst, const void *a, const void *b, gsize n_floats, GError **error)
 {
   unsigned blocks = (unsigned) MIN ((gsize) 8192, MAX ((gsize) 1, (n_floats / 4 + kThreads - 1) / kThreads));

@@ -235,6 +235,25 @@ fill_nan_kernel (float *x, size_t n)
     x[i] = __int_as_float (0x7fc00000);
 }
 
+/* Adds the number of pixels (float2) of x[n] with a component that is not finite to *count: one atomic
+ * per block and step, whatever the image holds. */
+__global__ void
+count_nonfinite_kernel (const float2 *x, size_t n, unsigned long long *count)
+{
+  const size_t stride = (size_t) gridDim.x * blockDim.x;
+  size_t base = (size_t) blockIdx.x * blockDim.x;
+
+  for (; base < n; base += stride)
+    {
+      size_t i = base + threadIdx.x;
+      int bad = i < n && !(isfinite (x[i].x) && isfinite (x[i].y));
+      int block_bad = __syncthreads_count (bad);
+
+      if (threadIdx.x == 0 && block_bad > 0)
+        atomicAdd (count, (unsigned long long) block_bad);
+    }
+}
+
 /* dst = a + b; dst may alias a. float4 steps where all three are 16-byte aligned (cudaMalloc'd
  * images at whole rows are), a scalar tail after. */
 __global__ void

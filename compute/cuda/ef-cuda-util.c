@@ -7,6 +7,7 @@
 
 #include "ef-error.h"
 #include "ef-cuda-private.h"
+#include "ef-cuda-test-hooks.h"
 
 /* seg, warps, chunk, blocks per multiprocessor. The first shape whose Taylor residual is small enough
  * for a geometry is the default (ef_cuda_choose_variant), so they run from the fastest large tile
@@ -113,59 +114,11 @@ ef_cufft_check_ (int code, const char *expr, const char *file, int line, GError 
   return FALSE;
 }
 
-/* The failure hooks. fail_after: < 0 off; otherwise how many allocations may still succeed before
- * one fails. fail_above: 0 off; otherwise the largest allocation that succeeds. */
-static gint fail_after = -1;
-static gsize fail_above = 0;
-
-void
-ef_cuda_debug_fail_alloc_after (int n)
-{
-  g_atomic_int_set (&fail_after, n < 0 ? -1 : n);
-}
-
-void
-ef_cuda_debug_fail_alloc_above (gsize bytes)
-{
-  g_atomic_pointer_set (&fail_above, bytes);
-}
-
-static gboolean
-should_fail (gsize size)
-{
-  gsize above = (gsize) g_atomic_pointer_get (&fail_above);
-
-  if (above != 0 && size > above)
-    return TRUE;
-  for (;;)
-    {
-      gint v = g_atomic_int_get (&fail_after);
-
-      if (v < 0)
-        return FALSE;
-      if (v == 0)
-        {
-          /* One failure, then disarmed. */
-          if (g_atomic_int_compare_and_exchange (&fail_after, 0, -1))
-            return TRUE;
-          continue;
-        }
-      if (g_atomic_int_compare_and_exchange (&fail_after, v, v - 1))
-        return FALSE;
-    }
-}
-
-gboolean
-ef_cuda_debug_should_fail (void)
-{
-  return should_fail (0);
-}
-
 cudaError_t
 ef_cuda_malloc (void **ptr, gsize size)
 {
   *ptr = NULL;
-  if (should_fail (size))
+  if (ef_cuda_test_hooks_alloc_fails (size))
     return cudaErrorMemoryAllocation;
   return cudaMalloc (ptr, size);
 }
@@ -174,7 +127,7 @@ cudaError_t
 ef_cuda_malloc_host (void **ptr, gsize size)
 {
   *ptr = NULL;
-  if (should_fail (size))
+  if (ef_cuda_test_hooks_alloc_fails (size))
     return cudaErrorMemoryAllocation;
   return cudaMallocHost (ptr, size);
 }
@@ -186,7 +139,7 @@ ef_cufft_plan_many (cufftHandle *plan, int n, cufftType type, int batch)
   gsize elem = type == CUFFT_Z2Z ? 16 : 8;
 
   /* The work area is about one batch of data; count it as an allocation of that size. */
-  if (should_fail ((gsize) n * (gsize) batch * elem))
+  if (ef_cuda_test_hooks_alloc_fails ((gsize) n * (gsize) batch * elem))
     return CUFFT_ALLOC_FAILED;
   return cufftPlanMany (plan, 1, dims, NULL, 1, n, NULL, 1, n, type, batch);
 }

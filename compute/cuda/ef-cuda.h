@@ -111,13 +111,6 @@ gboolean ef_cuda_bp_model (const EfGrid *grid, const EfProfiles *profiles, guint
 guint ef_cuda_choose_variant (const EfGrid *grid, const EfProfileMeta *meta, guint n_pulses,
                               EfPrecision precision);
 
-/* Testing hooks for out-of-memory paths. fail_alloc_after: the n-th device or pinned allocation or
- * cuFFT plan from now on (0 = the next one) fails once as if the device were out of memory; n < 0
- * disarms it. fail_alloc_above: every such allocation larger than bytes fails until it is called
- * again with 0. Not for production use; process-wide. */
-void ef_cuda_debug_fail_alloc_after (int n);
-void ef_cuda_debug_fail_alloc_above (gsize bytes);
-
 /* Times every kernel shape on a synthetic problem of the given class (grid edge, pulses, bins,
  * precision) and stores the fastest in g_get_user_cache_dir()/echoform/cuda-tune.ini under the device
  * name and class; backends read it back. *best (may be NULL) receives the variant chosen, and report
@@ -133,16 +126,20 @@ char *ef_cuda_tune_cache_path (void);
  * device buffer, so the image outlives the backend (and its job) for as long as a display holds it.
  * The backend marks the end of every block (and of a clear) with an event in a small ring, so that
  * another stream, on another thread, can read a finished state without ever making the compute
- * stream wait, and without waiting for a block itself. The same type is forward-declared in
- * ef-job.h and render/ef-gl-cuda.h. */
+ * stream wait, and without waiting for a block itself. It is an EfDeviceImage (ef-device-image.h) to
+ * the engine, which hands it out through ef_job_ref_device_image; the same type is forward-declared in
+ * render/ef-gl-cuda.h. A backend over several devices has none: its image is a sum that only a read
+ * makes. */
 typedef struct _EfCudaImage EfCudaImage;
 
-/* A new reference to a CUDA backend's image; NULL for a backend over several devices, whose image is a
- * sum that only a read makes. Thread-safe; never blocks. */
-EfCudaImage *ef_backend_cuda_ref_image (EfBackend *backend);
 EfCudaImage *ef_cuda_image_ref (EfCudaImage *image);
 /* Drops a reference. The last one frees the buffer, which waits for work that still reads it. */
 void         ef_cuda_image_unref (EfCudaImage *image);
+/* The CUDA image that image is, taking over the caller's reference to it; NULL (and the reference
+ * dropped) when image is NULL or held by another kind of accelerator. Never blocks. */
+EfCudaImage *ef_cuda_image_from_device (EfDeviceImage *image);
+/* A new reference to image as the engine holds it. */
+EfDeviceImage *ef_cuda_image_ref_device (EfCudaImage *image);
 int          ef_cuda_image_get_device (EfCudaImage *image);
 void         ef_cuda_image_get_size (EfCudaImage *image, guint *width, guint *height);
 /* The device buffer (float2, width * height, row-major), borrowed: valid while a reference is held. */
@@ -156,9 +153,13 @@ guint64      ef_cuda_image_get_n_marks (EfCudaImage *image);
  * FALSE with error when the device reports a failure. */
 gboolean     ef_cuda_image_order_after_finished (EfCudaImage *image, gpointer stream, guint64 *mark,
                                                  GError **error);
-/* Copies rect of the image to out (host, rect->width * rect->height), counted in
- * ef_cuda_debug_d2h_image_bytes. Waits for the copy only, not for queued blocks. Thread-safe. */
+/* Copies rect of the image to out (host, rect->width * rect->height). Waits for the copy only, not for
+ * queued blocks. Thread-safe. */
 gboolean     ef_cuda_image_read (EfCudaImage *image, const EfRect *rect, EfCf32 *out, GError **error);
+
+/* Counts the pixels of the image with a component that is not finite, on the device (nothing of the
+ * image is copied to the host). Waits for the count only, not for queued blocks. Thread-safe. */
+gboolean     ef_cuda_image_count_nonfinite (EfCudaImage *image, guint64 *count, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (EfCudaImage, ef_cuda_image_unref)
 
@@ -169,10 +170,5 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (EfCudaImage, ef_cuda_image_unref)
  * ef_gl_image_upload (render/), and the GPU tests compare the two. */
 gboolean ef_cuda_display_convert (gpointer stream, guint64 surface, const void *image, guint image_width,
                                   const EfRect *rects, guint n_rects, guint dst_x, guint dst_y, GError **error);
-
-/* Bytes of image data copied from the device to host memory by CUDA backends' read_image and by
- * ef_cuda_image_read since the program started. A display that shares the device image keeps it
- * unchanged over a whole job. Process-wide; thread-safe. */
-guint64 ef_cuda_debug_d2h_image_bytes (void);
 
 G_END_DECLS

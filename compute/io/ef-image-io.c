@@ -23,6 +23,7 @@
 
 #include "ef-error.h"
 #include "ef-image-io.h"
+#include "ef-sidecar.h"
 
 /* Display defaults for PNG: percentiles of the non-zero pixels' dB values, and at most this range. */
 #define EF_PNG_P_LO 5.0
@@ -32,10 +33,10 @@
 #define EF_DB_RANGE_MAX_SAMPLES (1u << 20)
 /* The largest .npy header accepted; NumPy's own are a few hundred bytes. */
 #define EF_NPY_MAX_HEADER (1u << 20)
-/* The grid sidecar is a few hundred bytes, plus whatever metadata the writer was given. */
-#define EF_SIDECAR_MAX_BYTES (1u << 20)
 #define EF_IMAGE_MAX_EDGE 65536u
 #define EF_IMAGE_MAX_PIXELS (G_GUINT64_CONSTANT (1) << 28)
+/* The largest sidecar read; Echoform's are about a kilobyte. */
+#define EF_SIDECAR_MAX_BYTES (16u << 20)
 
 /*
  * Atomic replacement: every writer fills a hidden temporary file in the destination's folder (so
@@ -161,184 +162,6 @@ ef_check_image (const EfImage *image, const char *path, GError **error)
 }
 
 /*
- * The grid as JSON. GLib has no JSON support and json-glib is not a dependency, so the few fields are
- * written by hand; numbers go through g_ascii_formatd so that the user's locale cannot turn the
- * decimal point into a comma, and %.17g makes every double round-trip exactly.
- */
-
-static gboolean
-ef_grid_is_finite (const EfGrid *g)
-{
-  for (int i = 0; i < 3; i++)
-    if (!isfinite (g->origin[i]) || !isfinite (g->u[i]) || !isfinite (g->v[i]))
-      return FALSE;
-  return isfinite (g->spacing);
-}
-
-static void
-ef_json_number (GString *s, double x)
-{
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  g_string_append (s, g_ascii_formatd (buf, sizeof buf, "%.17g", x));
-}
-
-static void
-ef_json_vec3 (GString *s, const char *key, const double v[3])
-{
-  g_string_append_printf (s, "  \"%s\": [", key);
-  for (int i = 0; i < 3; i++)
-    {
-      if (i > 0)
-        g_string_append (s, ", ");
-      ef_json_number (s, v[i]);
-    }
-  g_string_append (s, "],\n");
-}
-
-/* Walks a JSON text far enough to know where strings and brackets are. When key is not NULL, returns
- * the first character of that key's value in the outermost object, or NULL. When key is NULL,
- * returns the text's end if it is one balanced object with nothing after it, else NULL. */
-static const char *
-ef_json_scan (const char *text, const char *key)
-{
-  const char *p = text;
-  int depth = 0;
-  gsize key_len = key != NULL ? strlen (key) : 0;
-
-  while (g_ascii_isspace (*p))
-    p++;
-  if (*p != '{')
-    return NULL;
-
-  for (; *p != '\0'; p++)
-    {
-      if (*p == '"')
-        {
-          const char *s = ++p;
-          while (*p != '\0' && *p != '"')
-            {
-              if (*p == '\\' && p[1] != '\0')
-                p++;
-              p++;
-            }
-          if (*p == '\0')
-            return NULL;
-          if (key != NULL && depth == 1 && (gsize) (p - s) == key_len && strncmp (s, key, key_len) == 0)
-            {
-              const char *q = p + 1;
-              while (g_ascii_isspace (*q))
-                q++;
-              if (*q == ':')
-                {
-                  q++;
-                  while (g_ascii_isspace (*q))
-                    q++;
-                  return q;
-                }
-            }
-        }
-      else if (*p == '{' || *p == '[')
-        depth++;
-      else if (*p == '}' || *p == ']')
-        {
-          if (--depth < 0)
-            return NULL;
-          if (depth == 0)
-            {
-              const char *end = p + 1;
-              if (key != NULL)
-                return NULL;
-              while (g_ascii_isspace (*end))
-                end++;
-              return *end == '\0' ? end : NULL;
-            }
-        }
-    }
-  return NULL;
-}
-
-static char *
-ef_grid_to_json (const EfGrid *g, const char *extra_json)
-{
-  GString *s = g_string_new ("{\n");
-
-  g_string_append (s, "  \"format\": \"echoform-image\",\n");
-  g_string_append (s, "  \"version\": 1,\n");
-  g_string_append (s, "  \"dtype\": \"complex64\",\n");
-  g_string_append_printf (s, "  \"width\": %u,\n", g->width);
-  g_string_append_printf (s, "  \"height\": %u,\n", g->height);
-  g_string_append (s, "  \"spacing\": ");
-  ef_json_number (s, g->spacing);
-  g_string_append (s, ",\n");
-  ef_json_vec3 (s, "origin", g->origin);
-  ef_json_vec3 (s, "u", g->u);
-  ef_json_vec3 (s, "v", g->v);
-  if (extra_json != NULL)
-    {
-      g_string_append (s, "  \"extra\": ");
-      g_string_append (s, extra_json);
-      g_string_append (s, ",\n");
-    }
-  /* No trailing comma in JSON: drop the last one. */
-  g_string_truncate (s, s->len - 2);
-  g_string_append (s, "\n}\n");
-  return g_string_free (s, FALSE);
-}
-
-static gboolean
-ef_json_read_number (const char *text, const char *key, double *out)
-{
-  const char *p = ef_json_scan (text, key);
-  char *end;
-
-  if (p == NULL)
-    return FALSE;
-  *out = g_ascii_strtod (p, &end);
-  return end != p;
-}
-
-static gboolean
-ef_json_read_vec3 (const char *text, const char *key, double out[3])
-{
-  const char *p = ef_json_scan (text, key);
-  char *end;
-
-  if (p == NULL || *p != '[')
-    return FALSE;
-  p++;
-  for (int i = 0; i < 3; i++)
-    {
-      while (g_ascii_isspace (*p))
-        p++;
-      if (i > 0)
-        {
-          if (*p != ',')
-            return FALSE;
-          p++;
-        }
-      out[i] = g_ascii_strtod (p, &end);
-      if (end == p)
-        return FALSE;
-      p = end;
-    }
-  while (g_ascii_isspace (*p))
-    p++;
-  return *p == ']';
-}
-
-/* out.npy -> out.json; any other name gets .json appended. */
-static char *
-ef_sidecar_path (const char *path)
-{
-  gsize len = strlen (path);
-
-  if (len > 4 && g_ascii_strcasecmp (path + len - 4, ".npy") == 0)
-    return g_strdup_printf ("%.*s.json", (int) (len - 4), path);
-  return g_strdup_printf ("%s.json", path);
-}
-
-/*
  * .npy: NumPy format 1.0, complex64 little-endian, C order, shape (height, width).
  */
 
@@ -411,7 +234,7 @@ ef_write_text_atomic (EfAtomicFile *af, const char *text, GError **error)
 }
 
 gboolean
-ef_image_write_npy (const EfImage *image, const char *path, const char *extra_json, GError **error)
+ef_image_write_npy (const EfImage *image, const char *path, JsonObject *extra, GError **error)
 {
   EfAtomicFile data_file = { 0 }, side_file = { 0 };
   g_autofree char *side_path = NULL;
@@ -426,21 +249,15 @@ ef_image_write_npy (const EfImage *image, const char *path, const char *extra_js
 
   if (!ef_check_image (image, path, error))
     return FALSE;
-  if (!ef_grid_is_finite (&image->grid))
+  if (!ef_sidecar_grid_is_finite (&image->grid))
     {
       g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA, "Cannot write “%s”: the image grid is not finite",
                    path);
       return FALSE;
     }
-  if (extra_json != NULL && ef_json_scan (extra_json, NULL) == NULL)
-    {
-      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA,
-                   "Cannot write “%s”: the extra metadata is not a JSON object", path);
-      return FALSE;
-    }
 
   side_path = ef_sidecar_path (path);
-  json = ef_grid_to_json (&image->grid, extra_json);
+  json = ef_sidecar_to_text (&image->grid, extra);
 
   /* Both files are complete on disk before either replaces its predecessor. */
   if (!ef_atomic_open (&data_file, path, error))
@@ -640,60 +457,46 @@ ef_read_small_file (const char *path, gsize max, gboolean *missing, GError **err
   return g_steal_pointer (&text);
 }
 
+/* The grid from the sidecar; without one, `spacing` > 0 lays out a grid (x to the right, y up, origin
+ * at 0, as ef_grid_init_roi does), and 0 refuses: a plain array does not say how large its pixels are. */
 static gboolean
-ef_read_sidecar (const char *path, guint64 height, guint64 width, EfGrid *grid, GError **error)
+ef_read_sidecar (const char *path, guint64 height, guint64 width, double spacing, EfGrid *grid, JsonObject **extra,
+                 gboolean *had_sidecar, GError **error)
 {
   g_autofree char *side = ef_sidecar_path (path);
   g_autofree char *text = NULL;
   gboolean missing;
-  double w, h, uu = 0, vv = 0, uv = 0;
 
   memset (grid, 0, sizeof *grid);
-  grid->width = (guint) width;
-  grid->height = (guint) height;
-
+  *had_sidecar = FALSE;
   text = ef_read_small_file (side, EF_SIDECAR_MAX_BYTES, &missing, error);
   if (text == NULL)
     {
-      if (missing)
+      if (!missing)
+        return FALSE;
+      if (!(spacing > 0) || !isfinite (spacing))
         {
-          /* A plain NumPy array: pixel units, x to the right, y up, as ef_grid_init_roi lays it out. */
-          g_debug ("No sidecar “%s”; using a unit grid", side);
-          grid->spacing = 1.0;
-          grid->u[0] = 1.0;
-          grid->v[1] = -1.0;
-          return TRUE;
+          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_NO_GRID,
+                       "“%s” has no sidecar “%s” to give its grid: the pixel spacing is unknown", path, side);
+          return FALSE;
         }
-      return FALSE;
+      grid->width = (guint) width;
+      grid->height = (guint) height;
+      grid->spacing = spacing;
+      grid->u[0] = 1.0;
+      grid->v[1] = -1.0;
+      return TRUE;
     }
-
-  if (!ef_json_read_number (text, "width", &w) || !ef_json_read_number (text, "height", &h)
-      || !ef_json_read_number (text, "spacing", &grid->spacing)
-      || !ef_json_read_vec3 (text, "origin", grid->origin) || !ef_json_read_vec3 (text, "u", grid->u)
-      || !ef_json_read_vec3 (text, "v", grid->v))
-    {
-      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
-                   "“%s” lacks the grid (width, height, spacing, origin, u, v) or is malformed", side);
-      return FALSE;
-    }
-  if (w != (double) width || h != (double) height)
+  if (!ef_sidecar_parse (text, -1, side, grid, extra, error))
+    return FALSE;
+  *had_sidecar = TRUE;
+  if (grid->width != width || grid->height != height)
     {
       g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA,
-                   "“%s” describes a %.0f x %.0f grid but “%s” holds %" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT
-                   " pixels", side, w, h, path, width, height);
-      return FALSE;
-    }
-  for (int i = 0; i < 3; i++)
-    {
-      uu += grid->u[i] * grid->u[i];
-      vv += grid->v[i] * grid->v[i];
-      uv += grid->u[i] * grid->v[i];
-    }
-  if (!ef_grid_is_finite (grid) || !(grid->spacing > 0) || fabs (uu - 1) > 1e-6 || fabs (vv - 1) > 1e-6
-      || fabs (uv) > 1e-6)
-    {
-      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA,
-                   "“%s” has an invalid grid: the spacing must be positive and u, v orthonormal", side);
+                   "“%s” describes a %u x %u grid but “%s” holds %" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT
+                   " pixels", side, grid->width, grid->height, path, width, height);
+      if (extra != NULL)
+        g_clear_pointer (extra, json_object_unref);
       return FALSE;
     }
   return TRUE;
@@ -702,6 +505,14 @@ ef_read_sidecar (const char *path, guint64 height, guint64 width, EfGrid *grid, 
 EfImage *
 ef_image_read_npy (const char *path, GError **error)
 {
+  return ef_image_read_npy_full (path, 0, NULL, NULL, error);
+}
+
+EfImage *
+ef_image_read_npy_full (const char *path, double spacing, gboolean *had_sidecar, JsonObject **extra, GError **error)
+{
+  g_autoptr (JsonObject) extra_read = NULL;
+  gboolean from_sidecar = FALSE;
   g_autoptr (EfImage) image = NULL;
   g_autoptr (GError) local = NULL;
   unsigned char magic[12];
@@ -782,7 +593,7 @@ ef_image_read_npy (const char *path, GError **error)
       goto fail;
     }
 
-  if (!ef_read_sidecar (path, height, width, &grid, error))
+  if (!ef_read_sidecar (path, height, width, spacing, &grid, &extra_read, &from_sidecar, error))
     goto fail;
   /* The size was checked against the file's length above, so this asks for no more than the file holds;
    * only the memory can fail, and it is reported as this file's error. */
@@ -805,6 +616,10 @@ ef_image_read_npy (const char *path, GError **error)
   }
 #endif
   fclose (f);
+  if (had_sidecar != NULL)
+    *had_sidecar = from_sidecar;
+  if (extra != NULL)
+    *extra = g_steal_pointer (&extra_read);
   return g_steal_pointer (&image);
 
 fail:
@@ -842,7 +657,7 @@ ef_tiff_warning_handler (TIFF *tif, void *user_data, const char *module, const c
 #endif
 
 gboolean
-ef_image_write_tiff (const EfImage *image, const char *path, GError **error)
+ef_image_write_tiff (const EfImage *image, const char *path, JsonObject *extra, GError **error)
 {
   const EfGrid *g;
   EfAtomicFile af = { 0 };
@@ -850,7 +665,7 @@ ef_image_write_tiff (const EfImage *image, const char *path, GError **error)
   g_autofree char *json = NULL;
   g_autofree char *software = NULL;
   g_autofree EfCf32 *strip = NULL;
-  guint16 extra[1] = { EXTRASAMPLE_UNSPECIFIED };
+  guint16 extra_samples[1] = { EXTRASAMPLE_UNSPECIFIED };
   guint32 rows_per_strip;
   int sync_fd;
   gboolean ok = TRUE;
@@ -892,7 +707,7 @@ ef_image_write_tiff (const EfImage *image, const char *path, GError **error)
 
   /* Strips of about 256 KiB. */
   rows_per_strip = (guint32) CLAMP (262144 / ((gsize) g->width * sizeof (EfCf32)), 1, g->height);
-  json = ef_grid_is_finite (g) ? ef_grid_to_json (g, NULL) : NULL;
+  json = ef_sidecar_grid_is_finite (g) ? ef_sidecar_to_text (g, extra) : NULL;
   software = g_strdup_printf ("Echoform %s", PACKAGE_VERSION);
 
   ok = TIFFSetField (tif, TIFFTAG_IMAGEWIDTH, (guint32) g->width)
@@ -902,7 +717,7 @@ ef_image_write_tiff (const EfImage *image, const char *path, GError **error)
        && TIFFSetField (tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_IEEEFP)
        && TIFFSetField (tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG)
        && TIFFSetField (tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK)
-       && TIFFSetField (tif, TIFFTAG_EXTRASAMPLES, 1, extra)
+       && TIFFSetField (tif, TIFFTAG_EXTRASAMPLES, 1, extra_samples)
        && TIFFSetField (tif, TIFFTAG_COMPRESSION, COMPRESSION_NONE)
        && TIFFSetField (tif, TIFFTAG_ROWSPERSTRIP, rows_per_strip)
        && TIFFSetField (tif, TIFFTAG_SOFTWARE, software)
@@ -940,7 +755,7 @@ ef_image_write_tiff (const EfImage *image, const char *path, GError **error)
 }
 #else
 gboolean
-ef_image_write_tiff (const EfImage *image, const char *path, GError **error)
+ef_image_write_tiff (const EfImage *image, const char *path, JsonObject *extra, GError **error)
 {
   g_return_val_if_fail (image != NULL, FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
@@ -1169,6 +984,13 @@ ef_image_write_png (const EfImage *image, const char *path, const EfPngOptions *
 gboolean
 ef_image_write (const EfImage *image, const char *path, GError **error)
 {
+  return ef_image_write_full (image, path, NULL, NULL, error);
+}
+
+gboolean
+ef_image_write_full (const EfImage *image, const char *path, JsonObject *extra, const EfPngOptions *png,
+                     GError **error)
+{
   g_autofree char *lower = NULL;
 
   g_return_val_if_fail (image != NULL, FALSE);
@@ -1177,11 +999,11 @@ ef_image_write (const EfImage *image, const char *path, GError **error)
 
   lower = g_ascii_strdown (path, -1);
   if (g_str_has_suffix (lower, ".npy"))
-    return ef_image_write_npy (image, path, NULL, error);
+    return ef_image_write_npy (image, path, extra, error);
   if (g_str_has_suffix (lower, ".tif") || g_str_has_suffix (lower, ".tiff"))
-    return ef_image_write_tiff (image, path, error);
+    return ef_image_write_tiff (image, path, extra, error);
   if (g_str_has_suffix (lower, ".png"))
-    return ef_image_write_png (image, path, NULL, error);
+    return ef_image_write_png (image, path, png, error);
   g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_UNSUPPORTED,
                "Cannot tell the format of “%s” from its name; use .npy, .tif, .tiff or .png", path);
   return FALSE;

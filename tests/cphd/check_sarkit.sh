@@ -2,7 +2,9 @@
 # check_sarkit.sh: writes small CPHD files with Echoform and checks them with sarkit's cphdcheck --thorough.
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Usage: check_sarkit.sh PATH/TO/cphd-write-demo [PYTHON]
-# Exit 0: every file passes (warnings are listed); 1: cphdcheck found an error; 77: sarkit is missing.
+# Exit 0: cphdcheck ran on every file written and passed each (exit status 0, no [Error] line); 1: a file
+# failed, the checker itself failed (a traceback, a bad option), or no file was checked; 77: sarkit is
+# missing.
 set -u
 
 demo=${1:?usage: check_sarkit.sh PATH/TO/cphd-write-demo [PYTHON]}
@@ -17,23 +19,41 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/cphd-check-XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 
 if ! "$demo" write "$dir" >"$dir/written.txt"; then
-  echo "cphd-write-demo failed"
+  echo "FAIL: cphd-write-demo failed"
   exit 1
 fi
 
 status=0
-for file in $(cat "$dir/written.txt"); do
-  # cphdcheck lives in the same environment as the module; run it through that interpreter.
+checked=0
+while IFS= read -r file; do
+  [ -n "$file" ] || continue
+  if [ ! -s "$file" ]; then
+    echo "FAIL: $file was listed but not written"
+    status=1
+    continue
+  fi
+  # cphdcheck lives in the same environment as the module; run it through that interpreter. Its exit
+  # status is non-zero when a check fails and when it cannot run at all (an exception is a traceback
+  # and status 1), so the status decides, not only what it prints.
   out=$("$python" -c "import sys; from sarkit.verification._cphdcheck import main; sys.exit(int(main()))" \
-        "$file" --thorough -v 2>&1)
+        "$file" --thorough -v --no-color 2>&1)
+  rc=$?
   errors=$(printf '%s\n' "$out" | grep -c '\[Error\]')
   warnings=$(printf '%s\n' "$out" | grep -c '\[Warning\]')
-  echo "$(basename "$file"): $errors errors, $warnings warnings"
+  checked=$((checked + 1))
+  echo "$(basename "$file"): cphdcheck exit $rc, $errors errors, $warnings warnings"
   if [ -n "$out" ]; then
     printf '%s\n' "$out" | sed 's/^/    /'
   fi
-  if [ "$errors" -ne 0 ]; then
+  if [ "$rc" -ne 0 ] || [ "$errors" -ne 0 ]; then
+    echo "FAIL: $(basename "$file")"
     status=1
   fi
-done
+done <"$dir/written.txt"
+
+if [ "$checked" -eq 0 ]; then
+  echo "FAIL: cphd-write-demo listed no file, so nothing was checked"
+  exit 1
+fi
+echo "$checked files checked"
 exit $status

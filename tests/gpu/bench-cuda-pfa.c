@@ -15,6 +15,7 @@
 #include "ef-pfa.h"
 #include "ef-rangecomp.h"
 #include "ef-sim.h"
+#include "ef-ref-bp.h"
 
 /*
  * The case: a circular spotlight (X band, 600 MHz, square resolution cells of 0.25 m) of 8192 pulses x
@@ -48,7 +49,17 @@
  * Measured on an H200 (132 SMs, CUDA 13.0, 2026-11-22), U = 16 / U = 2: profile FFTs 4.75 / 0.31 ms,
  * gridding 4.9 / 4.7 ms (7.5 / 7.3 ms with every tap a global atomic: shared floats have no atomic add
  * on this device, each is a compare-and-swap loop), 2-D FFT 1.43 ms, correction 1.33 ms: 12.4 / 7.7 ms
- * in all, 12.6 / 8.0 ms untimed; GPU backprojection 153 / 122 ms (12x / 15x); SER 45.7 / 19.7 dB.
+ * in all, 12.6 / 8.0 ms untimed; GPU backprojection kernel 153 / 122 ms (12x / 15x, range compression
+ * left out of both); SER 45.7 / 19.7 dB against BP.
+ *
+ * The speed-up over exact backprojection ("x BP") is taken at the same range upsampling with the device's
+ * range compression on both sides: BP is timed through the CUDA backend (range compression and pair table,
+ * then the kernel, device events), PFA as the backend's range compression of the same block plus the
+ * formation above. The kernels alone are compared too. Each image is compared with float64
+ * backprojection over the whole ROI (range compression in float64 on the CPU, backprojection in float64 on
+ * the device: tests/gpu/ef-ref-bp.cu), and PFA with BP. A PASS or FAIL line gives PFA's SER against float64
+ * and its bound (--min-ser; by default tests/bench/RESULTS.md's 45.7 dB at U = 16 and 19.7 dB at U = 2
+ * less 3 dB, none at other upsamplings); exit 1 on FAIL.
  *
  * Prints one tab-separated RESULT line; the rest goes to stderr.
  */
@@ -96,11 +107,54 @@ pfa_once (EfCudaPfa *pfa, cudaStream_t s, const EfProfiles *p32, const void *d_p
   return TRUE;
 }
 
+/* One block of every pulse through a CUDA backend of algo at rp, best of reps: the device time of range
+ * compression (with the pair table for BP) and of what follows it (the kernel for BP, the gridding for
+ * PFA). out (may be NULL) receives the image. */
+static gboolean
+backend_times (const EfDatasetInfo *info, const EfPulse *pulses, const EfCf32 *samples, guint n, const EfGrid *grid,
+               const EfRangeParams *rp, EfAlgo algo, gint reps, EfCf32 *out, double *rc_ms, double *form_ms,
+               GError **error)
+{
+  EfBackendParams bp = { 0 };
+  EfCudaOptions opts = EF_CUDA_OPTIONS_DEFAULT;
+  g_autoptr (EfBackend) be = NULL;
+  EfCudaStats st0, st1;
+  EfRect all = { 0, 0, grid->width, grid->height };
+  double best = G_MAXDOUBLE;
+
+  bp.grid = *grid;
+  bp.range = *rp;
+  bp.precision = EF_PRECISION_FP32;
+  bp.algo = algo;
+  bp.block_size = MIN (n, 8192u);
+  bp.device = -1;
+  opts.max_block = bp.block_size;
+  be = ef_backend_cuda_new_full (info, &bp, &opts, error);
+  if (be == NULL)
+    return FALSE;
+  /* Warm-up: plans, tables, the first allocation. */
+  if (!ef_backend_process_block (be, pulses, samples, n, error))
+    return FALSE;
+  for (gint r = 0; r < reps; r++)
+    {
+      if (!be->ops->clear (be, error) || !ef_backend_cuda_stats (be, &st0, error)
+          || !ef_backend_process_block (be, pulses, samples, n, error) || !ef_backend_cuda_stats (be, &st1, error))
+        return FALSE;
+      if (st1.rc_ms - st0.rc_ms + st1.bp_ms - st0.bp_ms < best)
+        {
+          best = st1.rc_ms - st0.rc_ms + st1.bp_ms - st0.bp_ms;
+          *rc_ms = st1.rc_ms - st0.rc_ms;
+          *form_ms = st1.bp_ms - st0.bp_ms;
+        }
+    }
+  return out == NULL || ef_backend_read_image (be, &all, out, error);
+}
+
 int
 main (int argc, char **argv)
 {
   gint edge = 4096, pulses = 8192, samples = 4096, upsample = 16, block = 2048, reps = 3, n_targets = 1000;
-  double standoff = 700e3, spacing = 0.125;
+  double standoff = 700e3, spacing = 0.125, min_ser = NAN;
   gboolean no_bp = FALSE;
   g_autofree char *label = NULL;
   GOptionEntry entries[] = {
@@ -113,7 +167,9 @@ main (int argc, char **argv)
     { "targets", 0, 0, G_OPTION_ARG_INT, &n_targets, "random point targets in the ROI", "N" },
     { "standoff", 0, 0, G_OPTION_ARG_DOUBLE, &standoff, "slant range to the scene centre, m", "M" },
     { "spacing", 0, 0, G_OPTION_ARG_DOUBLE, &spacing, "pixel spacing, m", "M" },
-    { "no-bp", 0, 0, G_OPTION_ARG_NONE, &no_bp, "skip the backprojection comparison", NULL },
+    { "no-bp", 0, 0, G_OPTION_ARG_NONE, &no_bp, "skip the backprojection and float64 comparisons", NULL },
+    { "min-ser", 0, 0, G_OPTION_ARG_DOUBLE, &min_ser, "PFA's SER against float64 (dB) below which the run fails",
+      "DB" },
     { "label", 0, 0, G_OPTION_ARG_STRING, &label, "name for the RESULT line", "S" },
     { NULL }
   };
@@ -139,7 +195,9 @@ main (int argc, char **argv)
   void *d_prof = NULL, *d_out = NULL;
   cudaStream_t s = NULL;
   cudaEvent_t e0 = NULL, e1 = NULL;
-  double half, t_sim, t_rc, setup_ms, bp_ms = NAN, bp_wall = NAN, ser = NAN, stage_sum;
+  double half, t_sim, t_rc, setup_ms, bp_ms = NAN, bp_rc_ms = NAN, pfa_rc_ms = NAN, pfa_add_ms = NAN, ser = NAN;
+  double ser64 = NAN, bp_ser64 = NAN, stage_sum;
+  gboolean pass = TRUE;
   gint64 t0;
   gsize n;
 
@@ -154,6 +212,8 @@ main (int argc, char **argv)
       fprintf (stderr, "bench-cuda-pfa: sizes out of range\n");
       return 2;
     }
+  if (isnan (min_ser))
+    min_ser = upsample == 16 ? 42.7 : upsample == 2 ? 16.7 : NAN;
   if (!ef_cuda_available (&why))
     {
       fprintf (stderr, "bench-cuda-pfa: %s\n", why);
@@ -202,7 +262,6 @@ main (int argc, char **argv)
   if (!ef_dataset_read_block (ds, 0, (guint) pulses, samples_buf, &error)
       || !ef_range_compress (rc, ds->pulses, samples_buf, (guint) pulses, p32, NULL, &error))
     goto fail;
-  g_clear_pointer (&samples_buf, g_free);
   t_rc = (g_get_monotonic_time () - t0) * 1e-6;
   fprintf (stderr, "%s: %d pulses x %d samples, %u targets, %.0f km: simulated in %.1f s, range-compressed "
            "to %u bins in %.1f s\n", dev, pulses, samples, (guint) n_targets, standoff * 1e-3, t_sim,
@@ -294,28 +353,55 @@ main (int argc, char **argv)
 
   if (!no_bp)
     {
-      t0 = g_get_monotonic_time ();
-      if (!ef_cuda_bp_profiles (&grid, p32, EF_PRECISION_FP32, 0, bp_img, &bp_ms, &error))
+      g_autofree EfCf64 *ref = NULL;
+
+      /* Exact backprojection through the backend at the same upsampling, and the backend's range
+       * compression of the same block for PFA. */
+      if (!backend_times (&ds->info, ds->pulses, samples_buf, (guint) pulses, &grid, &rp, EF_ALGO_BP, reps, bp_img,
+                          &bp_rc_ms, &bp_ms, &error)
+          || !backend_times (&ds->info, ds->pulses, samples_buf, (guint) pulses, &grid, &rp, EF_ALGO_PFA, reps, NULL,
+                             &pfa_rc_ms, &pfa_add_ms, &error))
         goto fail;
-      bp_wall = (g_get_monotonic_time () - t0) * 1e-3;
       ser = ef_ser_db_f32 (pfa_img, bp_img, n);
-      fprintf (stderr, "BP (exact, fp32): kernel %.2f ms (%.3g pixel-pulses/s), %.0f ms with its transfers "
-               "and tables; PFA %.1fx faster than the kernel; SER of PFA against BP over the whole image: "
-               "%.1f dB\n",
-               bp_ms, (double) n * pulses / (bp_ms * 1e-3), bp_wall, bp_ms / best.wall_ms, ser);
+      t0 = g_get_monotonic_time ();
+      ref = ef_ref_bp_form (&ds->info, ds->pulses, samples_buf, (guint) pulses, &rp, &grid, &error);
+      if (ref == NULL)
+        goto fail;
+      ser64 = ef_ser_db_f32_f64 (pfa_img, ref, n);
+      bp_ser64 = ef_ser_db_f32_f64 (bp_img, ref, n);
+      fprintf (stderr, "BP (exact, fp32, through the backend): range compression and pair table %.2f ms, kernel "
+               "%.2f ms (%.3g pixel-pulses/s); PFA: range compression %.2f ms, formation %.2f ms. At upsampling "
+               "%d, range compression included: PFA %.2fx faster than BP (%.1f against %.1f ms); kernels alone "
+               "%.1fx. Whole image: PFA against BP %.1f dB, against float64 %.1f dB; BP against float64 %.1f dB "
+               "(float64 in %.1f s)\n",
+               bp_rc_ms, bp_ms, (double) n * pulses / (bp_ms * 1e-3), pfa_rc_ms, best.wall_ms, upsample,
+               (bp_rc_ms + bp_ms) / (pfa_rc_ms + best.wall_ms), pfa_rc_ms + best.wall_ms, bp_rc_ms + bp_ms,
+               bp_ms / best.wall_ms, ser, ser64, bp_ser64, (g_get_monotonic_time () - t0) * 1e-6);
+      if (isnan (min_ser))
+        printf ("PASS bench-cuda-pfa %s: PFA SER %.1f dB against float64 over the whole image (no bound at "
+                "upsampling %d)\n", label ? label : "-", ser64, upsample);
+      else
+        {
+          pass = ser64 >= min_ser;
+          printf ("%s bench-cuda-pfa %s: PFA SER %.1f dB against float64 over the whole image (bound %.1f dB)\n",
+                  pass ? "PASS" : "FAIL", label ? label : "-", ser64, min_ser);
+        }
     }
   /* label, device, edge, pulses, samples, bins, standoff, grid edge, profile FFTs, gridding, gridding with
-   * global atomics, 2-D FFT, correction, formed untimed, first block, BP kernel (ms), SER (dB), QPE, outside */
+   * global atomics, 2-D FFT, correction, formed untimed, first block, BP kernel (ms), SER against BP (dB),
+   * QPE, outside, BP's range compression and pair table (ms), PFA's range compression (ms), x BP with range
+   * compression (same upsampling), x BP kernels alone, PFA SER against float64, BP SER against float64 (whole
+   * image, dB) */
   printf ("RESULT\t%s\t%s\t%d\t%d\t%d\t%u\t%.0f\t%u\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\t%.1f"
-          "\t%.4f\t%d\n", label ? label : "-", dev, edge, pulses, samples, p32->n_bins, standoff,
-          best.st.grid_u,
-          best.st.fft_ms, best.st.grid_ms, glob.st.grid_ms, best.st.fft2d_ms, best.st.correct_ms, best.wall_ms,
-          setup_ms, bp_ms, ser, rep.qpe_max_rad, rep.outside_dof);
+          "\t%.4f\t%d\t%.3f\t%.3f\t%.2f\t%.2f\t%.1f\t%.1f\n", label ? label : "-", dev, edge, pulses, samples,
+          p32->n_bins, standoff, best.st.grid_u, best.st.fft_ms, best.st.grid_ms, glob.st.grid_ms, best.st.fft2d_ms,
+          best.st.correct_ms, best.wall_ms, setup_ms, bp_ms, ser, rep.qpe_max_rad, rep.outside_dof, bp_rc_ms,
+          pfa_rc_ms, (bp_rc_ms + bp_ms) / (pfa_rc_ms + best.wall_ms), bp_ms / best.wall_ms, ser64, bp_ser64);
   if (!check (cudaFree (d_out), "cudaFree") || !check (cudaEventDestroy (e0), "cudaEventDestroy")
       || !check (cudaEventDestroy (e1), "cudaEventDestroy")
       || !check (cudaStreamDestroy (s), "cudaStreamDestroy"))
     return 1;
-  return 0;
+  return pass ? 0 : 1;
 
 fail:
   fprintf (stderr, "bench-cuda-pfa: %s\n", error ? error->message : "failed");

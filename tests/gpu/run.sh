@@ -2,33 +2,46 @@
 # tests/gpu/run.sh: build, test and benchmark the CUDA backend on a GPU machine, from the repository root.
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-#   tests/gpu/run.sh [all|test|bench|multi|e2e|tune|ncu|ffbp|none]...
+#   tests/gpu/run.sh [all|test|bench|multi|e2e|file|tune|ncu|gl|pfa|ffbp|none]...
 #                    (default: all = test bench multi e2e tune ncu ffbp)
 #
-# Builds the engine and the CLI with -Dgui=disabled -Dcuda=enabled into $EF_BUILD (default
+# Builds the engine and the CLI with -Dgui=disabled -Dcuda=enabled -Dtest_hooks=true into $EF_BUILD (default
 # /tmp/ef-build-gpu), then:
 #   test   the CUDA tests (one process per test; the multi-device test skips on one GPU) and
 #          compute-sanitizer (memcheck, racecheck) on the tiny case;
-#   bench  the single-GPU benchmarks with SER against float64 on sampled sub-rectangles, and every
-#          kernel shape on the large case;
-#   multi  with two or more GPUs: the large case on one and on two devices, and the speed-up;
+#   bench  the single-GPU benchmarks with complex SER against float64 over the whole image (float64
+#          backprojection on the device, tests/gpu/ef-ref-bp.cu; fp16 too: its magnitude PSNR is printed
+#          beside it, labelled), PASS/FAIL against RESULTS.md's figures less 3 dB, and every kernel shape on
+#          the large case;
+#   multi  with two or more GPUs: the large case on one and on two devices, and the speed-up of the image
+#          formed, summed and read back to the host (the image formed on the devices alone beside it);
 #   e2e    a job (reader thread, pinned transfers, cuFFT, backprojection) over a synthetic dataset of
 #          4x the device memory, against the kernel-only rate (EF_E2E_ARGS adds bench-job options);
+#   file   (not in all) end to end from a CPHD file on this machine's disk, as large as the disk allows:
+#          `echoform-cli form` through the reader against the kernel-only rate (see run_file);
 #   tune   `echoform-cli tune` on every device;
 #   ncu    the pulse loops' instructions per pixel (cuobjdump -sass, tests/gpu/sass-loops.py), and Nsight
 #          Compute (--clock-control none) on the fp32 and fp16 kernels at a small size;
 #   gl     (not in all) CUDA–OpenGL sharing on a headless EGL context: test-gl-cuda and its
 #          frame-time benchmark (EF_GL_BENCH_ARGS adds options); needs .gl/*.deb and .gl/dev/*.deb.
 #   pfa    (not in all) the polar format algorithm: test-cuda-pfa, and bench-cuda-pfa (4096^2 px x 8192
-#          pulses x 4096 samples at 700 km, upsampling 16 and 2) against GPU backprojection.
+#          pulses x 4096 samples at 700 km, upsampling 16 and 2) against GPU backprojection at the same
+#          upsampling, range compression included, and float64 over the whole image.
 #   ffbp   FFBP and FBP on the GPU: test-ffbp-plan, test-cuda-ffbp (one process per test) and
 #          compute-sanitizer memcheck on its tiny case; bench-cuda-ffbp against exact GPU backprojection
 #          at 4096^2 px x 8192 pulses (10 km and 700 km) and 2048^2 x 2048, upsampling 8 (at 2, linear
-#          interpolation of the profiles caps any fast algorithm near 24 dB from BP: timed, not scored).
+#          interpolation of the profiles caps any fast algorithm near 24 dB from BP: timed, not scored);
+#          x BP is taken on range compression plus formation, at the same upsampling.
 # Logs go to $OUT (default /tmp/ef-gpu-out); a short table is printed last.
 #
+# Exit status: 0 only when every step asked for ran and passed and at least one test or checked
+# benchmark passed; 1 when a test failed (a "not ok" line or a non-zero exit, including 77 for "no
+# device": on this machine a skipped GPU test is a failure), a benchmark printed FAIL or failed to run,
+# or nothing was tested at all. The last line says which.
+#
 # A machine without GLib's development files gets them from Debian packages in .gpu-debs/, unpacked
-# into a private prefix (never into /): see the `deps` function.
+# into a private prefix (never into /): see the `deps` function. json-glib's (libjson-glib-dev and
+# libjson-glib-1.0-0) go there too. tests/gpu/fetch-debs.sh gathers them all.
 #
 # Environment: EF_GPU_ARCHS (default: the device's own, e.g. 90; "all" builds every release target),
 # EF_BENCH_BIG=0 skips the 4096^2 x 8192 case, EF_E2E_TIMEOUT (seconds, default 420) stops the
@@ -47,6 +60,67 @@ SUMMARY="$OUT/summary.txt"
 
 note () { echo "== $*"; echo "$*" >> "$SUMMARY"; }
 
+# What passed and what failed, over every step.
+N_PASSED=0
+N_SKIPPED=0
+FAILURES=()
+fail () { FAILURES+=("$*"); note "FAIL: $*"; }
+
+# Judges one test program's run: its exit status and its TAP log (skips are "ok ... # SKIP"), and adds
+# its results to the totals. 77 means it found no device.
+judge_tap () {
+  local name=$1 rc=$2 log=$3 ok bad skip
+  skip=$(grep -cE '^ok .*# (SKIP|skip)' "$log")
+  ok=$(($(grep -cE '^ok ' "$log") - skip))
+  bad=$(grep -cE '^not ok ' "$log")
+  N_PASSED=$((N_PASSED + ok))
+  N_SKIPPED=$((N_SKIPPED + skip))
+  note "$name: exit $rc ($ok ok, $bad not ok, $skip skipped)"
+  if [ "$rc" -eq 77 ]; then
+    fail "$name: no test ran (exit 77: $(grep -m1 -E 'SKIP|skip' "$log" | cut -c1-160))"
+  elif [ "$rc" -ne 0 ] || [ "$bad" -ne 0 ]; then
+    fail "$name: exit $rc, $bad not ok"
+  elif [ "$ok" -eq 0 ]; then
+    fail "$name: no test passed"
+  fi
+}
+
+# Runs every test path of a glib test program in its own process (a crash in one still lets the others
+# report) into LOG; with no paths listed (the program found no device and registered nothing) runs it
+# once so that its reason is logged. Judged as one program.
+run_paths () {
+  local name=$1 dir=$2 prog=$3 log=$4 tmo=$5 rc=0 prc p paths
+  : > "$log"
+  paths=$(cd "$dir" && "./$prog" -l 2> /dev/null | grep '^/')
+  if [ -z "$paths" ]; then
+    (cd "$dir" && G_DEBUG=fatal-warnings timeout "$tmo" "./$prog" --tap) >> "$log" 2>&1
+    rc=$?
+  fi
+  for p in $paths; do
+    (cd "$dir" && G_DEBUG=fatal-warnings timeout "$tmo" "./$prog" --tap -p "$p") >> "$log" 2>&1
+    prc=$?
+    if [ $prc -ne 0 ]; then
+      rc=$prc
+      note "$name $p: exit $prc"
+    fi
+  done
+  judge_tap "$name" "$rc" "$log"
+}
+
+# Judges a benchmark's run: its exit status and the PASS / FAIL lines it printed into LOG.
+judge_bench () {
+  local name=$1 rc=$2 log=$3 fails
+  fails=$(grep -cE '^FAIL' "$log")
+  if [ "$rc" -eq 77 ]; then
+    fail "$name: did not run (exit 77: no device)"
+  elif [ "$rc" -ne 0 ]; then
+    fail "$name: exit $rc"
+  elif [ "$fails" -ne 0 ]; then
+    fail "$name: $fails FAIL line(s)"
+  fi
+  return 0
+}
+
 if [ ! -f "$ROOT/meson.build" ] || [ ! -d "$ROOT/compute/cuda" ]; then
   echo "run.sh: run me from the repository root" >&2
   exit 2
@@ -56,8 +130,8 @@ deps () {
   # GLib's headers and pkg-config files, from Debian 12 packages. Runtime libraries come from the
   # packages too, except libxml2, whose system runtime is used (the carried headers match it) so that
   # its ICU dependency stays the system's.
-  if [ "${EF_FORCE_DEBS:-0}" = 0 ] && pkg-config --exists glib-2.0 gio-2.0 libxml-2.0 2>/dev/null; then
-    echo "system GLib and libxml2 development files found"
+  if [ "${EF_FORCE_DEBS:-0}" = 0 ] && pkg-config --exists glib-2.0 gio-2.0 libxml-2.0 json-glib-1.0 2>/dev/null; then
+    echo "system GLib, json-glib and libxml2 development files found"
     return 0
   fi
   if ! ls .gpu-debs/*.deb > /dev/null 2>&1; then
@@ -85,14 +159,15 @@ deps () {
   export PKG_CONFIG_PATH="$lib/pkgconfig:$PREFIX/usr/share/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
   # The programs find the carried GLib through their run path; nothing else (ncu, compute-sanitizer)
   # sees it.
-  export LDFLAGS="-Wl,-rpath,$lib${LDFLAGS:+ $LDFLAGS}"
+  # DT_RPATH rather than DT_RUNPATH: it also serves the libraries' own dependencies (json-glib needs GIO).
+  export LDFLAGS="-Wl,--disable-new-dtags,-rpath,$lib${LDFLAGS:+ $LDFLAGS}"
   export LIBRARY_PATH="$lib${LIBRARY_PATH:+:$LIBRARY_PATH}"
   # libxml2's headers include ICU's.
   export CPATH="$PREFIX/usr/include${CPATH:+:$CPATH}"
   if ! command -v pkg-config > /dev/null; then
     export PKG_CONFIG="$PREFIX/usr/bin/pkgconf"
   fi
-  pkg-config --modversion glib-2.0 gio-2.0 libxml-2.0 fftw3 fftw3f
+  pkg-config --modversion glib-2.0 gio-2.0 libxml-2.0 json-glib-1.0 fftw3 fftw3f
 }
 
 build () {
@@ -104,7 +179,7 @@ build () {
   note "build: gpu_archs=$archs"
   if [ ! -f "$BUILD/build.ninja" ]; then
     meson setup "$BUILD" "$ROOT" -Dgui=disabled -Dcuda=enabled -Ddemo=false -Dgpu_archs="$archs" \
-      -Dbuildtype=debugoptimized > "$OUT/meson-setup.log" 2>&1 || { tail -40 "$OUT/meson-setup.log"; return 1; }
+      -Dtest_hooks=true -Dbuildtype=debugoptimized > "$OUT/meson-setup.log" 2>&1 || { tail -40 "$OUT/meson-setup.log"; return 1; }
   fi
   ninja -C "$BUILD" tests/gpu/test-cuda tests/gpu/test-cuda-model tests/gpu/bench-cuda tests/gpu/bench-job \
     app/cli/echoform-cli \
@@ -113,33 +188,21 @@ build () {
 }
 
 run_tests () {
-  local t0=$SECONDS
+  local t0=$SECONDS rc
   (cd "$BUILD" && G_DEBUG=fatal-warnings ./tests/gpu/test-cuda-model --tap) > "$OUT/test-cuda-model.log" 2>&1
-  note "test-cuda-model: exit $? ($(grep -c '^ok' "$OUT/test-cuda-model.log") ok, $(grep -c '^not ok' "$OUT/test-cuda-model.log") not ok)"
-  # One process per test, so that a crash in one still lets the others report.
-  local rc=0 paths
-  paths=$(cd "$BUILD" && ./tests/gpu/test-cuda -l 2> /dev/null | grep '^/')
-  : > "$OUT/test-cuda.log"
-  for p in $paths; do
-    (cd "$BUILD" && G_DEBUG=fatal-warnings timeout "${EF_TEST_TIMEOUT:-300}" ./tests/gpu/test-cuda --tap -p "$p") >> "$OUT/test-cuda.log" 2>&1
-    local prc=$?
-    if [ $prc -ne 0 ]; then
-      rc=$prc
-      note "test-cuda $p: exit $prc"
-    fi
-  done
-  note "test-cuda: exit $rc ($(grep -c '^ok' "$OUT/test-cuda.log") ok, $(grep -c '^not ok' "$OUT/test-cuda.log") not ok) in $((SECONDS - t0)) s"
-  grep -E "^# .*(SER|PSNR|differs|blocks|note|device)" "$OUT/test-cuda.log" | head -80
-  if [ $rc -ne 0 ]; then
-    grep -E "ERROR|not ok|Bail" "$OUT/test-cuda.log" | head -20
-  fi
+  judge_tap test-cuda-model $? "$OUT/test-cuda-model.log"
+  run_paths test-cuda "$BUILD" tests/gpu/test-cuda "$OUT/test-cuda.log" "${EF_TEST_TIMEOUT:-300}"
+  note "test-cuda took $((SECONDS - t0)) s"
+  grep -E "^# .*(SER|PSNR|differs|blocks|note|device|SKIP)" "$OUT/test-cuda.log" | head -80
+  grep -E "ERROR|not ok|Bail" "$OUT/test-cuda.log" | head -20
 
   if command -v compute-sanitizer > /dev/null; then
     for tool in memcheck racecheck; do
       (cd "$BUILD" && timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 \
          ./tests/gpu/test-cuda --tap -p /compute/cuda/tiny) > "$OUT/sanitizer-$tool.log" 2>&1
-      local src=$?
-      note "compute-sanitizer $tool on /compute/cuda/tiny: exit $src; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer-$tool.log" | tail -1)"
+      rc=$?
+      note "compute-sanitizer $tool on /compute/cuda/tiny: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer-$tool.log" | tail -1)"
+      judge_tap "compute-sanitizer $tool" "$rc" "$OUT/sanitizer-$tool.log"
     done
   else
     note "compute-sanitizer: not found"
@@ -148,9 +211,13 @@ run_tests () {
 
 bench_one () {
   local label=$1; shift
-  "$BUILD/tests/gpu/bench-cuda" --label "$label" "$@" >> "$OUT/bench.tsv" 2>> "$OUT/bench.log"
+  local one="$OUT/bench-one.tsv"
+  "$BUILD/tests/gpu/bench-cuda" --label "$label" "$@" > "$one" 2>> "$OUT/bench.log"
   local rc=$?
-  [ $rc -ne 0 ] && note "bench $label: exit $rc"
+  cat "$one" >> "$OUT/bench.tsv"
+  grep -E '^(PASS|FAIL) ' "$one"
+  judge_bench "bench-cuda $label" $rc "$one"
+  rm -f "$one"
   return 0
 }
 
@@ -194,12 +261,13 @@ run_multi () {
     done
   done
   note "multi-GPU benchmarks took $((SECONDS - t0)) s"
-  # Speed-up of two devices over one: process_block until done (column 13), and with the whole image
-  # read back to the host (column 20).
+  # Speed-up of two devices over one, on what a caller gets: the image formed, the partial images summed
+  # and the whole image read back to the host (column 20); the image formed on the devices alone
+  # (column 13) beside it.
   for p in fp32 fp16; do
     awk -F'\t' -v p="$p" '$1 == "RESULT" && $2 == "multi-4k-" p "-1gpu" { a = $13; ar = $20 }
       $1 == "RESULT" && $2 == "multi-4k-" p "-2gpu" { b = $13; br = $20 }
-      END { if (a > 0 && b > 0) printf "multi %s: 2 GPUs / 1 GPU = %.3f (image formed on the devices), %.3f (incl. reading it back)\n", p, b / a, br / ar }' \
+      END { if (ar > 0 && br > 0) printf "multi %s: 2 GPUs / 1 GPU = %.3f (formed, summed and read back to the host); %.3f counting the image formed on the devices only\n", p, br / ar, b / a }' \
       "$OUT/bench.tsv" >> "$SUMMARY"
   done
   grep "^multi fp" "$SUMMARY"
@@ -212,15 +280,66 @@ run_e2e () {
     > "$OUT/e2e.tsv" 2> "$OUT/e2e.log"
   local rc=$?
   note "e2e: exit $rc in $((SECONDS - t0)) s"
+  # 124: stopped by EF_E2E_TIMEOUT, by design (it reports its rate as it goes).
+  if [ $rc -ne 0 ] && [ $rc -ne 124 ]; then
+    fail "e2e (bench-job): exit $rc"
+  fi
   grep -E "^(job|backend alone|NVIDIA|bench-job)" "$OUT/e2e.log" | tail -6
   grep -E "^job: .* s for " "$OUT/e2e.log" >> "$SUMMARY"
+}
+
+run_file () {
+  # End to end from a real file: a CPHD written by the simulator on this machine's disk (as large as the
+  # disk allows, EF_FILE_GB to choose), formed by `echoform-cli form` through the CPHD reader into a
+  # 4096^2 region on one device, against bench-cuda's kernel-only rate for the same image, samples,
+  # spacing, standoff and range upsampling, in the same call. Warm: the file as the simulator left it in
+  # the page cache; cold (EF_FILE_COLD=1, the default): after the page cache is dropped, so every byte
+  # comes from the disk.
+  local t0=$SECONDS dir=${EF_FILE_DIR:-/tmp/ef-file} free gb pulses u rc cli="$BUILD/app/cli/echoform-cli"
+  mkdir -p "$dir"
+  free=$(df -B1000000000 --output=avail "$dir" | tail -1 | tr -d ' ')
+  gb=${EF_FILE_GB:-$((free - 8))}
+  pulses=$(( gb * 1000000000 / (4096 * 8) ))
+  note "file: $free GB free in $dir; simulating $pulses pulses x 4096 samples (CF8, $gb GB)"
+  /usr/bin/time -f "simulate: %e s wall, %M KB max RSS" "$cli" simulate --pulses "$pulses" --samples 4096 \
+    -o "$dir/big.cphd" > "$OUT/file-sim.log" 2>&1
+  rc=$?
+  cat "$OUT/file-sim.log"
+  if [ $rc -ne 0 ]; then
+    fail "file: simulate exit $rc"
+    rm -f "$dir/big.cphd"
+    return 0
+  fi
+  note "file: $(ls -l "$dir/big.cphd" | awk '{ printf "%.2f GB", $5 / 1e9 }') written in $((SECONDS - t0)) s"
+  "$cli" info "$dir/big.cphd" > "$OUT/file-info.log" 2>&1 || fail "file: info exit $?"
+  for u in ${EF_FILE_UPSAMPLE:-2 16}; do
+    for temp in warm $( [ "${EF_FILE_COLD:-1}" = 1 ] && [ "$u" = 2 ] && echo cold ); do
+      if [ "$temp" = cold ]; then
+        sync
+        echo 3 > /proc/sys/vm/drop_caches 2> /dev/null || { note "file: cannot drop the page cache"; continue; }
+      fi
+      /usr/bin/time -f "%e s wall, %M KB max RSS, %P CPU" "$cli" form "$dir/big.cphd" --roi -256,-256,256,256 \
+        --spacing 0.125 --backend cuda --upsample "$u" --json -o "$dir/img.npy" > "$OUT/file-form-u$u-$temp.json" \
+        2> "$OUT/file-form-u$u-$temp.log"
+      rc=$?
+      [ $rc -ne 0 ] && fail "file: form upsampling $u ($temp) exit $rc"
+      note "file form u$u $temp: $(tr -d '\n ' < "$OUT/file-form-u$u-$temp.json" | grep -oE '"(elapsed_s|bp_per_s|pulses|backend|precision)":[^,}]+' | tr '\n' ' ') $(tail -1 "$OUT/file-form-u$u-$temp.log")"
+    done
+    bench_one "file-kernel-u$u" --edge 4096 --pulses 8192 --samples 4096 --upsample "$u" --spacing 0.125 \
+      --standoff 10e3 --block 2048 --no-ser
+    note "file kernel u$u: $(awk -F'\t' -v l="file-kernel-u$u" '$1 == "RESULT" && $2 == l { print "kernel " $12 " BP/s" }' "$OUT/bench.tsv")"
+  done
+  rm -f "$dir/big.cphd" "$dir/img.npy" "$dir/img.json"
+  note "file step took $((SECONDS - t0)) s"
 }
 
 run_tune () {
   # echoform-cli tune times every shape on a 4096^2 x 1024 x 8192 problem, on every device, and stores
   # the fastest in the user cache.
   "$BUILD/app/cli/echoform-cli" tune --device all > "$OUT/tune.txt" 2>&1
-  note "echoform-cli tune --device all: exit $?; $(grep -c fastest "$OUT/tune.txt") tables; $(grep fastest "$OUT/tune.txt" | tr '\n' ' ')"
+  local rc=$?
+  note "echoform-cli tune --device all: exit $rc; $(grep -c fastest "$OUT/tune.txt") tables; $(grep fastest "$OUT/tune.txt" | tr '\n' ' ')"
+  [ $rc -ne 0 ] && fail "echoform-cli tune: exit $rc"
   cat "$OUT/tune.txt"
 }
 
@@ -252,7 +371,9 @@ run_ncu () {
         --section Occupancy --section ComputeWorkloadAnalysis --section LaunchStats --section WarpStateStats \
         --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
         "$BUILD/tests/gpu/bench-cuda" "${args[@]}" --precision $p >> "$OUT/ncu-$p.log" 2>&1
-      rc="$rc, retried: $?"
+      local rc2=$?
+      [ $rc2 -ne 0 ] && fail "ncu $p: exit $rc, retried without the pipe metrics: exit $rc2"
+      rc="$rc, retried: $rc2"
     fi
     note "ncu $p: exit $rc (see ncu-$p.log)"
     grep -E "Registers Per Thread|Achieved Occupancy|Theoretical Occupancy|Block Limit Registers|Issue Slots Busy|Executed Ipc Active|^ *SM Busy|L1/TEX Hit|Memory Throughput|DRAM Throughput|Compute \(SM\) Throughput|pipe_(xu|fma|alu|lsu|fp16|fmaheavy)|issue_stalled_(long_scoreboard|wait|dispatch|mio_throttle|short_scoreboard|math_pipe|barrier|not_selected)" \
@@ -301,51 +422,44 @@ run_gl () {
     # A build configured before libepoxy was there: one of its own.
     dir="$BUILD-gl"
     if [ ! -f "$dir/build.ninja" ]; then
-      meson setup "$dir" "$ROOT" -Dgui=disabled -Dcuda=enabled -Ddemo=false \
+      meson setup "$dir" "$ROOT" -Dgui=disabled -Dcuda=enabled -Ddemo=false -Dtest_hooks=true \
         -Dgpu_archs="${EF_GPU_ARCHS:-$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2> /dev/null | head -1 | tr -d '. ')}" \
         -Dbuildtype=debugoptimized > "$OUT/meson-setup-gl.log" 2>&1 || { tail -30 "$OUT/meson-setup-gl.log"; note "gl: setup failed"; return 0; }
     fi
   fi
   ninja -C "$dir" tests/gpu/test-gl-cuda > "$OUT/build-gl.log" 2>&1 \
-    || { grep -E "error|FAILED" "$OUT/build-gl.log" | head -30; note "gl: build failed"; return 0; }
-  # One process per test, so that a failed assertion in one still lets the others report.
-  : > "$OUT/test-gl-cuda.log"
-  local p paths
-  paths=$(cd "$dir" && ./tests/gpu/test-gl-cuda -l 2> /dev/null | grep '^/')
-  # No list when it skips (no device, no EGL): one run then says why.
-  [ -z "$paths" ] && (cd "$dir" && ./tests/gpu/test-gl-cuda --tap) >> "$OUT/test-gl-cuda.log" 2>&1
-  for p in $paths; do
-    (cd "$dir" && G_DEBUG=fatal-warnings timeout 300 ./tests/gpu/test-gl-cuda --tap -p "$p") >> "$OUT/test-gl-cuda.log" 2>&1
-    rc=$?
-    [ $rc -ne 0 ] && note "test-gl-cuda $p: exit $rc"
-  done
-  note "test-gl-cuda: $(grep -c '^ok' "$OUT/test-gl-cuda.log") ok, $(grep -c '^not ok' "$OUT/test-gl-cuda.log") not ok, $(grep -c '# skip' "$OUT/test-gl-cuda.log") skipped"
+    || { grep -E "error|FAILED" "$OUT/build-gl.log" | head -30; fail "gl: build failed"; return 0; }
+  # No list when it skips (no device, no EGL): one run then says why, and counts as a failure here.
+  run_paths test-gl-cuda "$dir" tests/gpu/test-gl-cuda "$OUT/test-gl-cuda.log" 300
   grep -E "^# [^r]|^not ok|ERROR|skip" "$OUT/test-gl-cuda.log" | head -40
   # shellcheck disable=SC2086
   (cd "$dir" && timeout 300 ./tests/gpu/test-gl-cuda --bench ${EF_GL_BENCH_ARGS:-}) > "$OUT/bench-gl.txt" 2>&1
   rc=$?
   note "bench gl: exit $rc in $((SECONDS - t0)) s; $(grep -E '^(PASS|FAIL)' "$OUT/bench-gl.txt")"
+  judge_bench "bench gl" $rc "$OUT/bench-gl.txt"
   cat "$OUT/bench-gl.txt"
 }
 
 run_pfa () {
   local t0=$SECONDS rc u
   ninja -C "$BUILD" tests/gpu/test-cuda-pfa tests/gpu/bench-cuda-pfa > "$OUT/build-pfa.log" 2>&1 \
-    || { grep -E "error|FAILED" "$OUT/build-pfa.log" | head -30; note "pfa: build failed"; return 0; }
+    || { grep -E "error|FAILED" "$OUT/build-pfa.log" | head -30; fail "pfa: build failed"; return 0; }
   (cd "$BUILD" && G_DEBUG=fatal-warnings timeout 600 ./tests/gpu/test-cuda-pfa --tap) > "$OUT/test-cuda-pfa.log" 2>&1
-  rc=$?
-  note "test-cuda-pfa: exit $rc ($(grep -c '^ok' "$OUT/test-cuda-pfa.log") ok, $(grep -c '^not ok' "$OUT/test-cuda-pfa.log") not ok)"
+  judge_tap test-cuda-pfa $? "$OUT/test-cuda-pfa.log"
   grep -E "^# |^not ok|ERROR|CRITICAL" "$OUT/test-cuda-pfa.log" | grep -vE "^# (Start|End) of" | head -60
   : > "$OUT/bench-pfa.tsv"
   : > "$OUT/bench-pfa.log"
   for u in 16 2; do
     timeout 600 "$BUILD/tests/gpu/bench-cuda-pfa" --label "pfa-4k-700km-u$u" --upsample $u \
-      >> "$OUT/bench-pfa.tsv" 2>> "$OUT/bench-pfa.log"
+      > "$OUT/bench-pfa-one.tsv" 2>> "$OUT/bench-pfa.log"
     rc=$?
-    [ $rc -ne 0 ] && note "bench-cuda-pfa upsampling $u: exit $rc"
+    cat "$OUT/bench-pfa-one.tsv" >> "$OUT/bench-pfa.tsv"
+    judge_bench "bench-cuda-pfa upsampling $u" $rc "$OUT/bench-pfa-one.tsv"
   done
+  rm -f "$OUT/bench-pfa-one.tsv"
   cat "$OUT/bench-pfa.log"
-  awk -F'\t' '$1 == "RESULT" { printf "%s: profile FFTs %s ms, gridding %s ms (global atomics %s), grid FFT %s ms, correction %s ms; formed in %s ms; BP kernel %s ms; SER vs BP %s dB\n", $2, $10, $11, $12, $13, $14, $15, $17, $18 }' \
+  grep -E '^(PASS|FAIL) ' "$OUT/bench-pfa.tsv"
+  awk -F'\t' '$1 == "RESULT" { printf "%s: profile FFTs %s ms, gridding %s ms (global atomics %s), grid FFT %s ms, correction %s ms; formed in %s ms; BP kernel %s ms; with range compression (same upsampling) %.2fx BP, kernels alone %.2fx; SER vs BP %s dB, vs float64 (whole image) %s dB (BP %s dB)\n", $2, $10, $11, $12, $13, $14, $15, $17, $23, $24, $18, $25, $26 }' \
     "$OUT/bench-pfa.tsv" >> "$SUMMARY"
   note "pfa step took $((SECONDS - t0)) s"
 }
@@ -353,34 +467,27 @@ run_pfa () {
 run_ffbp () {
   local t0=$SECONDS rc p paths
   ninja -C "$BUILD" tests/gpu/test-cuda-ffbp tests/gpu/bench-cuda-ffbp tests/gpu/test-ffbp-plan > "$OUT/build-ffbp.log" 2>&1 \
-    || { grep -E "error|FAILED" "$OUT/build-ffbp.log" | head -30; note "ffbp: build failed"; return 0; }
+    || { grep -E "error|FAILED" "$OUT/build-ffbp.log" | head -30; fail "ffbp: build failed"; return 0; }
   (cd "$BUILD" && G_DEBUG=fatal-warnings ./tests/gpu/test-ffbp-plan --tap) > "$OUT/test-ffbp-plan.log" 2>&1
-  note "test-ffbp-plan: exit $? ($(grep -c '^ok' "$OUT/test-ffbp-plan.log") ok, $(grep -c '^not ok' "$OUT/test-ffbp-plan.log") not ok)"
-  # One process per test, so that a crash in one still lets the others report.
-  : > "$OUT/test-cuda-ffbp.log"
-  rc=0
-  paths=$(cd "$BUILD" && ./tests/gpu/test-cuda-ffbp -l 2> /dev/null | grep '^/')
-  [ -z "$paths" ] && (cd "$BUILD" && ./tests/gpu/test-cuda-ffbp --tap) >> "$OUT/test-cuda-ffbp.log" 2>&1
-  for p in $paths; do
-    (cd "$BUILD" && G_DEBUG=fatal-warnings timeout 300 ./tests/gpu/test-cuda-ffbp --tap -p "$p") >> "$OUT/test-cuda-ffbp.log" 2>&1
-    local prc=$?
-    if [ $prc -ne 0 ]; then
-      rc=$prc
-      note "test-cuda-ffbp $p: exit $prc"
-    fi
-  done
-  note "test-cuda-ffbp: exit $rc ($(grep -c '^ok' "$OUT/test-cuda-ffbp.log") ok, $(grep -c '^not ok' "$OUT/test-cuda-ffbp.log") not ok)"
+  judge_tap test-ffbp-plan $? "$OUT/test-ffbp-plan.log"
+  run_paths test-cuda-ffbp "$BUILD" tests/gpu/test-cuda-ffbp "$OUT/test-cuda-ffbp.log" 300
   grep -E "^# [a-z]|^not ok|ERROR|CRITICAL" "$OUT/test-cuda-ffbp.log" | grep -vE "^# (random seed|device)" | head -60
   if command -v compute-sanitizer > /dev/null; then
     (cd "$BUILD" && timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
        ./tests/gpu/test-cuda-ffbp --tap -p /compute/cuda/ffbp/tiny) > "$OUT/sanitizer-ffbp.log" 2>&1
-    note "compute-sanitizer memcheck on /compute/cuda/ffbp/tiny: exit $?; $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer-ffbp.log" | tail -1)"
+    rc=$?
+    note "compute-sanitizer memcheck on /compute/cuda/ffbp/tiny: exit $rc; $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer-ffbp.log" | tail -1)"
+    judge_tap "compute-sanitizer memcheck (ffbp)" "$rc" "$OUT/sanitizer-ffbp.log"
   fi
   # The CLI end to end: a simulated scene formed by FFBP on the device.
   printf '[simulate]\ngeometry=airborne\npulses=1024\nsamples=1024\ntargets=0,0,0;5,2,0;-7,4,0\n' > "$OUT/ffbp-scene.ini"
   "$BUILD/app/cli/echoform-cli" form "$OUT/ffbp-scene.ini" -o "$OUT/ffbp-cli.npy" --algo ffbp --backend cuda --block 1024 \
     --json > "$OUT/ffbp-cli.json" 2> "$OUT/ffbp-cli.log"
-  note "echoform-cli form --algo ffbp --backend cuda: exit $?; $(tr -d '\n ' < "$OUT/ffbp-cli.json" | grep -oE '"backend":"[a-z]+"|"bp_per_s":[0-9.e+]+' | tr '\n' ' ')"
+  rc=$?
+  note "echoform-cli form --algo ffbp --backend cuda: exit $rc; $(tr -d '\n ' < "$OUT/ffbp-cli.json" | grep -oE '"backend":"[a-z]+"|"bp_per_s":[0-9.e+]+' | tr '\n' ' ')"
+  if [ $rc -ne 0 ] || ! grep -q '"backend": *"cuda"' "$OUT/ffbp-cli.json"; then
+    fail "echoform-cli form --algo ffbp --backend cuda: exit $rc, or not formed on the device"
+  fi
   rm -f "$OUT/ffbp-cli.npy" "$OUT/ffbp-cli.json" "$OUT/ffbp-scene.ini"
   : > "$OUT/ffbp.tsv"
   : > "$OUT/bench-ffbp.log"
@@ -389,27 +496,32 @@ run_ffbp () {
               "--label ffbp-2k-10km --edge 2048 --pulses 2048 --standoff 10e3" \
               "--label ffbp-4k-10km-u2 --edge 4096 --pulses 8192 --upsample 2 --no-ser --only ffbp,ffbp16,fbp"; do
     # shellcheck disable=SC2086
-    timeout 600 "$BUILD/tests/gpu/bench-cuda-ffbp" $args >> "$OUT/ffbp.tsv" 2>> "$OUT/bench-ffbp.log"
+    timeout 600 "$BUILD/tests/gpu/bench-cuda-ffbp" $args > "$OUT/ffbp-one.tsv" 2>> "$OUT/bench-ffbp.log"
     rc=$?
-    [ $rc -ne 0 ] && note "bench-cuda-ffbp $args: exit $rc"
+    cat "$OUT/ffbp-one.tsv" >> "$OUT/ffbp.tsv"
+    judge_bench "bench-cuda-ffbp $args" $rc "$OUT/ffbp-one.tsv"
   done
+  rm -f "$OUT/ffbp-one.tsv"
   grep -vE "rep [0-9]" "$OUT/bench-ffbp.log"
-  awk -F'\t' '$1 == "RESULT" && $8 != "bp" { printf "ffbp %s %s %s: %s ms, x%s over GPU BP, SER %s dB vs BP, %s dB vs float64\n", $2, $8, $9, $10, $12, $13, $14 }' \
+  grep -E '^(PASS|FAIL) ' "$OUT/ffbp.tsv"
+  awk -F'\t' '$1 == "RESULT" && $8 != "bp" { printf "ffbp %s %s %s (upsampling %s): range compression + formation %s ms, x%s over GPU BP at the same upsampling (formation alone %s ms, x%s); SER %s dB vs BP, %s dB vs float64 (whole image)\n", $2, $8, $9, $27, $10, $12, $24, $25, $13, $14 }' \
     "$OUT/ffbp.tsv" >> "$SUMMARY"
   note "ffbp step took $((SECONDS - t0)) s"
 }
 
 ffbp_table () {
   echo
-  echo "label              algo prec  formation ms  BP-equiv/s  x BP   SER vs BP  SER vs f64  leaves stages fused  leaves ms  merges ms  final ms"
-  awk -F'\t' '$1 == "RESULT" { printf "%-18s %-4s %-4s %13s %11s %5s %10s %11s %7s %6s %5s %10s %10s %9s\n", $2, $8, $9, $10, $11, $12, $13, $14, $16, $17, $18, $21, $22, $23 }' \
+  echo "(rc+form: range compression and formation, device time; x BP on that, at the same upsampling; SER vs f64 over the whole image)"
+  echo "label              algo prec   rc+form ms  BP-equiv/s  x BP  form ms  x BP (form)  SER vs BP  SER vs f64  leaves stages fused  leaves ms  merges ms  final ms"
+  awk -F'\t' '$1 == "RESULT" { printf "%-18s %-4s %-4s %12s %11s %5s %8s %12s %10s %11s %7s %6s %5s %10s %10s %9s\n", $2, $8, $9, $10, $11, $12, $24, $25, $13, $14, $16, $17, $18, $21, $22, $23 }' \
     "$OUT/ffbp.tsv"
 }
 
 table () {
   echo
-  echo "label              device                     prec shape gpus  kernel ms    BP/s (kernel)  BP/s (end to end)  read ms  SER dB  PSNR dB"
-  awk -F'\t' '$1 == "RESULT" { split($3, d, " \\("); printf "%-18s %-26s %-4s %5s %4s %10s %14s %18s %8s %7s %8s\n", $2, d[1], $8, $9, ($18 == "" ? 1 : $18), $11, $12, $13, ($19 == "" ? "-" : $19), $16, $17 }' \
+  echo "(SER: complex, over the whole image, against float64; mag PSNR: magnitudes only; formed+read: the image formed, summed and read back)"
+  echo "label              device                     prec shape gpus  kernel ms    BP/s (kernel)  BP/s (formed)  BP/s (formed+read)  read ms  SER dB  mag PSNR dB"
+  awk -F'\t' '$1 == "RESULT" { split($3, d, " \\("); printf "%-18s %-26s %-4s %5s %4s %10s %14s %14s %19s %8s %7s %12s\n", $2, d[1], $8, $9, ($18 == "" ? 1 : $18), $11, $12, $13, $20, ($19 == "" ? "-" : $19), $16, $17 }' \
     "$OUT/bench.tsv" 2> /dev/null
 }
 
@@ -428,12 +540,13 @@ for s in $STEPS; do
     bench) run_bench ;;
     multi) run_multi ;;
     e2e) run_e2e ;;
+    file) run_file ;;
     ncu) run_ncu ;;
     gl) run_gl ;;
     pfa) run_pfa ;;
     ffbp) run_ffbp ;;
     none) ;;
-    *) echo "run.sh: unknown step $s" >&2 ;;
+    *) fail "unknown step $s" ;;
   esac
 done
 # Only a few files come back from a remote run: keep the logs in one archive.
@@ -449,4 +562,24 @@ if [ -s "$OUT/e2e.tsv" ]; then
   awk -F'\t' '$1 == "E2E" { split($3, d, " \\("); printf "%-14s %-17s %5s %8s %7s %4s %4s %10s %7s %7s %10s %12s %12s %12s\n", $2, substr(d[1], 1, 17), $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $16 }' \
     "$OUT/e2e.tsv"
 fi
+
+# The verdict: checked benchmarks count as passed tests.
+for f in "$OUT/bench.tsv" "$OUT/ffbp.tsv" "$OUT/bench-pfa.tsv" "$OUT/bench-gl.txt"; do
+  [ -f "$f" ] && N_PASSED=$((N_PASSED + $(grep -cE '^PASS ' "$f")))
+done
+echo
+if [ ${#FAILURES[@]} -gt 0 ]; then
+  echo "run.sh: FAILED: ${#FAILURES[@]} failure(s), $N_PASSED passed, $N_SKIPPED skipped:"
+  printf '  %s\n' "${FAILURES[@]}"
+  exit 1
+fi
+if [ "$(echo $STEPS)" = none ]; then
+  echo "run.sh: built; no step was asked for"
+  exit 0
+fi
+if [ "$N_PASSED" -eq 0 ]; then
+  echo "run.sh: FAILED: no test ran ($N_SKIPPED skipped)"
+  exit 1
+fi
+echo "run.sh: PASSED: $N_PASSED passed, $N_SKIPPED skipped, 0 failed"
 exit 0

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cuda/ef-cuda.h"
+#include "cuda/ef-cuda-test-hooks.h"
 #include "cuda/ef-cuda-ffbp.h"
 #include "ef-backend.h"
 #include "ef-error.h"
@@ -14,6 +15,19 @@
 #include "ef-metrics.h"
 #include "ef-cuda-test-scene.h"
 #include "ef-test-scene.h"
+
+/* tests/bench/RESULTS.md (FFBP, FBP and PFA on the GPU: tests); each bound is the figure less 3 dB, or
+ * twice the stated difference: GPU against CPU on the same profiles and tree 105-119 dB; against float64
+ * BP 54.7-59.7 dB; fp16 grids PSNR (magnitudes) 75-82 dB against float64; point targets within res/2400
+ * of where they are, PSLR within 0.02 dB and IRW within 0.1% of BP's; through the backend, fp32 and fp16,
+ * at least 56.6 dB against float64. */
+#define GPU_CPU_SER_DB 102.0
+#define REF_SER_DB 51.7
+#define PSNR16_DB 72.0
+#define POS_RES_FRACTION 1200.0
+#define PSLR_DIFF_DB 0.04
+#define IRW_REL_TOL 0.002
+#define BACKEND_SER_DB 53.6
 
 typedef struct {
   const char *name;
@@ -157,15 +171,19 @@ test_scene (gconstpointer data)
   gpu = form_gpu (&grid, sp.bandwidth, &fp, EF_PRECISION_FP32, p32, &sg, &ms);
   cpu = form_cpu (&grid, sp.bandwidth, &fp, sg.leaf_pulses, p32, &sc);
   check_same_tree (&sg, &sc);
+#if EF_TEST_HOOKS
   ef_cuda_ffbp_debug_force_exact (TRUE);
   exact = form_gpu (&grid, sp.bandwidth, &fp, EF_PRECISION_FP32, p32, &sx, NULL);
   ef_cuda_ffbp_debug_force_exact (FALSE);
+#else
+  (void) sx;
+#endif
   half = form_gpu (&grid, sp.bandwidth, &fp, EF_PRECISION_FP16, p32, &s16, &ms16);
 
   ser_cpu = ef_ser_db_f32 (gpu, cpu, n);
   ser_ref = ef_ser_db_f32_f64 (gpu, ref, n);
   ser_cpu_ref = ef_ser_db_f32_f64 (cpu, ref, n);
-  ser_exact = ef_ser_db_f32 (gpu, exact, n);
+  ser_exact = exact != NULL ? ef_ser_db_f32 (gpu, exact, n) : NAN;
   psnr16 = ef_cuda_test_psnr_db (half, ref, n);
   g_test_message ("%s: %ux%u px x %u pulses, leaves of %u, %u stages, %u fused: GPU against CPU %.1f dB; against "
                   "float64 %.1f dB (CPU: %.1f dB); cubic against exact geometry %.1f dB; fp16: PSNR %.1f dB, SER "
@@ -173,10 +191,13 @@ test_scene (gconstpointer data)
                   c->name, grid.width, grid.height, p32->n_pulses, sg.leaf_pulses, sg.n_stages, sg.n_final, ser_cpu,
                   ser_ref, ser_cpu_ref, ser_exact, psnr16, ef_ser_db_f32_f64 (half, ref, n), ms,
                   sg.seconds_leaves * 1e3, sg.seconds_merge * 1e3, sg.seconds_final * 1e3, ms16);
-  g_assert_cmpfloat (ser_cpu, >=, 60.0);
-  g_assert_cmpfloat (ser_ref, >=, 40.0);
-  g_assert_cmpfloat (ser_exact, >=, 80.0);
-  g_assert_cmpfloat (psnr16, >=, 38.0);
+  g_assert_cmpfloat (ser_cpu, >=, GPU_CPU_SER_DB);
+  g_assert_cmpfloat (ser_ref, >=, REF_SER_DB);
+  if (exact != NULL)
+    g_assert_cmpfloat (ser_exact, >=, 80.0);
+  else
+    g_test_message ("the cubic geometry against the exact one: not checked, " EF_TEST_HOOKS_MISSING);
+  g_assert_cmpfloat (psnr16, >=, PSNR16_DB);
 }
 
 /* ---- point targets: where BP puts them, with BP's sidelobes ---- */
@@ -244,11 +265,11 @@ test_point_targets (gconstpointer data)
                       st.n_stages, ef_ser_db_f32_f64 (gpu, ref, n), err, res / err, pg.range.irw_m, pb.range.irw_m,
                       pg.cross.irw_m, pb.cross.irw_m, pg.range.pslr_db, pb.range.pslr_db, pg.cross.pslr_db,
                       pb.cross.pslr_db);
-      g_assert_cmpfloat (err, <, res / 20);
-      g_assert_cmpfloat (fabs (pg.range.pslr_db - pb.range.pslr_db), <, 0.5);
-      g_assert_cmpfloat (fabs (pg.cross.pslr_db - pb.cross.pslr_db), <, 0.5);
-      g_assert_cmpfloat (fabs (pg.range.irw_m / pb.range.irw_m - 1), <, 0.05);
-      g_assert_cmpfloat (fabs (pg.cross.irw_m / pb.cross.irw_m - 1), <, 0.05);
+      g_assert_cmpfloat (err, <, res / POS_RES_FRACTION);
+      g_assert_cmpfloat (fabs (pg.range.pslr_db - pb.range.pslr_db), <, PSLR_DIFF_DB);
+      g_assert_cmpfloat (fabs (pg.cross.pslr_db - pb.cross.pslr_db), <, PSLR_DIFF_DB);
+      g_assert_cmpfloat (fabs (pg.range.irw_m / pb.range.irw_m - 1), <, IRW_REL_TOL);
+      g_assert_cmpfloat (fabs (pg.cross.irw_m / pb.cross.irw_m - 1), <, IRW_REL_TOL);
       ef_point_result_clear (&pb);
       ef_point_result_clear (&pg);
     }
@@ -337,13 +358,13 @@ test_backend (gconstpointer data)
   g_assert_cmpuint (cs.n_bp, ==, (guint64) np * n);
   ser = ef_cuda_test_ser_db (img, ref, n);
   psnr = ef_cuda_test_psnr_db (img, ref, n);
-  g_test_message ("backend %s: %ux%u px, %u pulses in blocks of %u: SER %.1f dB, PSNR %.1f dB against float64; "
+  g_test_message ("backend %s: %ux%u px, %u pulses in blocks of %u: SER %.1f dB (magnitude PSNR %.1f dB) against "
+                  "float64; "
                   "device time %.3f ms for formation, %.3f ms for range compression", c->name, bp.grid.width,
                   bp.grid.height, np, c->block, ser, psnr, cs.bp_ms, cs.rc_ms);
-  if (c->precision == EF_PRECISION_FP32)
-    g_assert_cmpfloat (ser, >=, 40.0);
-  else
-    g_assert_cmpfloat (psnr, >=, 38.0);
+  g_assert_cmpfloat (ser, >=, BACKEND_SER_DB);
+  if (c->precision == EF_PRECISION_FP16)
+    g_assert_cmpfloat (psnr, >=, PSNR16_DB);
 }
 
 /* ---- a tiny case, for compute-sanitizer ---- */
@@ -376,7 +397,7 @@ test_tiny (void)
   g_test_message ("tiny: %ux%u px x %u pulses, %u stages: GPU against CPU %.1f dB, fp16 against CPU %.1f dB",
                   grid.width, grid.height, p32->n_pulses, sg.n_stages, ef_ser_db_f32 (gpu, cpu, n),
                   ef_ser_db_f32 (half, cpu, n));
-  g_assert_cmpfloat (ef_ser_db_f32 (gpu, cpu, n), >=, 60.0);
+  g_assert_cmpfloat (ef_ser_db_f32 (gpu, cpu, n), >=, GPU_CPU_SER_DB);
 }
 
 /* ---- out of device memory: an error, not a crash; the next call works ---- */
@@ -384,6 +405,7 @@ test_tiny (void)
 static void
 test_oom (void)
 {
+#if EF_TEST_HOOKS
   g_autofree EfSimTarget *tg = ef_test_random_targets (10, -3, -3, 3, 3);
   EfSimParams sp;
   g_autoptr (EfDataset) ds = simulate (&geometries[0], 128, tg, 10, &sp);
@@ -407,6 +429,9 @@ test_oom (void)
   g_test_message ("%s", error->message);
   g_clear_error (&error);
   g_free (form_gpu (&grid, sp.bandwidth, &fp, EF_PRECISION_FP32, p32, NULL, NULL));
+#else
+  g_test_skip ("allocation failures: " EF_TEST_HOOKS_MISSING);
+#endif
 }
 
 int

@@ -21,18 +21,20 @@ typedef struct {
   double min_ser;
 } Case;
 
+/* min_ser: tests/bench/RESULTS.md's 100.8-116 dB for the kernel on the device, less 3 dB; the coarse case
+ * sits lower (95.1-95.5 dB measured: several bins a pixel step and a 2 km scene). */
 static const Case cases[] = {
   /* one bin per pixel, as with 2x upsampling at half-resolution pixels */
-  { "airborne-10km", 10e3, 30, 4, 1024, 0.125, 0.125, 72, 150, FALSE, 80 },
-  { "spaceborne-700km", 700e3, 45, 3.6, 1024, 0.125, 0.125, 72, 150, FALSE, 80 },
+  { "airborne-10km", 10e3, 30, 4, 1024, 0.125, 0.125, 72, 150, FALSE, 97.8 },
+  { "spaceborne-700km", 700e3, 45, 3.6, 1024, 0.125, 0.125, 72, 150, FALSE, 97.8 },
   /* eight bins per pixel, as with 16x upsampling */
-  { "airborne-10km-fine-bins", 10e3, 30, 4, 4096, 0.0156, 0.125, 40, 70, FALSE, 80 },
-  { "bistatic-10km", 10e3, 30, 4, 1024, 0.125, 0.125, 45, 70, TRUE, 80 },
+  { "airborne-10km-fine-bins", 10e3, 30, 4, 4096, 0.0156, 0.125, 40, 70, FALSE, 97.8 },
+  { "bistatic-10km", 10e3, 30, 4, 1024, 0.125, 0.125, 45, 70, TRUE, 97.8 },
   /* the image runs off both ends of the profiles: out-of-range pixels must be exactly the reference's
    * zeros, and in-range ones right */
-  { "edges", 10e3, 30, 4, 160, 0.1, 0.1, 300, 40, FALSE, 80 },
+  { "edges", 10e3, 30, 4, 160, 0.1, 0.1, 300, 40, FALSE, 97.8 },
   /* coarse pixels: several bins per pixel step in a 2 km scene */
-  { "coarse-1km-pixels", 12e3, 40, 6, 4096, 0.25, 1.0, 40, 40, FALSE, 80 },
+  { "coarse-1km-pixels", 12e3, 40, 6, 4096, 0.25, 1.0, 40, 40, FALSE, 92.0 },
 };
 
 static void
@@ -146,7 +148,7 @@ test_not_finite (void)
   g_assert_cmpuint (ef_cuda_test_count_nonfinite (img, n), ==, 0);
   ser = ef_cuda_test_ser_db (img, ref, n);
   g_test_message ("pulse %u of 48 with a NaN antenna: SER %.1f dB against the reference without it", bad, ser);
-  g_assert_cmpfloat (ser, >=, 80.0);
+  g_assert_cmpfloat (ser, >=, 97.8);
 }
 
 int

@@ -9,13 +9,28 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda/ef-cuda.h"
+#include "cuda/ef-cuda-test-hooks.h"
 #include "cuda/ef-cuda-pfa.h"
 #include "ef-backend.h"
 #include "ef-error.h"
+#include "ef-job.h"
 #include "ef-metrics.h"
 #include "ef-pfa.h"
 #include "ef-cuda-test-scene.h"
 #include "ef-test-scene.h"
+
+/* tests/bench/RESULTS.md (PFA on the GPU: tests); each bound is the figure less 3 dB, or half the stated
+ * fraction of a resolution cell: GPU against CPU PFA 127.8-130.8 dB; against float64 BP 55.7 dB; through
+ * the backend against the CPU backend 130.2 dB on one device and 76.1 dB on two (each device grids half of
+ * every block); a point target within res/8574 with PSLR -13.26 dB (README.md: within 0.15 dB); a single point
+ * target's small image, GPU against CPU, 113.0-120.0 dB (its energy sits in a few pixels, so the gridding's
+ * float rounding elsewhere weighs more). */
+#define GPU_CPU_SER_DB 124.8
+#define POINT_GPU_CPU_SER_DB 110.0
+#define BP_SER_DB 52.7
+#define BACKEND_SER_DB 127.2
+#define BACKEND2_SER_DB 73.1
+#define POS_RES_FRACTION 4287.0
 
 /*
  * The CPU former (ef-pfa.c, fp32 profiles) is the gold model: the GPU former must give the same image
@@ -127,6 +142,9 @@ check_report (const EfPfaReport *gpu, const EfPfaReport *cpu)
   g_assert_cmpuint (gpu->n_pulses, ==, cpu->n_pulses);
   g_assert_cmpint (gpu->outside_dof, ==, cpu->outside_dof);
   g_assert_cmpfloat_with_epsilon (gpu->qpe_max_rad, cpu->qpe_max_rad, 1e-12);
+  g_assert_cmpfloat_with_epsilon (gpu->qpe_limit_rad, cpu->qpe_limit_rad, 1e-12);
+  g_assert_cmpfloat_with_epsilon (gpu->qpe_at_m[0], cpu->qpe_at_m[0], 1e-9);
+  g_assert_cmpfloat_with_epsilon (gpu->qpe_at_m[1], cpu->qpe_at_m[1], 1e-9);
   g_assert_cmpfloat_with_epsilon (gpu->r_max_m, cpu->r_max_m, 1e-9 * MAX (cpu->r_max_m, 1.0));
   g_assert_cmpfloat_with_epsilon (gpu->roi_radius_m, cpu->roi_radius_m, 1e-9);
   g_assert_cmpfloat_with_epsilon (gpu->distortion_max_m, cpu->distortion_max_m, 1e-7);
@@ -193,9 +211,10 @@ test_random_scene (void)
   g_assert_false (rep_gpu.outside_dof);
   check_report (&rep_gpu, &rep_cpu);
   check_report (&rep_glob, &rep_cpu);
-  g_assert_cmpfloat (ser_cpu, >=, 60.0);
-  g_assert_cmpfloat (ser_bp, >=, 30.0);
-  g_assert_cmpfloat (ser_glob, >=, 60.0);
+  g_assert_cmpfloat (ser_cpu, >=, GPU_CPU_SER_DB);
+  g_assert_cmpfloat (ser_bp, >=, BP_SER_DB);
+  /* Both on the device, the same sums in another order. */
+  g_assert_cmpfloat (ser_glob, >=, GPU_CPU_SER_DB);
 }
 
 /* Through the backends, as the job and the CLI run it: the CUDA backend (range compression with cuFFT,
@@ -275,13 +294,32 @@ test_backend (gconstpointer data)
       g_assert_true (ef_backend_read_image (cpu, &all, img_cpu, &error));
       g_assert_no_error (error);
       ser_cpu = ef_ser_db_f32 (img_gpu, img_cpu, n);
-      g_assert_cmpfloat (ser_cpu, >=, 60.0);
+      g_assert_cmpfloat (ser_cpu, >=, devices == 1 ? BACKEND_SER_DB : BACKEND2_SER_DB);
     }
   ser_bp = ef_cuda_test_ser_db (img_gpu, ref, n);
   g_test_message ("backend pfa, %u device(s): %ux%u px, %u pulses in blocks of %u: CUDA against CPU backend "
                   "%.1f dB, against float64 BP %.1f dB", devices, bp.grid.width, bp.grid.height, np, block, ser_cpu,
                   ser_bp);
-  g_assert_cmpfloat (ser_bp, >=, 30.0);
+  g_assert_cmpfloat (ser_bp, >=, BP_SER_DB);
+  {
+    /* Both backends checked the depth of focus after the blocks, with the same host function: on one
+     * device over the very same pulses; over two, each device over its share of every block (the arc is
+     * the same, the error within a few percent). */
+    const EfRunInfo *rg = ef_backend_get_run_info (gpu);
+    const EfRunInfo *rc = ef_backend_get_run_info (cpu);
+
+    g_assert_cmpstr (rg->backend, ==, "cuda");
+    g_assert_cmpuint (rg->n_devices, ==, devices);
+    g_assert_cmpint (rg->precision, ==, EF_PRECISION_FP32);
+    g_assert_null (rg->precision_reason);
+    g_assert_true (rg->pfa_checked && rc->pfa_checked);
+    g_assert_false (rg->pfa_outside_dof);
+    g_test_message ("QPE after the last block: CUDA %.4g rad, CPU %.4g rad", rg->pfa_qpe_rad, rc->pfa_qpe_rad);
+    if (devices == 1)
+      g_assert_cmpfloat_with_epsilon (rg->pfa_qpe_rad, rc->pfa_qpe_rad, 1e-12);
+    else
+      g_assert_cmpfloat (fabs (rg->pfa_qpe_rad / rc->pfa_qpe_rad - 1), <, 0.05);
+  }
 
   /* Cleared, the device former starts again: one block gives that block's image. */
   g_assert_true (gpu->ops->clear (gpu, &error));
@@ -294,7 +332,7 @@ test_backend (gconstpointer data)
   g_assert_true (ef_backend_read_image (gpu, &all, img_gpu, &error));
   g_assert_true (ef_backend_read_image (cpu, &all, img_cpu, &error));
   g_assert_no_error (error);
-  g_assert_cmpfloat (ef_ser_db_f32 (img_gpu, img_cpu, n), >=, 60.0);
+  g_assert_cmpfloat (ef_ser_db_f32 (img_gpu, img_cpu, n), >=, devices == 1 ? BACKEND_SER_DB : BACKEND2_SER_DB);
 }
 
 /* Bistatic white profiles of an odd length (1000 bins), with reference ranges a little off the origin:
@@ -328,10 +366,10 @@ test_bistatic_white (void)
                   "PFA: SER %.1f dB; distortion %.4f m", grid.width, grid.height, ser,
                   rep_gpu.distortion_max_m);
   check_report (&rep_gpu, &rep_cpu);
-  g_assert_cmpfloat (ser, >=, 60.0);
+  g_assert_cmpfloat (ser, >=, GPU_CPU_SER_DB);
 }
 
-/* The planar-wavefront distortion moves a target 54 m out by about res/2: corrected it sits within res/20;
+/* The planar-wavefront distortion moves a target 54 m out by about res/2: corrected it sits within res/4287;
  * uncorrected it is off, as on the CPU. */
 static void
 test_point_target (void)
@@ -386,10 +424,10 @@ test_point_target (void)
                       pr.cross.pslr_db, rep.distortion_max_m);
       if (correct)
         {
-          g_assert_cmpfloat (err, <, res / 20);
+          g_assert_cmpfloat (err, <, res / POS_RES_FRACTION);
           g_assert_cmpfloat (rep.distortion_max_m, >, res / 2);
-          g_assert_cmpfloat_with_epsilon (pr.range.pslr_db, -13.26, 0.5);
-          g_assert_cmpfloat_with_epsilon (pr.cross.pslr_db, -13.26, 0.5);
+          g_assert_cmpfloat_with_epsilon (pr.range.pslr_db, -13.26, 0.15);
+          g_assert_cmpfloat_with_epsilon (pr.cross.pslr_db, -13.26, 0.15);
         }
       else
         {
@@ -453,13 +491,14 @@ test_depth_of_focus (void)
                       tg[i].pos[1], rep_gpu.qpe_max_rad, rep_gpu.r_max_m, rep_gpu.outside_dof ? "yes" : "no",
                       err, ser, rep_gpu.outside_dof ? "; " : "", rep_gpu.note);
       check_report (&rep_gpu, &rep_cpu);
-      g_assert_cmpfloat (ser, >=, 60.0);
+      g_assert_cmpfloat (ser, >=, POINT_GPU_CPU_SER_DB);
       g_assert_cmpfloat (rep_gpu.r_max_m, >, 25);
       g_assert_cmpfloat (rep_gpu.r_max_m, <, 50);
       if (i == 0)
         {
           g_assert_false (rep_gpu.outside_dof);
-          g_assert_cmpfloat (err, <, res / 20);
+          /* README.md: within resolution/100. */
+          g_assert_cmpfloat (err, <, res / 100);
         }
       else
         {
@@ -536,7 +575,8 @@ test_progressive (void)
       CUDA_OK (cudaMemcpy (img, d_out, n * sizeof (EfCf32), cudaMemcpyDeviceToHost));
       g_test_message ("pass %d: blocks in the order 3, 0, 2, 1 against one block: SER %.1f dB", pass,
                       ef_ser_db_f32 (img, whole, n));
-      g_assert_cmpfloat (ef_ser_db_f32 (img, whole, n), >, 100);
+      /* The same float sums in another order (the CPU's: 142-145 dB). */
+      g_assert_cmpfloat (ef_ser_db_f32 (img, whole, n), >, GPU_CPU_SER_DB);
       ef_cuda_pfa_clear (pfa);
     }
   CUDA_OK (cudaFree (d_out));
@@ -548,6 +588,7 @@ test_progressive (void)
 static void
 test_oom (void)
 {
+#if EF_TEST_HOOKS
   EfSimParams sp;
   g_autoptr (EfDataset) ds = NULL;
   g_autofree EfSimTarget *tg = ef_test_random_targets (30, -6, -6, 6, 6);
@@ -622,13 +663,16 @@ test_oom (void)
       g_assert_true (ef_cuda_pfa_form (pfa, NULL, d_out, NULL, &error));
       g_assert_no_error (error);
       CUDA_OK (cudaMemcpy (img, d_out, n * sizeof (EfCf32), cudaMemcpyDeviceToHost));
-      g_assert_cmpfloat (ef_ser_db_f32 (img, ref, n), >=, 100.0);
+      g_assert_cmpfloat (ef_ser_db_f32 (img, ref, n), >=, GPU_CPU_SER_DB);
     }
   g_test_message ("%u of 17 injected failures hit the first block", failures);
   /* The grid, its copy, the lattice, the spectra, four tables, the word and two plans: at least twelve. */
   g_assert_cmpuint (failures, >=, 12);
   CUDA_OK (cudaFree (d_out));
   CUDA_OK (cudaFree (d_prof));
+#else
+  g_test_skip ("allocation failures: " EF_TEST_HOOKS_MISSING);
+#endif
 }
 
 static void
@@ -670,6 +714,202 @@ test_bad_args (void)
   CUDA_OK (cudaFree (d_prof));
 }
 
+/* The default airborne geometry with targets hundreds of metres out on the axes and the diagonals, as
+ * test-pfa.c's depth-of-focus-directions (4096 samples, 1536 pulses over the same 4.1 degree arc): the
+ * device former's check, made after every block by the host function the CPU former shares, gives the
+ * CPU's numbers, and its warning fires exactly when its own image's cross-range width exceeds 1.1 times
+ * BP's. The cases sit clear of the limit, with one just inside each side. */
+#define DIR_PULSES 1536
+#define DIR_SAMPLES 4096
+#define DIR_BLOCK 256
+#define DIR_EDGE 64
+
+static void
+test_depth_of_focus_directions (void)
+{
+  static const double xy[][2] = {
+    { 100, 100 }, { 212, -212 }, { 300, 300 }, { -300, 300 }, { 200, 0 }, { 0, -400 }, { 0, 500 },
+    { 300, 0 }, { 400, 300 }, { -354, 354 }, { 424, 424 }, { -424, -424 }, { 0, 600 },
+  };
+  const guint nt = G_N_ELEMENTS (xy);
+  EfSimParams sp;
+  EfSimTarget tg[G_N_ELEMENTS (xy)];
+  g_autoptr (EfDataset) ds = NULL;
+  g_autoptr (EfProfiles) p32 = NULL;
+  EfRangeParams rp = EF_RANGE_PARAMS_DEFAULT;
+  double res, dir[3] = { 1, 0, 0 };
+  guint n_beyond = 0;
+  void *d_prof;
+
+  ef_sim_params_init_airborne (&sp);
+  sp.n_pulses = DIR_PULSES;
+  sp.n_samples = DIR_SAMPLES;
+  ef_test_place_targets (tg, xy, nt);
+  sp.targets = tg;
+  sp.n_targets = nt;
+  ds = ef_sim_run (&sp, NULL);
+  g_assert_nonnull (ds);
+  rp.upsample = 4;
+  p32 = ef_test_compress (ds, &rp, FALSE);
+  d_prof = upload_profiles (p32);
+  res = EF_C / (2 * sp.bandwidth);
+  for (guint i = 0; i < nt; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (EfCudaPfa) gpu = NULL;
+      g_autoptr (EfPfa) cpu = NULL;
+      g_autoptr (EfImage) ib = NULL;
+      g_autoptr (EfImage) ip = NULL;
+      g_autofree EfCf32 *bp = NULL;
+      double half = 0.5 * DIR_EDGE * res / 4, col, row, ratio;
+      const gsize n_bins = p32->n_bins;
+      EfPfaReport rep_gpu, rep_cpu;
+      EfPointResult rb = { 0 }, rg = { 0 };
+      EfPfaParams pp;
+      EfGrid grid;
+      void *d_out = NULL;
+      gsize n;
+
+      g_assert_true (ef_grid_init_roi (&grid, xy[i][0] - half, xy[i][1] - half, xy[i][0] + half, xy[i][1] + half,
+                                       res / 4, NULL));
+      n = ef_grid_n_pixels (&grid);
+      ef_pfa_params_init (&pp);
+      gpu = ef_cuda_pfa_new (&grid, sp.bandwidth, &pp, &error);
+      g_assert_no_error (error);
+      cpu = ef_pfa_new (&grid, sp.bandwidth, FALSE, &pp, &error);
+      g_assert_no_error (error);
+      for (guint p0 = 0; p0 < DIR_PULSES; p0 += DIR_BLOCK)
+        {
+          EfProfiles view = *p32;
+
+          view.n_pulses = MIN (DIR_BLOCK, DIR_PULSES - p0);
+          view.meta = p32->meta + p0;
+          view.data32 = p32->data32 + (gsize) p0 * n_bins;
+          g_assert_true (ef_cuda_pfa_add (gpu, NULL, view.meta, (const char *) d_prof + (gsize) p0 * n_bins
+                                          * sizeof (EfCf32), (guint) n_bins, view.n_pulses, &error));
+          g_assert_no_error (error);
+          g_assert_true (ef_pfa_add (cpu, &view, &error));
+          g_assert_no_error (error);
+          /* After every block, on the host, without waiting for the device: the CPU's numbers. */
+          ef_cuda_pfa_check (gpu, &rep_gpu);
+          ef_pfa_check (cpu, &rep_cpu);
+          g_assert_cmpuint (rep_gpu.n_pulses, ==, p0 + view.n_pulses);
+          g_assert_cmpint (rep_gpu.outside_dof, ==, rep_cpu.outside_dof);
+          g_assert_cmpfloat_with_epsilon (rep_gpu.qpe_max_rad, rep_cpu.qpe_max_rad, 1e-12);
+          g_assert_cmpstr (rep_gpu.note, ==, rep_cpu.note);
+        }
+      CUDA_OK (cudaMalloc (&d_out, n * sizeof (EfCf32)));
+      CUDA_OK (cudaMemset (d_out, 0xff, n * sizeof (EfCf32)));
+      g_assert_true (ef_cuda_pfa_form (gpu, NULL, d_out, &rep_gpu, &error));
+      g_assert_no_error (error);
+      ip = ef_image_new (&grid, NULL);
+      CUDA_OK (cudaMemcpy (ip->data, d_out, n * sizeof (EfCf32), cudaMemcpyDeviceToHost));
+      CUDA_OK (cudaFree (d_out));
+      g_assert_cmpuint (ef_cuda_test_count_nonfinite (ip->data, n), ==, 0);
+      bp = g_new0 (EfCf32, n);
+      ef_bp_cpu_fp32 (&grid, p32, bp, 0);
+      ib = image_from32 (&grid, bp);
+      ef_grid_position_to_pixel (&grid, tg[i].pos, &col, &row);
+      g_assert_true (ef_point_analyse (ib, col, row, 8, dir, &rb, &error));
+      g_assert_no_error (error);
+      g_assert_true (ef_point_analyse (ip, col, row, 20, dir, &rg, &error));
+      g_assert_no_error (error);
+      ratio = rg.cross.irw_m / rb.cross.irw_m;
+      g_test_message ("(%6.1f, %6.1f) %4.0f m: cross-range IRW CUDA PFA %.4f m, BP %.4f m, ratio %.3f; QPE %.2f rad "
+                      "(limit %.2f): %s", xy[i][0], xy[i][1], hypot (xy[i][0], xy[i][1]), rg.cross.irw_m,
+                      rb.cross.irw_m, ratio, rep_gpu.qpe_max_rad, rep_gpu.qpe_limit_rad,
+                      rep_gpu.outside_dof ? "warned" : "within");
+      g_assert_cmpint (rep_gpu.outside_dof, ==, ratio > 1.1);
+      g_assert_cmpfloat (fabs (ratio - 1.1), >, 0.02);
+      n_beyond += rep_gpu.outside_dof;
+      ef_point_result_clear (&rb);
+      ef_point_result_clear (&rg);
+    }
+  g_assert_cmpuint (n_beyond, ==, 6);
+  CUDA_OK (cudaFree (d_prof));
+}
+
+typedef struct {
+  guint    n;
+  double   qpe[16];
+  gboolean outside[16];
+} QpeTrack;
+
+static void
+track_qpe (EfJob *job, const EfJobProgress *pr, gpointer data)
+{
+  QpeTrack *t = data;
+  g_auto (EfRunInfo) run = { 0 };
+
+  if (pr->state != EF_JOB_RUNNING || t->n >= G_N_ELEMENTS (t->qpe))
+    return;
+  ef_job_get_run_info (job, &run);
+  t->qpe[t->n] = run.pfa_checked ? run.pfa_qpe_rad : -1;
+  t->outside[t->n] = run.pfa_outside_dof;
+  t->n++;
+}
+
+/* A CUDA job of PFA with fp16 asked: the device former grids in fp32, and the record says so and why;
+ * it checks the depth of focus after every block (the backend asked only after the first block), and
+ * the diagonal target at (400, 300) is reported once the aperture has grown enough. */
+static void
+test_job_record (void)
+{
+  static const double xy[][2] = { { 400, 300 } };
+  EfSimParams sp;
+  EfSimTarget tg[1];
+  g_autoptr (EfDataset) ds = NULL;
+  g_autoptr (EfJob) job = NULL;
+  g_autoptr (GError) error = NULL;
+  g_auto (EfRunInfo) run = { 0 };
+  QpeTrack t = { 0 };
+  EfJobParams jp;
+  EfGrid grid;
+  double res, half;
+
+  ef_sim_params_init_airborne (&sp);
+  sp.n_pulses = DIR_PULSES;
+  sp.n_samples = DIR_SAMPLES;
+  ef_test_place_targets (tg, xy, 1);
+  sp.targets = tg;
+  sp.n_targets = 1;
+  ds = ef_sim_run (&sp, NULL);
+  res = EF_C / (2 * sp.bandwidth);
+  half = 0.5 * DIR_EDGE * res / 4;
+  g_assert_true (ef_grid_init_roi (&grid, xy[0][0] - half, xy[0][1] - half, xy[0][0] + half, xy[0][1] + half,
+                                   res / 4, NULL));
+  ef_job_params_init (&jp, &grid);
+  jp.backend_kind = EF_BACKEND_CUDA;
+  jp.backend.algo = EF_ALGO_PFA;
+  jp.backend.precision = EF_PRECISION_FP16;
+  jp.backend.range.upsample = 4;
+  jp.backend.block_size = DIR_BLOCK;
+  jp.publish_interval_s = -1;
+  job = ef_job_new (ds, &jp, &error);
+  g_assert_no_error (error);
+  g_assert_true (ef_job_run (job, track_qpe, &t, &error));
+  g_assert_no_error (error);
+  ef_job_get_run_info (job, &run);
+  g_test_message ("CUDA PFA, fp16 asked: ran %s (%s); QPE after each block %.2f, %.2f, %.2f, %.2f, %.2f, at the "
+                  "end %.2f rad (limit %.2f)", ef_precision_to_string (run.precision),
+                  run.precision_reason ? run.precision_reason : "as asked", t.qpe[0], t.qpe[1], t.qpe[2], t.qpe[3],
+                  t.qpe[4], run.pfa_qpe_rad, run.pfa_qpe_limit_rad);
+  g_assert_cmpstr (run.backend, ==, "cuda");
+  g_assert_cmpint (run.precision_requested, ==, EF_PRECISION_FP16);
+  g_assert_cmpint (run.precision, ==, EF_PRECISION_FP32);
+  g_assert_nonnull (run.precision_reason);
+  g_assert_cmpuint (t.n, ==, DIR_PULSES / DIR_BLOCK - 1);
+  g_assert_cmpfloat (t.qpe[0], >, 0);
+  for (guint k = 1; k < t.n; k++)
+    g_assert_cmpfloat (t.qpe[k], >, t.qpe[k - 1]);
+  g_assert_false (t.outside[0]);
+  g_assert_true (run.pfa_checked);
+  g_assert_true (run.pfa_outside_dof);
+  g_assert_nonnull (run.pfa_note);
+  g_assert_true (run.pixels_counted);
+  g_assert_cmpuint (run.nonfinite_pixels, ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -691,6 +931,8 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/cuda/pfa/bistatic-white", test_bistatic_white);
   g_test_add_func ("/compute/cuda/pfa/point-target", test_point_target);
   g_test_add_func ("/compute/cuda/pfa/depth-of-focus", test_depth_of_focus);
+  g_test_add_func ("/compute/cuda/pfa/depth-of-focus-directions", test_depth_of_focus_directions);
+  g_test_add_func ("/compute/cuda/pfa/job-record", test_job_record);
   g_test_add_func ("/compute/cuda/pfa/progressive", test_progressive);
   g_test_add_func ("/compute/cuda/pfa/oom", test_oom);
   g_test_add_func ("/compute/cuda/pfa/bad-args", test_bad_args);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cuda/ef-cuda.h"
+#include "cuda/ef-cuda-test-hooks.h"
 #include "ef-colormap.h"
 #include "ef-error.h"
 #include "ef-gl-cuda.h"
@@ -21,6 +22,7 @@
 #include "ef-gl-renderer.h"
 #include "ef-grid.h"
 #include "ef-job.h"
+#include "ef-render-test.h"
 #include "ef-sim.h"
 
 /*
@@ -298,12 +300,24 @@ new_job (EfDataset *ds, const EfGrid *grid, guint block, gboolean no_host_image,
   return job;
 }
 
+/* Image bytes copied from the device to host memory so far, as the test hooks count them; without
+ * them nothing is counted, and the checks of the count say that they were not made. */
+static guint64
+d2h_bytes (void)
+{
+#if EF_TEST_HOOKS
+  return ef_cuda_debug_d2h_image_bytes ();
+#else
+  return 0;
+#endif
+}
+
 static EfCudaImage *
 wait_device_image (EfJob *job, JobWatch *w)
 {
   for (;;)
     {
-      EfCudaImage *image = ef_job_ref_device_image (job);
+      EfCudaImage *image = ef_cuda_image_from_device (ef_job_ref_device_image (job));
 
       if (image != NULL)
         return image;
@@ -389,7 +403,7 @@ test_job (void)
 
   /* The shared path over a whole job: the display converts whatever the device has finished,
    * every few milliseconds, until it has shown the last block. */
-  d2h_before = ef_cuda_debug_d2h_image_bytes ();
+  d2h_before = d2h_bytes ();
   job = new_job (ds, &grid, 32, TRUE, 0);
   ef_job_start (job, watch_cb, &watch);
   device_image = wait_device_image (job, &watch);
@@ -442,14 +456,18 @@ test_job (void)
       g_assert_cmpuint (ef_gl_cuda_get_n_writes (shared), ==, writes + (pass < 2 ? 1 : 0));
       n_held++;
     }
-  d2h_after = ef_cuda_debug_d2h_image_bytes ();
+  d2h_after = d2h_bytes ();
   printf ("# shared job: %u blocks, %" G_GUINT64_FORMAT " marks, %u display updates (%u while later blocks "
           "were queued, %u after a hold), %.3g backprojections/s; image bytes device to host: %" G_GUINT64_FORMAT "\n",
           (guint) g_atomic_int_get (&watch.blocks), last_mark, n_updates, n_early, n_held, watch.bp_per_s,
           d2h_after - d2h_before);
   g_assert_cmpuint (n_held, >=, 3);
   g_assert_cmpint (g_atomic_int_get (&watch.state), ==, EF_JOB_DONE);
+#if EF_TEST_HOOKS
   g_assert_cmpuint (d2h_after - d2h_before, ==, 0);
+#else
+  g_test_message ("no image byte through the host: not checked, " EF_TEST_HOOKS_MISSING);
+#endif
   g_assert_cmpuint (ef_gl_image_get_n_valid_cells (tex), ==,
                     ((grid.width + EF_GL_IMAGE_CELL - 1) / EF_GL_IMAGE_CELL)
                       * ((grid.height + EF_GL_IMAGE_CELL - 1) / EF_GL_IMAGE_CELL));
@@ -465,7 +483,9 @@ test_job (void)
           c.n_nonfinite);
   g_assert_cmpuint (c.n_nonfinite, ==, 0);
   g_assert_cmpuint (c.n_compared, >, n_px / 2);
+  /* tests/bench/RESULTS.md: the textures hold the accumulator's complex values bit for bit. */
   g_assert_cmpfloat (c.max_db, <, 1e-4);
+  g_assert_cmpuint (c.n_identical, ==, n_px);
 
   /* The host-upload path of the same job gives the same pixels. */
   tex_host = ef_gl_image_new (grid.width, grid.height, 256, &error);
@@ -488,18 +508,22 @@ test_job (void)
 
   /* A job that copies its image to host memory after every block forms the same image, and the
    * counter sees those copies. */
-  d2h_before = ef_cuda_debug_d2h_image_bytes ();
+  d2h_before = d2h_bytes ();
   job_host = new_job (ds, &grid, 32, FALSE, 0);
   g_assert_true (ef_job_run (job_host, watch_cb, &watch_host, &error));
   g_assert_no_error (error);
-  d2h_after = ef_cuda_debug_d2h_image_bytes ();
+  d2h_after = d2h_bytes ();
   job_host_px = g_new (EfCf32, n_px);
   g_assert_true (ef_job_read_image (job_host, &all, job_host_px, &error));
   compare_db (job_host_px, device_px, n_px, 120, &c);
   printf ("# job with host copies: %" G_GUINT64_FORMAT " image bytes device to host; its image vs the shared "
           "job's: max |diff| %.3g dB, %zu of %zu bit-identical\n", d2h_after - d2h_before, c.max_db, c.n_identical,
           n_px);
+#if EF_TEST_HOOKS
   g_assert_cmpuint (d2h_after - d2h_before, >=, (guint64) n_px * sizeof (EfCf32));
+#else
+  g_test_message ("the count of host copies: not checked, " EF_TEST_HOOKS_MISSING);
+#endif
   g_assert_cmpfloat (c.max_db, <, 1e-4);
 
   ef_gl_cuda_free (shared);
@@ -633,7 +657,7 @@ run_mode (Display *d, EfDataset *ds, const EfGrid *grid, guint block, DisplayMod
   g_autoptr (GArray) times = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr (GError) error = NULL;
   JobWatch watch = { 0 };
-  guint64 d2h0 = ef_cuda_debug_d2h_image_bytes ();
+  guint64 d2h0 = d2h_bytes ();
   const guint64 writes0 = ef_gl_cuda_get_n_writes (d->shared);
   double upd = 0, drw = 0;
   const gint64 period_us = (gint64) (1e6 / d->hz);
@@ -675,7 +699,7 @@ run_mode (Display *d, EfDataset *ds, const EfGrid *grid, guint block, DisplayMod
     g_error ("Release failed: %s", error->message);
   out->bp_per_s = watch.bp_per_s;
   out->elapsed_s = watch.elapsed_s;
-  out->d2h = ef_cuda_debug_d2h_image_bytes () - d2h0;
+  out->d2h = d2h_bytes () - d2h0;
   out->frames = times->len;
   out->writes = ef_gl_cuda_get_n_writes (d->shared) - writes0;
   if (times->len > 0)
@@ -795,6 +819,9 @@ bench (int edge, int pulses, int samples, int block, int reps, double hz, int fb
             G_GUINT64_FORMAT "\n", mode_names[m], sum[m].bp_per_s, 100.0 * sum[m].bp_per_s / sum[0].bp_per_s,
             sum[m].elapsed_s, sum[m].frames, sum[m].writes, sum[m].ms_mean, sum[m].update_ms, sum[m].draw_ms,
             sum[m].ms_p50, sum[m].ms_p95, sum[m].ms_max, sum[m].d2h);
+#if !EF_TEST_HOOKS
+  printf ("# image bytes device to host: not counted, %s\n", EF_TEST_HOOKS_MISSING);
+#endif
   printf ("\nframes/s the shared display can make (1000 / mean frame ms): %.0f paced, %.0f flat out\n",
           1000.0 / MAX (sum[DISPLAY_HELD].ms_mean, 1e-6), 1000.0 / MAX (sum[DISPLAY_SHARED_MAX].ms_mean, 1e-6));
 

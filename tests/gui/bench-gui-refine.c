@@ -11,8 +11,8 @@
 #include "ef-application.h"
 #include "ef-demo.h"
 #include "ef-gui-test-util.h"
-#include "ef-image-view-private.h"
-#include "ef-main-window.h"
+#include "ef-image-view-test.h"
+#include "ef-main-window-test.h"
 
 /* The probe asks to run every millisecond; how late it runs is how long the main loop was busy. */
 #define PROBE_INTERVAL_MS 1

@@ -11,7 +11,9 @@
 #include "ef-colormap.h"
 #include "ef-gl-renderer.h"
 #include "ef-gui-test-util.h"
-#include "ef-image-view-private.h"
+#include "ef-image-view-input.h"
+#include "ef-image-view-test.h"
+#include "ef-render-test.h"
 
 /* A synthetic source: a dim background with a bright square, complex values of known phase. */
 typedef struct {
@@ -422,7 +424,7 @@ compare_soft_gl (EfImageView *view, double *frac_off, int *max_diff)
                        - (int) soft[(gsize) y * stride_soft + 4 * x + c]);
 
           *max_diff = MAX (*max_diff, d);
-          off += d > 3;
+          off += d > 0;
           n++;
         }
   *frac_off = (double) off / n;
@@ -480,10 +482,10 @@ test_soft_drawing (void)
           ef_image_view_set_display (view, &display);
         }
       compare_soft_gl (view, &frac, &max_diff);
-      g_test_message ("pass %d (scale %.2f px/m): %.4f%% of channels differ by more than 3, at most %d", pass,
+      g_test_message ("pass %d (scale %.2f px/m): %.4f%% of channels differ, by at most %d", pass,
                       ef_image_view_get_scale (view), 100 * frac, max_diff);
-      g_assert_cmpfloat (frac, <, 0.005);
-      g_assert_cmpint (max_diff, <=, 40);
+      /* tests/bench/RESULTS.md: the two pictures are at most 1 grey level apart (rounding). */
+      g_assert_cmpint (max_diff, <=, 1);
     }
   /* Every cell came as prepared values. */
   g_assert_cmpuint (src.n_value_reads, >, 0);

@@ -1,0 +1,16 @@
+/* ef-processing-panel-test.h: what only tests ask of the processing panel: the text it shows for what ran. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#if !EF_TEST_HOOKS
+#error "ef-processing-panel-test.h is for tests: configure with -Dtest_hooks=true"
+#endif
+
+#include "ef-processing-panel.h"
+
+G_BEGIN_DECLS
+
+/* The text shown for what ran; borrowed. */
+const char *ef_processing_panel_get_run_text (EfProcessingPanel *self);
+
+G_END_DECLS

@@ -1,0 +1,280 @@
+/* ef-main-window-files.c: opening collections: the file chooser, recent files, drag and drop, the demo. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "ef-main-window"
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "ef-demo.h"
+#include "ef-main-window-private.h"
+
+#define MAX_RECENT 8
+
+void
+ef_main_window_toast (EfMainWindow *self, const char *message)
+{
+  AdwToast *toast = adw_toast_new (message);
+
+#if EF_TEST_HOOKS
+  g_free (self->last_toast);
+  self->last_toast = g_strdup (message);
+#endif
+  adw_toast_set_timeout (toast, 5);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+void
+ef_main_window_set_loading (EfMainWindow *self, const char *message)
+{
+  gtk_widget_set_visible (self->loading_box, message != NULL);
+  gtk_spinner_set_spinning (self->spinner, message != NULL);
+  if (message != NULL)
+    gtk_label_set_text (self->loading_label, message);
+}
+
+/* ---- loading on a worker thread --------------------------------------------------------------- */
+
+typedef struct {
+  char    *path;      /* owned, NULL: simulate the demo */
+} LoadData;
+
+static void
+load_data_free (gpointer data)
+{
+  LoadData *d = data;
+
+  g_free (d->path);
+  g_free (d);
+}
+
+static void
+load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  LoadData *d = task_data;
+  GError *error = NULL;
+  EfDataset *dataset;
+
+  dataset = d->path != NULL ? ef_dataset_open (d->path, 0, &error) : ef_demo_simulate (&error);
+  if (dataset == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, dataset, (GDestroyNotify) ef_dataset_unref);
+}
+
+static void
+load_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  EfMainWindow *self = EF_MAIN_WINDOW (source);
+  LoadData *d = g_task_get_task_data (G_TASK (result));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (EfDataset) dataset = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  ef_main_window_set_loading (self, NULL);
+  if (dataset == NULL)
+    {
+      g_autofree char *name = d->path ? g_filename_display_basename (d->path) : g_strdup (_("the demo scene"));
+      g_autofree char *msg = g_strdup_printf (_("Could not open %s: %s"), name, error->message);
+
+      ef_main_window_toast (self, msg);
+      if (self->batch_pending)
+        {
+          self->batch_pending = FALSE;
+          g_signal_emit_by_name (self, "batch-done", FALSE, msg);
+        }
+      ef_main_window_jobs_update_status (self);
+      return;
+    }
+  if (d->path != NULL)
+    {
+      g_autoptr (GFile) file = g_file_new_for_path (d->path);
+      g_autofree char *uri = g_file_get_uri (file);
+      GtkRecentData data = { 0 };
+      const char *groups[] = { "echoform", NULL };
+
+      data.display_name = NULL;
+      data.mime_type = (char *) (g_file_test (d->path, G_FILE_TEST_IS_DIR) ? "inode/directory"
+                                                                            : "application/octet-stream");
+      data.app_name = (char *) g_get_prgname ();
+      data.app_exec = (char *) "echoform %u";
+      data.groups = (char **) groups;
+      gtk_recent_manager_add_full (gtk_recent_manager_get_default (), uri, &data);
+    }
+  ef_main_window_set_dataset (self, dataset);
+}
+
+static void
+start_load (EfMainWindow *self, char *path, const char *message)
+{
+  g_autoptr (GTask) task = NULL;
+  LoadData *d = g_new0 (LoadData, 1);
+
+  if (self->load_cancellable != NULL)
+    g_cancellable_cancel (self->load_cancellable);
+  g_clear_object (&self->load_cancellable);
+  self->load_cancellable = g_cancellable_new ();
+
+  d->path = path;
+  ef_main_window_set_loading (self, message);
+  task = g_task_new (self, self->load_cancellable, load_done, NULL);
+  g_task_set_task_data (task, d, load_data_free);
+  /* A cancelled load's result is dropped: a newer one replaced it. */
+  g_task_set_return_on_cancel (task, TRUE);
+  g_task_run_in_thread (task, load_thread);
+}
+
+void
+ef_main_window_open_path (EfMainWindow *self, const char *path)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *msg = NULL;
+
+  g_return_if_fail (EF_IS_MAIN_WINDOW (self));
+  g_return_if_fail (path != NULL);
+
+  name = g_filename_display_basename (path);
+  msg = g_strdup_printf (_("Opening %s…"), name);
+  start_load (self, g_strdup (path), msg);
+}
+
+void
+ef_main_window_open_demo (EfMainWindow *self, gboolean simulate)
+{
+  g_autofree char *file = NULL;
+
+  g_return_if_fail (EF_IS_MAIN_WINDOW (self));
+
+  if (!simulate)
+    file = ef_demo_find_file ();
+  if (file != NULL)
+    ef_main_window_open_path (self, file);
+  else
+    start_load (self, NULL, _("Simulating the demo scene…"));
+}
+
+/* ---- the file chooser ------------------------------------------------------------------------- */
+
+static void
+chooser_response (GtkNativeDialog *dialog, int response, EfMainWindow *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autofree char *path = file ? g_file_get_path (file) : NULL;
+
+      if (path != NULL)
+        ef_main_window_open_path (self, path);
+      else if (file != NULL)
+        ef_main_window_toast (self, _("Only local files can be opened"));
+    }
+  gtk_native_dialog_destroy (dialog);
+  g_object_unref (dialog);
+}
+
+void
+ef_main_window_show_open_dialog (EfMainWindow *self, gboolean folder)
+{
+  GtkFileChooserNative *chooser;
+  g_autoptr (GtkFileFilter) all = gtk_file_filter_new ();
+  g_autoptr (GtkFileFilter) cphd = gtk_file_filter_new ();
+  g_autoptr (GtkFileFilter) mat = gtk_file_filter_new ();
+
+  chooser = gtk_file_chooser_native_new (folder ? _("Open a Folder of Gotcha Files") : _("Open a Collection"),
+                                         GTK_WINDOW (self),
+                                         folder ? GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER : GTK_FILE_CHOOSER_ACTION_OPEN,
+                                         _("_Open"), _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
+  if (!folder)
+    {
+      gtk_file_filter_set_name (all, _("Phase histories"));
+      gtk_file_filter_add_suffix (all, "cphd");
+      gtk_file_filter_add_suffix (all, "mat");
+      gtk_file_filter_set_name (cphd, _("CPHD files"));
+      gtk_file_filter_add_suffix (cphd, "cphd");
+      gtk_file_filter_set_name (mat, _("Gotcha MATLAB files"));
+      gtk_file_filter_add_suffix (mat, "mat");
+      gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), all);
+      gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), cphd);
+      gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), mat);
+    }
+  g_signal_connect (chooser, "response", G_CALLBACK (chooser_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+}
+
+/* ---- recent files ----------------------------------------------------------------------------- */
+
+static int
+compare_recent (gconstpointer a, gconstpointer b)
+{
+  GtkRecentInfo *ia = *(GtkRecentInfo **) a, *ib = *(GtkRecentInfo **) b;
+  GDateTime *ta = gtk_recent_info_get_modified (ia), *tb = gtk_recent_info_get_modified (ib);
+
+  return -g_date_time_compare (ta, tb);
+}
+
+void
+ef_main_window_files_update_recent (EfMainWindow *self)
+{
+  GtkRecentManager *manager = gtk_recent_manager_get_default ();
+  GList *items = gtk_recent_manager_get_items (manager);
+  g_autoptr (GPtrArray) ours = g_ptr_array_new ();
+  guint shown = 0;
+
+  g_menu_remove_all (self->recent_section);
+  for (GList *l = items; l != NULL; l = l->next)
+    if (gtk_recent_info_has_group (l->data, "echoform") && gtk_recent_info_exists (l->data))
+      g_ptr_array_add (ours, l->data);
+  g_ptr_array_sort (ours, compare_recent);
+  for (guint i = 0; i < ours->len && shown < MAX_RECENT; i++, shown++)
+    {
+      GtkRecentInfo *info = g_ptr_array_index (ours, i);
+      g_autofree char *label = g_strdup (gtk_recent_info_get_display_name (info));
+      g_autoptr (GMenuItem) item = g_menu_item_new (label, NULL);
+
+      g_menu_item_set_action_and_target (item, "win.open-recent", "s", gtk_recent_info_get_uri (info));
+      g_menu_append_item (self->recent_section, item);
+    }
+  g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
+}
+
+/* ---- drag and drop ---------------------------------------------------------------------------- */
+
+gboolean
+ef_main_window_drop_files (EfMainWindow *self, GSList *files)
+{
+  g_autofree char *path = NULL;
+
+  g_return_val_if_fail (EF_IS_MAIN_WINDOW (self), FALSE);
+  if (files == NULL || !G_IS_FILE (files->data))
+    return FALSE;
+  path = g_file_get_path (files->data);
+  if (path == NULL)
+    {
+      ef_main_window_toast (self, _("Only local files can be opened"));
+      return FALSE;
+    }
+  ef_main_window_open_path (self, path);
+  return TRUE;
+}
+
+static gboolean
+drop (GtkDropTarget *target, const GValue *value, double x, double y, EfMainWindow *self)
+{
+  if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    return FALSE;
+  return ef_main_window_drop_files (self, g_value_get_boxed (value));
+}
+
+void
+ef_main_window_files_init (EfMainWindow *self)
+{
+  GtkDropTarget *target = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+
+  g_signal_connect (target, "drop", G_CALLBACK (drop), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (target));
+
+  g_signal_connect_object (gtk_recent_manager_get_default (), "changed",
+                           G_CALLBACK (ef_main_window_files_update_recent), self, G_CONNECT_SWAPPED);
+  ef_main_window_files_update_recent (self);
+}

@@ -1,0 +1,127 @@
+/* ef-main-window-private.h: the main window's state, shared by the files that make up EfMainWindow. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "ef-cut-plot.h"
+#include "ef-dataset-panel.h"
+#include "ef-display-panel.h"
+#include "ef-geometry-plot.h"
+#include "ef-job-runner.h"
+#include "ef-measure-panel.h"
+#include "ef-processing.h"
+#include "ef-processing-panel.h"
+#include "ef-main-window.h"
+
+G_BEGIN_DECLS
+
+/* One row of the measurements table. */
+typedef struct {
+  double x, y, peak_db;
+  double range_irw, range_pslr, range_islr;
+  double cross_irw, cross_pslr, cross_islr;
+  double spacing;
+} EfMeasurement;
+
+struct _EfMainWindow {
+  AdwApplicationWindow parent_instance;
+
+  /* Template children, borrowed. */
+  AdwWindowTitle      *window_title;
+  AdwToastOverlay     *toast_overlay;
+  AdwFlap             *flap;
+  AdwViewStack        *panel_stack;
+  EfImageView         *image_view;
+  GtkWidget           *loading_box;
+  GtkSpinner          *spinner;
+  GtkLabel            *loading_label;
+  GtkProgressBar      *progress_bar;
+  GtkLabel            *progress_label;
+  GtkLabel            *readout_label;
+  EfDatasetPanel      *dataset_panel;
+  EfGeometryPlot      *geometry_plot;
+  EfProcessingPanel   *processing_panel;
+  EfDisplayPanel      *display_panel;
+  EfMeasurePanel      *measure_panel;
+  GMenu               *recent_section;
+
+  /* Owned state. */
+  GSettings           *settings;
+  EfDataset           *dataset;
+  char                *session_key;
+  GCancellable        *load_cancellable;
+  gboolean             has_box;
+  double               box[4];
+  EfProcessing         proc;
+  EfDisplayParams      display;
+  gboolean             display_known;    /* from the session, or set by the user: no automatic range */
+  gboolean             has_roi;
+  double               roi[4];
+  EfJobRunner         *overview;
+  EfJobRunner         *roi_runner;
+  gboolean             overview_done;
+  gboolean             roi_pending;      /* start the region once the overview is done */
+  double               roi_spacing;      /* of the region in flight */
+  GArray              *measurements;     /* EfMeasurement */
+  gboolean             has_marker;
+  EfBatch              batch;
+  gboolean             batch_pending;    /* batch waits for the next collection */
+  gboolean             batch_running;
+  guint                batch_tick_id;
+  guint                batch_frames;
+  guint                session_save_id;
+  gint64               last_status_us;
+  GCancellable        *verify_cancellable; /* owned: the check of the region in flight, or NULL */
+  double               verify_ser_db;      /* the last check's result, NAN before one */
+  guint                verify_n_pixels;
+  char                *run_told;          /* owned: the region's warnings already toasted, or NULL */
+#if EF_TEST_HOOKS
+  char                *last_toast;        /* owned: the newest toast's message, or NULL */
+#endif
+};
+
+/* ef-main-window-actions.c */
+void ef_main_window_actions_init (EfMainWindow *self);
+void ef_main_window_actions_sync (EfMainWindow *self);
+
+/* ef-main-window-jobs.c */
+void ef_main_window_jobs_start_overview (EfMainWindow *self);
+void ef_main_window_jobs_start_roi (EfMainWindow *self);
+void ef_main_window_jobs_stop (EfMainWindow *self);
+void ef_main_window_jobs_update_status (EfMainWindow *self);
+double ef_main_window_jobs_auto_spacing (EfMainWindow *self);
+void ef_main_window_jobs_auto_range (EfMainWindow *self);
+/* Tells the jobs which display values the view wants now (the view mode). */
+void ef_main_window_jobs_sync_values_mode (EfMainWindow *self);
+
+/* ef-main-window-files.c */
+void ef_main_window_files_init (EfMainWindow *self);
+void ef_main_window_files_update_recent (EfMainWindow *self);
+void ef_main_window_show_open_dialog (EfMainWindow *self, gboolean folder);
+void ef_main_window_toast (EfMainWindow *self, const char *message);
+void ef_main_window_set_loading (EfMainWindow *self, const char *message);
+/* What a drop of files (GFile, the first one opens) on the window does; the drop target calls it, and
+ * tests can. FALSE if nothing could be opened. */
+gboolean ef_main_window_drop_files (EfMainWindow *self, GSList *files);
+
+/* ef-main-window-export.c */
+void ef_main_window_export_image (EfMainWindow *self);
+void ef_main_window_export_png (EfMainWindow *self);
+void ef_main_window_export_measurements (EfMainWindow *self);
+/* The same without asking: they report the outcome in a toast. The image is written on a worker
+ * thread; "export-finished" follows. */
+void ef_main_window_export_image_to (EfMainWindow *self, const char *path);
+void ef_main_window_export_png_to (EfMainWindow *self, const char *path);
+void ef_main_window_export_measurements_to (EfMainWindow *self, const char *path);
+
+/* ef-main-window-verify.c: the region against exact backprojection at sampled pixels ("verify-finished"). */
+void     ef_main_window_verify_region (EfMainWindow *self);   /* starts a check, or stops the one in flight */
+void     ef_main_window_verify_reset (EfMainWindow *self);    /* stops any check and forgets the result */
+gboolean ef_main_window_verify_available (EfMainWindow *self); /* a formed region is there to check */
+gboolean ef_main_window_verify_running (EfMainWindow *self);
+
+/* ef-main-window.c */
+void ef_main_window_queue_session_save (EfMainWindow *self);
+void ef_main_window_apply_display (EfMainWindow *self);
+void ef_main_window_batch_roi_finished (EfMainWindow *self, EfJobState state, const GError *error);
+
+G_END_DECLS
