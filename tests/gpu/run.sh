@@ -290,7 +290,7 @@ run_e2e () {
 
 run_file () {
   # End to end from a real file: a CPHD written by the simulator on this machine's disk (as large as the
-  # disk allows, EF_FILE_GB to choose), formed by `echoform-cli form` through the CPHD reader into a
+  # disk and the simulator allow: it writes at most 2^31 samples, 17.2 GB of CF8; EF_FILE_GB to choose), formed by `echoform-cli form` through the CPHD reader into a
   # 4096^2 region on one device, against bench-cuda's kernel-only rate for the same image, samples,
   # spacing, standoff and range upsampling, in the same call. Warm: the file as the simulator left it in
   # the page cache; cold (EF_FILE_COLD=1, the default): after the page cache is dropped, so every byte
@@ -300,6 +300,8 @@ run_file () {
   free=$(df -B1000000000 --output=avail "$dir" | tail -1 | tr -d ' ')
   gb=${EF_FILE_GB:-$((free - 8))}
   pulses=$(( gb * 1000000000 / (4096 * 8) ))
+  [ "$pulses" -le $(( (1 << 31) / 4096 )) ] || pulses=$(( (1 << 31) / 4096 ))
+  gb=$(( pulses * 4096 * 8 / 1000000000 ))
   note "file: $free GB free in $dir; simulating $pulses pulses x 4096 samples (CF8, $gb GB)"
   /usr/bin/time -f "simulate: %e s wall, %M KB max RSS" "$cli" simulate --pulses "$pulses" --samples 4096 \
     -o "$dir/big.cphd" > "$OUT/file-sim.log" 2>&1
@@ -485,7 +487,7 @@ run_ffbp () {
     --json > "$OUT/ffbp-cli.json" 2> "$OUT/ffbp-cli.log"
   rc=$?
   note "echoform-cli form --algo ffbp --backend cuda: exit $rc; $(tr -d '\n ' < "$OUT/ffbp-cli.json" | grep -oE '"backend":"[a-z]+"|"bp_per_s":[0-9.e+]+' | tr '\n' ' ')"
-  if [ $rc -ne 0 ] || ! grep -q '"backend": *"cuda"' "$OUT/ffbp-cli.json"; then
+  if [ $rc -ne 0 ] || ! grep -q '"backend" *: *"cuda"' "$OUT/ffbp-cli.json"; then
     fail "echoform-cli form --algo ffbp --backend cuda: exit $rc, or not formed on the device"
   fi
   rm -f "$OUT/ffbp-cli.npy" "$OUT/ffbp-cli.json" "$OUT/ffbp-scene.ini"

@@ -17,11 +17,13 @@
 #include "ef-test-scene.h"
 
 /* tests/bench/RESULTS.md (FFBP, FBP and PFA on the GPU: tests); each bound is the figure less 3 dB, or
- * twice the stated difference: GPU against CPU on the same profiles and tree 105-119 dB; against float64
+ * twice the stated difference: GPU against CPU on the same profiles and tree 82.1-92.9 dB (the CPU's
+ * float32 merges blend their kernel weights from tables, compute/form/ef-ffbp-cpu-rows.c, and round
+ * unlike the device: a difference 27 dB below either one's error against float64); against float64
  * BP 54.7-59.7 dB; fp16 grids PSNR (magnitudes) 75-82 dB against float64; point targets within res/2400
  * of where they are, PSLR within 0.02 dB and IRW within 0.1% of BP's; through the backend, fp32 and fp16,
  * at least 56.6 dB against float64. */
-#define GPU_CPU_SER_DB 102.0
+#define GPU_CPU_SER_DB 79.0
 #define REF_SER_DB 51.7
 #define PSNR16_DB 72.0
 #define POS_RES_FRACTION 1200.0
