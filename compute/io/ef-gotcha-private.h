@@ -21,6 +21,9 @@ typedef struct {
   EfCf32      *samples;    /* owned, n_pulses * n_samples */
 } EfGotchaPart;
 
+/* What ef_dataset_validate accepts; the count is also kept in 32 bits. */
+#define GOTCHA_MAX_PULSES (1u << 26)
+
 typedef enum {
   EF_GOTCHA_LOAD_OK,
   EF_GOTCHA_LOAD_NOT_GOTCHA,  /* not a MAT file, or no data struct with the required fields */
