@@ -14,7 +14,6 @@
 
 #include <glib/gstdio.h>
 
-#include <libxml/parser.h>
 #include <libxml/tree.h>
 
 /* glibc defines CMPLXF only for GCC. */
@@ -24,13 +23,11 @@
 
 #include "ef-cphd.h"
 #include "ef-error.h"
+#include "ef-cphd-read-private.h"
 
 /* Past these a header is lying, whatever the file's size: they match ef_dataset_validate's limits. */
 #define MAX_VECTORS (G_GUINT64_CONSTANT (1) << 26)
 #define MAX_SAMPLES (G_GUINT64_CONSTANT (1) << 24)
-/* The file header is a few hundred bytes; anything this long without its terminator is not one. */
-#define MAX_HEADER_BYTES (64u * 1024u)
-#define MAX_HEADER_LINE 1024u
 /* Samples and PVPs are read through a buffer of about this size, whatever the block asked for. */
 #define READ_CHUNK_BYTES (4u * 1024u * 1024u)
 
@@ -97,13 +94,6 @@ be_int16 (const guint8 *p)
   return (gint16) GUINT16_FROM_BE (v);
 }
 
-/* a + b <= limit, without overflow. */
-static gboolean
-fits (guint64 offset, guint64 size, guint64 limit)
-{
-  return offset <= limit && size <= limit - offset;
-}
-
 /* a * b, FALSE when it does not fit in 64 bits. */
 static gboolean
 mul_u64 (guint64 a, guint64 b, guint64 *out)
@@ -145,399 +135,6 @@ read_at (int fd, const char *path, void *buf, gsize len, guint64 offset, const c
         }
       done += (gsize) n;
     }
-  return TRUE;
-}
-
-/* ---- the file header ---- */
-
-typedef struct {
-  char    *version;  /* owned */
-  guint64  xml_size, xml_off, pvp_size, pvp_off, sig_size, sig_off, sup_size, sup_off;
-  guint    seen;     /* bit per numeric key */
-  gsize    end;      /* first byte after the terminator */
-} Header;
-
-static const char *const header_keys[] = {
-  "XML_BLOCK_SIZE", "XML_BLOCK_BYTE_OFFSET", "PVP_BLOCK_SIZE", "PVP_BLOCK_BYTE_OFFSET",
-  "SIGNAL_BLOCK_SIZE", "SIGNAL_BLOCK_BYTE_OFFSET", "SUPPORT_BLOCK_SIZE", "SUPPORT_BLOCK_BYTE_OFFSET",
-};
-#define N_REQUIRED_KEYS 6
-
-static guint64 *
-header_slot (Header *h, guint i)
-{
-  guint64 *slots[] = { &h->xml_size, &h->xml_off, &h->pvp_size, &h->pvp_off,
-                       &h->sig_size, &h->sig_off, &h->sup_size, &h->sup_off };
-  return slots[i];
-}
-
-static gboolean
-valid_version (const char *v)
-{
-  /* digits and dots, starting with a digit */
-  if (!g_ascii_isdigit (v[0]))
-    return FALSE;
-  for (const char *c = v; *c; c++)
-    if (!g_ascii_isdigit (*c) && *c != '.')
-      return FALSE;
-  return TRUE;
-}
-
-static gboolean
-parse_header (const guint8 *data, gsize size, Header *h, GError **error)
-{
-  gsize limit = MIN (size, (gsize) MAX_HEADER_BYTES);
-  const guint8 *nl;
-  gsize pos, line_no = 1;
-
-  nl = limit > 0 ? memchr (data, '\n', MIN (limit, (gsize) 32)) : NULL;
-  if (size < 5 || memcmp (data, "CPHD/", 5) != 0 || nl == NULL)
-    {
-      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
-                   "Not a CPHD file: it does not begin with a \"CPHD/<version>\" line");
-      return FALSE;
-    }
-  h->version = g_strndup ((const char *) data + 5, (gsize) (nl - data) - 5);
-  if (!valid_version (h->version))
-    {
-      g_autofree char *esc = g_strescape (h->version, NULL);
-      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "Not a CPHD file: bad version \"%.20s\"", esc);
-      return FALSE;
-    }
-  if (!g_str_has_prefix (h->version, "1."))
-    {
-      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_UNSUPPORTED,
-                   "CPHD version %s is not supported; Echoform reads CPHD 1.x", h->version);
-      return FALSE;
-    }
-
-  pos = (gsize) (nl - data) + 1;
-  for (;;)
-    {
-      const char *line = (const char *) data + pos;
-      const char *sep, *key_end;
-      gsize len;
-      g_autofree char *key = NULL;
-      g_autofree char *value = NULL;
-      gboolean known = FALSE;
-
-      line_no++;
-      if (pos + 2 > size)
-        {
-          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_TRUNCATED,
-                       "The file ends inside its CPHD header (line %" G_GSIZE_FORMAT ")", line_no);
-          return FALSE;
-        }
-      if (data[pos] == '\f' && data[pos + 1] == '\n')
-        {
-          h->end = pos + 2;
-          break;
-        }
-      if (pos >= limit)
-        {
-          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
-                       "The CPHD header has no section terminator (\"\\f\\n\") in its first %u bytes",
-                       MAX_HEADER_BYTES);
-          return FALSE;
-        }
-      nl = memchr (line, '\n', MIN (limit - pos, (gsize) MAX_HEADER_LINE));
-      if (nl == NULL)
-        {
-          if (limit - pos >= MAX_HEADER_LINE)
-            g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
-                         "CPHD header line %" G_GSIZE_FORMAT " is longer than %u bytes", line_no, MAX_HEADER_LINE);
-          else if (limit < size)
-            g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
-                         "The CPHD header has no section terminator (\"\\f\\n\") in its first %u bytes",
-                         MAX_HEADER_BYTES);
-          else
-            g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_TRUNCATED,
-                         "The file ends inside its CPHD header (line %" G_GSIZE_FORMAT ")", line_no);
-          return FALSE;
-        }
-      len = (gsize) ((const guint8 *) nl - (const guint8 *) line);
-      sep = g_strstr_len (line, (gssize) len, " := ");
-      if (sep == NULL)
-        {
-          g_autofree char *shown = g_strndup (line, MIN (len, (gsize) 60));
-          g_autofree char *esc = g_strescape (shown, NULL);
-          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
-                       "CPHD header line %" G_GSIZE_FORMAT " is not of the form \"KEY := value\": \"%s\"",
-                       line_no, esc);
-          return FALSE;
-        }
-      key_end = sep;
-      key = g_strndup (line, (gsize) (key_end - line));
-      value = g_strndup (sep + 4, len - (gsize) (sep + 4 - line));
-      if (key[0] == '\0' || strspn (key, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != strlen (key))
-        {
-          g_autofree char *esc = g_strescape (key, NULL);
-          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
-                       "CPHD header line %" G_GSIZE_FORMAT " has a malformed key \"%s\"", line_no, esc);
-          return FALSE;
-        }
-      for (guint i = 0; i < G_N_ELEMENTS (header_keys); i++)
-        {
-          guint64 v;
-          g_autoptr (GError) perr = NULL;
-
-          if (strcmp (key, header_keys[i]) != 0)
-            continue;
-          known = TRUE;
-          if (h->seen & (1u << i))
-            {
-              g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "The CPHD header gives %s twice", key);
-              return FALSE;
-            }
-          if (!g_ascii_string_to_unsigned (value, 10, 0, G_MAXUINT64, &v, &perr))
-            {
-              g_autofree char *esc = g_strescape (value, NULL);
-              g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
-                           "The CPHD header's %s is not a byte count: \"%s\"", key, esc);
-              return FALSE;
-            }
-          *header_slot (h, i) = v;
-          h->seen |= 1u << i;
-        }
-      if (!known && line_no < 16)
-        {
-          /* A damaged header can hold any bytes: log them escaped, never as raw text. */
-          g_autofree char *shown = g_strescape (value, NULL);
-          g_debug ("CPHD header: %s := %.60s", key, shown);
-        }
-      pos += len + 1;
-    }
-
-  for (guint i = 0; i < N_REQUIRED_KEYS; i++)
-    if (!(h->seen & (1u << i)))
-      {
-        g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "The CPHD header lacks %s", header_keys[i]);
-        return FALSE;
-      }
-  if (((h->seen >> 6) & 3) == 1 || ((h->seen >> 6) & 3) == 2)
-    {
-      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
-                   "The CPHD header gives only one of SUPPORT_BLOCK_SIZE and SUPPORT_BLOCK_BYTE_OFFSET");
-      return FALSE;
-    }
-  return TRUE;
-}
-
-static gboolean
-check_block (const char *name, guint64 off, guint64 len, guint64 file_size, gsize header_end, GError **error)
-{
-  if (!fits (off, len, file_size))
-    {
-      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_TRUNCATED,
-                   "The %s block (%" G_GUINT64_FORMAT " bytes at offset %" G_GUINT64_FORMAT
-                   ") runs past the end of the file (%" G_GUINT64_FORMAT " bytes): the file is truncated "
-                   "or its header is wrong", name, len, off, file_size);
-      return FALSE;
-    }
-  if (off < header_end)
-    {
-      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
-                   "The %s block starts at byte %" G_GUINT64_FORMAT ", inside the CPHD header", name, off);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/* ---- XML helpers; element names are matched without their namespace ---- */
-
-static xmlNodePtr
-child (xmlNodePtr parent, const char *name)
-{
-  if (parent == NULL)
-    return NULL;
-  for (xmlNodePtr c = parent->children; c != NULL; c = c->next)
-    if (c->type == XML_ELEMENT_NODE && strcmp ((const char *) c->name, name) == 0)
-      return c;
-  return NULL;
-}
-
-/* Follows "A/B/C" from node. */
-static xmlNodePtr
-find (xmlNodePtr node, const char *path)
-{
-  g_auto (GStrv) parts = g_strsplit (path, "/", -1);
-
-  for (guint i = 0; parts[i] != NULL && node != NULL; i++)
-    node = child (node, parts[i]);
-  return node;
-}
-
-static char *
-node_text (xmlNodePtr node)
-{
-  xmlChar *c = xmlNodeGetContent (node);
-  char *s = g_strstrip (g_strdup (c != NULL ? (const char *) c : ""));
-
-  xmlFree (c);
-  return s;
-}
-
-static char *
-text_at (xmlNodePtr node, const char *path)
-{
-  xmlNodePtr n = find (node, path);
-  return n != NULL ? node_text (n) : NULL;
-}
-
-static gboolean
-parse_double (const char *s, double *out)
-{
-  char *end = NULL;
-
-  if (s == NULL || *s == '\0')
-    return FALSE;
-  *out = g_ascii_strtod (s, &end);
-  return end != s && *end == '\0';
-}
-
-static gboolean
-uint_at (xmlNodePtr node, const char *path, const char *where, guint64 *out, GError **error)
-{
-  g_autofree char *s = text_at (node, path);
-
-  if (s == NULL)
-    {
-      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "The CPHD XML lacks %s/%s", where, path);
-      return FALSE;
-    }
-  if (!g_ascii_string_to_unsigned (s, 10, 0, G_MAXUINT64, out, NULL))
-    {
-      g_autofree char *esc = g_strescape (s, NULL);
-      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
-                   "The CPHD XML's %s/%s is not a non-negative integer: \"%.60s\"", where, path, esc);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-static gboolean
-xyz_at (xmlNodePtr node, const char *path, double out[3])
-{
-  xmlNodePtr n = find (node, path);
-  const char *names[3] = { "X", "Y", "Z" };
-
-  if (n == NULL)
-    return FALSE;
-  for (int i = 0; i < 3; i++)
-    {
-      g_autofree char *s = text_at (n, names[i]);
-      if (!parse_double (s, &out[i]) || !isfinite (out[i]))
-        return FALSE;
-    }
-  return TRUE;
-}
-
-/* ---- PVP layout ---- */
-
-typedef enum {
-  PV_TX_TIME, PV_TX_POS, PV_RCV_TIME, PV_RCV_POS, PV_SRP_POS, PV_FX1, PV_FX2, PV_SC0, PV_SCSS,
-  PV_AMP_SF, PV_SIGNAL, PV_N
-} Pv;
-
-static const struct {
-  const char *name;
-  guint       size;
-  gboolean    required;
-} pv_spec[PV_N] = {
-  { "TxTime", 1, TRUE }, { "TxPos", 3, TRUE }, { "RcvTime", 1, TRUE }, { "RcvPos", 3, TRUE },
-  { "SRPPos", 3, TRUE }, { "FX1", 1, TRUE }, { "FX2", 1, TRUE }, { "SC0", 1, TRUE }, { "SCSS", 1, TRUE },
-  { "AmpSF", 1, FALSE }, { "SIGNAL", 1, FALSE },
-};
-
-typedef struct {
-  gboolean present[PV_N];
-  guint64  offset[PV_N];  /* bytes within a vector's record */
-} PvLayout;
-
-static gboolean
-parse_pvp_layout (xmlNodePtr root, guint64 num_bytes_pvp, PvLayout *l, GError **error)
-{
-  xmlNodePtr pvp = child (root, "PVP");
-
-  if (pvp == NULL)
-    {
-      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "The CPHD XML has no PVP branch");
-      return FALSE;
-    }
-  for (int i = 0; i < PV_N; i++)
-    {
-      xmlNodePtr n = child (pvp, pv_spec[i].name);
-      g_autofree char *where = g_strdup_printf ("PVP/%s", pv_spec[i].name);
-      g_autofree char *format = NULL;
-      guint64 offset, size;
-
-      if (n == NULL)
-        {
-          if (pv_spec[i].required)
-            {
-              g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
-                           "The CPHD file lacks the required per-vector parameter %s", pv_spec[i].name);
-              return FALSE;
-            }
-          continue;
-        }
-      if (!uint_at (n, "Offset", where, &offset, error) || !uint_at (n, "Size", where, &size, error))
-        return FALSE;
-      format = text_at (n, "Format");
-      if (size != pv_spec[i].size)
-        {
-          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
-                       "PVP %s has Size %" G_GUINT64_FORMAT "; CPHD defines it as %u", pv_spec[i].name, size,
-                       pv_spec[i].size);
-          return FALSE;
-        }
-      if (format != NULL)
-        {
-          /* Whitespace between the fields is harmless; drop it before comparing. */
-          GString *f = g_string_new (NULL);
-          gboolean ok;
-
-          for (const char *c = format; *c; c++)
-            if (!g_ascii_isspace (*c))
-              g_string_append_c (f, *c);
-          ok = i == PV_SIGNAL ? strcmp (f->str, "I8") == 0
-                              : (size == 3 ? strcmp (f->str, "X=F8;Y=F8;Z=F8;") == 0 : strcmp (f->str, "F8") == 0);
-          g_string_free (f, TRUE);
-          if (!ok)
-            {
-              g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_UNSUPPORTED,
-                           "PVP %s has format \"%.40s\"; Echoform reads the standard %s", pv_spec[i].name, format,
-                           i == PV_SIGNAL ? "I8" : (size == 3 ? "X=F8;Y=F8;Z=F8;" : "F8"));
-              return FALSE;
-            }
-        }
-      if (offset > num_bytes_pvp / 8 || size > num_bytes_pvp / 8 - offset)
-        {
-          /* The end is shown saturated: an Offset near 2^64 must not wrap round in the message. */
-          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
-                       "PVP %s (words %" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT ") lies outside the %"
-                       G_GUINT64_FORMAT "-byte vector record (Data/NumBytesPVP)",
-                       pv_spec[i].name, offset, offset > G_MAXUINT64 - size ? G_MAXUINT64 : offset + size,
-                       num_bytes_pvp);
-          return FALSE;
-        }
-      l->present[i] = TRUE;
-      l->offset[i] = offset * 8;
-    }
-  /* CPHD places the parameters side by side. Overlapping ones would let a record of a few words pass for
-   * a full one, and a small PVP block claim more vectors than it can describe. */
-  for (int i = 0; i < PV_N; i++)
-    for (int j = i + 1; j < PV_N; j++)
-      if (l->present[i] && l->present[j] && l->offset[i] < l->offset[j] + 8 * pv_spec[j].size
-          && l->offset[j] < l->offset[i] + 8 * pv_spec[i].size)
-        {
-          g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
-                       "PVP %s (words %" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT ") overlaps PVP %s (words %"
-                       G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT ")", pv_spec[i].name, l->offset[i] / 8,
-                       l->offset[i] / 8 + pv_spec[i].size, pv_spec[j].name, l->offset[j] / 8,
-                       l->offset[j] / 8 + pv_spec[j].size);
-          return FALSE;
-        }
   return TRUE;
 }
 
@@ -658,57 +255,6 @@ ef_cphd_sniff (const guint8 *head, gsize len)
   return len >= 6 && memcmp (head, "CPHD/", 5) == 0 && g_ascii_isdigit (head[5]);
 }
 
-static void
-header_clear (Header *h)
-{
-  g_clear_pointer (&h->version, g_free);
-}
-
-static xmlDocPtr
-parse_xml (const guint8 *xml, guint64 size, GError **error)
-{
-  xmlParserCtxtPtr ctxt;
-  xmlDocPtr doc;
-
-  if (size == 0 || size > INT_MAX)
-    {
-      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
-                   "The CPHD XML block has an implausible size (%" G_GUINT64_FORMAT " bytes)", size);
-      return NULL;
-    }
-  ctxt = xmlNewParserCtxt ();
-  if (ctxt == NULL)
-    {
-      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FAILED, "Could not create an XML parser");
-      return NULL;
-    }
-  /* No network, no DTD loading, no entity substitution; errors come back to us, not to stderr. */
-  doc = xmlCtxtReadMemory (ctxt, (const char *) xml, (int) size, "cphd.xml", NULL,
-                           XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-  if (doc == NULL || !ctxt->wellFormed)
-    {
-      xmlErrorPtr e = xmlCtxtGetLastError (ctxt);
-      g_autofree char *msg = g_strstrip (g_strdup (e != NULL && e->message != NULL ? e->message : "unknown error"));
-
-      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "The CPHD XML is malformed (line %d): %s",
-                   e != NULL ? e->line : 0, msg);
-      if (doc != NULL)
-        xmlFreeDoc (doc);
-      xmlFreeParserCtxt (ctxt);
-      return NULL;
-    }
-  xmlFreeParserCtxt (ctxt);
-  if (doc->intSubset != NULL || doc->extSubset != NULL)
-    {
-      /* CPHD XML never has a DTD; one here can only be there to declare entities. */
-      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
-                   "The CPHD XML declares a DTD, which CPHD does not use; refusing to read it");
-      xmlFreeDoc (doc);
-      return NULL;
-    }
-  return doc;
-}
-
 EfDataset *
 ef_cphd_open (const char *path, guint channel, GError **error)
 {
@@ -774,11 +320,11 @@ ef_cphd_open (const char *path, guint channel, GError **error)
   head_len = (gsize) MIN (size, (guint64) MAX_HEADER_BYTES + 2);
   head = g_malloc (head_len);
   if (!read_at (fd, path, head, head_len, 0, "the file header", error)
-      || !parse_header (head, head_len, &h, error)
-      || !check_block ("XML", h.xml_off, h.xml_size, size, h.end, error)
-      || !check_block ("PVP", h.pvp_off, h.pvp_size, size, h.end, error)
-      || !check_block ("signal", h.sig_off, h.sig_size, size, h.end, error)
-      || ((h.seen & (1u << 6)) && !check_block ("support", h.sup_off, h.sup_size, size, h.end, error)))
+      || !ef_cphd_parse_header (head, head_len, &h, error)
+      || !ef_cphd_check_block ("XML", h.xml_off, h.xml_size, size, h.end, error)
+      || !ef_cphd_check_block ("PVP", h.pvp_off, h.pvp_size, size, h.end, error)
+      || !ef_cphd_check_block ("signal", h.sig_off, h.sig_size, size, h.end, error)
+      || ((h.seen & (1u << 6)) && !ef_cphd_check_block ("support", h.sup_off, h.sup_size, size, h.end, error)))
     goto out;
   g_clear_pointer (&head, g_free);
 
@@ -792,7 +338,7 @@ ef_cphd_open (const char *path, guint channel, GError **error)
   xml = g_malloc ((gsize) h.xml_size);
   if (!read_at (fd, path, xml, (gsize) h.xml_size, h.xml_off, "the XML block", error))
     goto out;
-  doc = parse_xml (xml, h.xml_size, error);
+  doc = ef_cphd_parse_xml (xml, h.xml_size, error);
   g_clear_pointer (&xml, g_free);
   if (doc == NULL)
     goto out;
@@ -807,9 +353,9 @@ ef_cphd_open (const char *path, guint channel, GError **error)
       && !g_str_has_suffix ((const char *) root->ns->href, h.version))
     g_debug ("CPHD header says %s but the XML namespace is %s", h.version, (const char *) root->ns->href);
 
-  domain = text_at (root, "Global/DomainType");
-  sgn = text_at (root, "Global/SGN");
-  format = text_at (root, "Data/SignalArrayFormat");
+  domain = ef_cphd_text_at (root, "Global/DomainType");
+  sgn = ef_cphd_text_at (root, "Global/SGN");
+  format = ef_cphd_text_at (root, "Data/SignalArrayFormat");
   if (domain == NULL || (strcmp (domain, "FX") != 0 && strcmp (domain, "TOA") != 0))
     {
       g_set_error (error, EF_IO_ERROR, domain == NULL ? EF_IO_ERROR_FORMAT : EF_IO_ERROR_UNSUPPORTED,
@@ -834,14 +380,14 @@ ef_cphd_open (const char *path, guint channel, GError **error)
                    "Data/SignalArrayFormat is \"%.20s\"; Echoform reads CF8, CI4 and CI2", format ? format : "");
       goto out;
     }
-  if (find (root, "Data/SignalCompressionID") != NULL)
+  if (ef_cphd_find (root, "Data/SignalCompressionID") != NULL)
     {
       g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_UNSUPPORTED, "Compressed CPHD signal arrays are not supported");
       goto out;
     }
 
-  if (!uint_at (root, "Data/NumBytesPVP", "CPHD", &num_bytes_pvp, error)
-      || !uint_at (root, "Data/NumCPHDChannels", "CPHD", &num_channels_decl, error))
+  if (!ef_cphd_uint_at (root, "Data/NumBytesPVP", "CPHD", &num_bytes_pvp, error)
+      || !ef_cphd_uint_at (root, "Data/NumCPHDChannels", "CPHD", &num_channels_decl, error))
     goto out;
   if (num_bytes_pvp == 0 || num_bytes_pvp % 8 != 0)
     {
@@ -849,11 +395,11 @@ ef_cphd_open (const char *path, guint channel, GError **error)
                    "Data/NumBytesPVP is %" G_GUINT64_FORMAT "; it must be a positive multiple of 8", num_bytes_pvp);
       goto out;
     }
-  if (!parse_pvp_layout (root, num_bytes_pvp, &pl, error))
+  if (!ef_cphd_parse_pvp_layout (root, num_bytes_pvp, &pl, error))
     goto out;
 
   /* The channels, in the order Data lists them. */
-  data_node = child (root, "Data");
+  data_node = ef_cphd_child (root, "Data");
   {
     GArray *arr = g_array_new (FALSE, TRUE, sizeof (Channel));
 
@@ -864,7 +410,7 @@ ef_cphd_open (const char *path, guint channel, GError **error)
 
         if (c->type != XML_ELEMENT_NODE || strcmp ((const char *) c->name, "Channel") != 0)
           continue;
-        cc.id = text_at (c, "Identifier");
+        cc.id = ef_cphd_text_at (c, "Identifier");
         /* Appended first so that the cleanup frees its identifier whatever happens next. */
         g_array_append_val (arr, cc);
         if (cc.id == NULL)
@@ -873,10 +419,10 @@ ef_cphd_open (const char *path, guint channel, GError **error)
             good = FALSE;
           }
         else
-          good = uint_at (c, "NumVectors", "Data/Channel", &cc.n_vectors, error)
-                 && uint_at (c, "NumSamples", "Data/Channel", &cc.n_samples, error)
-                 && uint_at (c, "SignalArrayByteOffset", "Data/Channel", &cc.signal_offset, error)
-                 && uint_at (c, "PVPArrayByteOffset", "Data/Channel", &cc.pvp_offset, error);
+          good = ef_cphd_uint_at (c, "NumVectors", "Data/Channel", &cc.n_vectors, error)
+                 && ef_cphd_uint_at (c, "NumSamples", "Data/Channel", &cc.n_samples, error)
+                 && ef_cphd_uint_at (c, "SignalArrayByteOffset", "Data/Channel", &cc.signal_offset, error)
+                 && ef_cphd_uint_at (c, "PVPArrayByteOffset", "Data/Channel", &cc.pvp_offset, error);
         if (!good)
           {
             n_channels = arr->len;
@@ -942,7 +488,8 @@ ef_cphd_open (const char *path, guint channel, GError **error)
     }
 
   /* The local frame's origin: the reference geometry's SRP, else the image area reference point. */
-  if (!xyz_at (root, "ReferenceGeometry/SRP/ECF", origin) && !xyz_at (root, "SceneCoordinates/IARP/ECF", origin))
+  if (!ef_cphd_xyz_at (root, "ReferenceGeometry/SRP/ECF", origin)
+      && !ef_cphd_xyz_at (root, "SceneCoordinates/IARP/ECF", origin))
     {
       g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
                    "The CPHD XML has neither ReferenceGeometry/SRP/ECF nor SceneCoordinates/IARP/ECF");
@@ -1049,7 +596,7 @@ ef_cphd_open (const char *path, guint channel, GError **error)
     /* The band: the channel's FxC and FxBW, or the PVPs' span when they are absent. */
     {
       xmlNodePtr cp = NULL;
-      xmlNodePtr chan = child (root, "Channel");
+      xmlNodePtr chan = ef_cphd_child (root, "Channel");
       double fxc = 0, fxbw = 0;
 
       for (xmlNodePtr c = chan != NULL ? chan->children : NULL; c != NULL; c = c->next)
@@ -1057,7 +604,7 @@ ef_cphd_open (const char *path, guint channel, GError **error)
           g_autofree char *id = NULL;
           if (c->type != XML_ELEMENT_NODE || strcmp ((const char *) c->name, "Parameters") != 0)
             continue;
-          id = text_at (c, "Identifier");
+          id = ef_cphd_text_at (c, "Identifier");
           if (g_strcmp0 (id, ch->id) == 0)
             {
               cp = c;
@@ -1066,11 +613,11 @@ ef_cphd_open (const char *path, guint channel, GError **error)
         }
       if (cp != NULL)
         {
-          g_autofree char *s1 = text_at (cp, "FxC");
-          g_autofree char *s2 = text_at (cp, "FxBW");
-          if (!parse_double (s1, &fxc) || !isfinite (fxc))
+          g_autofree char *s1 = ef_cphd_text_at (cp, "FxC");
+          g_autofree char *s2 = ef_cphd_text_at (cp, "FxBW");
+          if (!ef_cphd_parse_double (s1, &fxc) || !isfinite (fxc))
             fxc = 0;
-          if (!parse_double (s2, &fxbw) || !isfinite (fxbw))
+          if (!ef_cphd_parse_double (s2, &fxbw) || !isfinite (fxbw))
             fxbw = 0;
         }
       else
@@ -1099,7 +646,7 @@ out:
   if (doc != NULL)
     xmlFreeDoc (doc);
   channels_free (channels, n_channels);
-  header_clear (&h);
+  ef_cphd_header_clear (&h);
   if (!ok)
     return NULL;
   return g_steal_pointer (&ds);
