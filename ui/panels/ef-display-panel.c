@@ -3,6 +3,10 @@
 #define G_LOG_DOMAIN "ef-display-panel"
 #include "config.h"
 
+#if EF_TEST_HOOKS
+#include "ef-display-panel-test.h"
+#endif
+
 #include <adwaita.h>
 #include <glib/gi18n.h>
 
@@ -206,6 +210,21 @@ ef_display_panel_init (EfDisplayPanel *self)
   g_signal_connect_swapped (self->db_max, "value-changed", G_CALLBACK (changed), self);
   g_signal_connect_swapped (self->gamma, "value-changed", G_CALLBACK (changed), self);
 }
+
+#if EF_TEST_HOOKS
+GtkWidget *
+ef_display_panel_get_widget (EfDisplayPanel *self, const char *name)
+{
+  g_return_val_if_fail (EF_IS_DISPLAY_PANEL (self), NULL);
+  if (g_str_equal (name, "db-min"))
+    return GTK_WIDGET (self->db_min);
+  if (g_str_equal (name, "db-max"))
+    return GTK_WIDGET (self->db_max);
+  if (g_str_equal (name, "gamma"))
+    return GTK_WIDGET (self->gamma);
+  return NULL;
+}
+#endif
 
 GtkWidget *
 ef_display_panel_new (void)

@@ -8,6 +8,9 @@
 
 #include "ef-panel-util.h"
 #include "ef-processing-panel.h"
+#if EF_TEST_HOOKS
+#include "ef-processing-panel-test.h"
+#endif
 
 struct _EfProcessingPanel {
   GtkWidget      parent_instance;
@@ -120,6 +123,22 @@ ef_processing_panel_get_run_text (EfProcessingPanel *self)
   g_return_val_if_fail (EF_IS_PROCESSING_PANEL (self), NULL);
   return gtk_label_get_text (self->in_use);
 }
+
+GtkWidget *
+ef_processing_panel_get_widget (EfProcessingPanel *self, const char *name)
+{
+  const struct { const char *name; gpointer widget; } all[] = {
+    { "algorithm", self->algo }, { "precision", self->precision }, { "backend", self->backend },
+    { "window", self->window }, { "order", self->order }, { "block-size", self->block_size },
+    { "spacing-auto", self->spacing_auto }, { "spacing", self->spacing }, { "roi-info", self->roi_info },
+  };
+
+  g_return_val_if_fail (EF_IS_PROCESSING_PANEL (self), NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (all); i++)
+    if (g_str_equal (name, all[i].name))
+      return GTK_WIDGET (all[i].widget);
+  return NULL;
+}
 #endif
 
 void
@@ -182,6 +201,8 @@ ef_processing_panel_init (EfProcessingPanel *self)
   g = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
   adw_preferences_group_set_title (g, _("Image Formation"));
   self->algo = ef_panel_add_combo_row (g, _("Algorithm"), algos);
+  /* The algorithms' names are long: the choice goes under the title, where it has the row's width. */
+  adw_combo_row_set_use_subtitle (self->algo, TRUE);
   self->precision = ef_panel_add_combo_row (g, _("Precision"), precisions);
   self->backend = ef_panel_add_combo_row (g, _("Backend"), backends);
   self->in_use = ef_panel_add_value_row (g, _("In use"), NULL);
@@ -209,7 +230,8 @@ ef_processing_panel_init (EfProcessingPanel *self)
   self->block_size = ef_panel_add_spin_row (g, _("Block size"), _("Pulses per update of the image"), 1, 4096, 8,
                                             0);
   self->order = ef_panel_add_combo_row (g, _("Order"), orders);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->order),
+  /* Said in the row, not in a tooltip, which would open over the list of choices. */
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->order),
                                _("Sequential grows the aperture; interleaved shows full resolution at once"));
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (self->page), g);
 
@@ -227,6 +249,11 @@ ef_processing_panel_init (EfProcessingPanel *self)
   self->spacing = ef_panel_add_spin_row (g, _("Pixel spacing (m)"), NULL, 0.001, 100, 0.01, 3);
   self->spacing_row = gtk_widget_get_ancestor (GTK_WIDGET (self->spacing), ADW_TYPE_ACTION_ROW);
   self->roi_info = ef_panel_add_value_row (g, _("Size"), NULL);
+  /* Pixels, spacing and metres all matter: the value wraps rather than losing any of them. */
+  gtk_label_set_ellipsize (self->roi_info, PANGO_ELLIPSIZE_NONE);
+  gtk_label_set_wrap (self->roi_info, TRUE);
+  gtk_label_set_justify (self->roi_info, GTK_JUSTIFY_RIGHT);
+  gtk_label_set_max_width_chars (self->roi_info, 20);
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (self->page), g);
 
   g_signal_connect_swapped (self->algo, "notify::selected", G_CALLBACK (changed), self);

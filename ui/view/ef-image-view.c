@@ -9,6 +9,9 @@
 
 #include "ef-gl-cuda.h"
 #include "ef-image-view-private.h"
+#if EF_TEST_HOOKS
+#include "ef-image-view-test.h"
+#endif
 
 #define MIN_SCALE 1e-4
 #define MAX_SCALE 1e4
@@ -220,6 +223,18 @@ ef_image_view_set_tool (EfImageView *self, EfTool tool)
   self->tool = tool;
   ef_image_view_input_update_cursor (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+gboolean
+ef_image_view_get_marker (EfImageView *self, double xy[2])
+{
+  g_return_val_if_fail (EF_IS_IMAGE_VIEW (self), FALSE);
+  if (self->has_marker && xy != NULL)
+    {
+      xy[0] = self->marker[0];
+      xy[1] = self->marker[1];
+    }
+  return self->has_marker;
 }
 
 EfTool
@@ -459,22 +474,74 @@ append_frame (GtkSnapshot *snapshot, const graphene_rect_t *r, float width, cons
   gtk_snapshot_append_border (snapshot, &rr, widths, colors);
 }
 
-static void
-append_label (EfImageView *self, GtkSnapshot *snapshot, const char *text, float x, float y)
+/* The region's size label: its text (owned) and where it goes, or NULL when none is shown (only while
+ * the region tool is chosen or an edit is in flight). */
+static PangoLayout *
+roi_label_layout (EfImageView *self, graphene_rect_t *where)
 {
-  g_autoptr (PangoLayout) layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), text);
-  const GdkRGBA bg = { 0, 0, 0, 0.65f }, fg = { 1, 1, 1, 1 };
+  gboolean editing = ef_image_view_input_is_editing (self);
+  const double *b = editing ? self->edit_roi : self->roi;
+  double wm, hm;
+  g_autofree char *text = NULL;
+  PangoLayout *layout;
+  graphene_rect_t r;
   int lw, lh;
+  float x, y;
 
+  if (!(self->has_roi || editing) || !(editing || self->tool == EF_TOOL_REGION))
+    return NULL;
+  wm = b[2] - b[0];
+  hm = b[3] - b[1];
+  if (self->roi_spacing > 0)
+    text = g_strdup_printf (_("%.1f × %.1f m · %.0f × %.0f px"), wm, hm, floor (wm / self->roi_spacing + 0.5),
+                            floor (hm / self->roi_spacing + 0.5));
+  else
+    text = g_strdup_printf (_("%.1f × %.1f m"), wm, hm);
+  layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), text);
   pango_layout_get_pixel_size (layout, &lw, &lh);
+  ef_image_view_box_to_rect (self, b, &r);
+  /* Above the region's top edge, or inside its top corner when that is off the top: the bottom left
+   * belongs to the zoom buttons, the bottom right to the scale bar. */
+  x = r.origin.x;
+  y = r.origin.y - lh - 4 - 6;
+  if (y < 2)
+    {
+      x = r.origin.x + 8;
+      y = MAX (r.origin.y, 0) + 8;
+    }
   x = CLAMP (x, 2.0f, MAX (2.0f, gtk_widget_get_width (GTK_WIDGET (self)) - lw - 10.0f));
   y = CLAMP (y, 2.0f, MAX (2.0f, gtk_widget_get_height (GTK_WIDGET (self)) - lh - 6.0f));
-  gtk_snapshot_append_color (snapshot, &bg, &GRAPHENE_RECT_INIT (x, y, lw + 8, lh + 4));
+  *where = GRAPHENE_RECT_INIT (x, y, lw + 8, lh + 4);
+  return layout;
+}
+
+static void
+append_roi_label (EfImageView *self, GtkSnapshot *snapshot)
+{
+  const GdkRGBA bg = { 0, 0, 0, 0.65f }, fg = { 1, 1, 1, 1 };
+  graphene_rect_t r;
+  g_autoptr (PangoLayout) layout = roi_label_layout (self, &r);
+
+  if (layout == NULL)
+    return;
+  gtk_snapshot_append_color (snapshot, &bg, &r);
   gtk_snapshot_save (snapshot);
-  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (x + 4, y + 2));
+  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (r.origin.x + 4, r.origin.y + 2));
   gtk_snapshot_append_layout (snapshot, layout, &fg);
   gtk_snapshot_restore (snapshot);
 }
+
+#if EF_TEST_HOOKS
+gboolean
+ef_image_view_get_roi_label_rect (EfImageView *self, graphene_rect_t *rect)
+{
+  g_autoptr (PangoLayout) layout = NULL;
+
+  g_return_val_if_fail (EF_IS_IMAGE_VIEW (self) && rect != NULL, FALSE);
+  layout = roi_label_layout (self, rect);
+  return layout != NULL;
+}
+#endif
 
 /* ---- drawing on the processor ----------------------------------------------------------------- */
 
@@ -550,18 +617,7 @@ ef_image_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
               }
         }
 
-      if (ef_image_view_input_is_editing (self) || self->tool == EF_TOOL_REGION)
-        {
-          double wm = b[2] - b[0], hm = b[3] - b[1];
-          g_autofree char *text = NULL;
-
-          if (self->roi_spacing > 0)
-            text = g_strdup_printf (_("%.1f × %.1f m · %.0f × %.0f px"), wm, hm, floor (wm / self->roi_spacing + 0.5),
-                                    floor (hm / self->roi_spacing + 0.5));
-          else
-            text = g_strdup_printf (_("%.1f × %.1f m"), wm, hm);
-          append_label (self, snapshot, text, r.origin.x, r.origin.y + r.size.height + 6);
-        }
+      append_roi_label (self, snapshot);
     }
 
   if (self->has_marker)

@@ -39,7 +39,8 @@ ef_main_window_actions_sync (EfMainWindow *self)
   set_enabled (self, "export-png", has_data);
   set_enabled (self, "export-measurements", self->measurements->len > 0);
   set_enabled (self, "clear-measurements", self->measurements->len > 0 || self->has_marker);
-  set_enabled (self, "start", has_data);
+  /* Forming again is for the region; the overview follows the collection by itself. */
+  set_enabled (self, "start", has_data && self->has_roi);
   set_enabled (self, "pause", running);
   set_enabled (self, "cancel", running);
   set_enabled (self, "zoom-roi", self->has_roi);
@@ -79,6 +80,18 @@ open_recent_activated (GSimpleAction *action, GVariant *param, gpointer user_dat
 
   if (path != NULL)
     ef_main_window_open_path (EF_MAIN_WINDOW (user_data), path);
+}
+
+static void
+open_path_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  ef_main_window_open_path (EF_MAIN_WINDOW (user_data), g_variant_get_string (param, NULL));
+}
+
+static void
+show_message_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  ef_main_window_show_message (EF_MAIN_WINDOW (user_data), g_variant_get_string (param, NULL));
 }
 
 static void
@@ -130,6 +143,7 @@ clear_measurements_activated (GSimpleAction *action, GVariant *param, gpointer u
 
   g_array_set_size (self->measurements, 0);
   self->has_marker = FALSE;
+  self->remeasure = FALSE;
   ef_image_view_set_marker (self->image_view, NULL);
   ef_measure_panel_set_result (self->measure_panel, NULL, 0, NULL);
   ef_main_window_actions_sync (self);
@@ -154,8 +168,6 @@ start_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 
   if (self->has_roi)
     ef_main_window_jobs_start_roi (self);
-  else
-    ef_main_window_jobs_start_overview (self);
   ef_main_window_actions_sync (self);
 }
 
@@ -405,6 +417,8 @@ static const GActionEntry win_entries[] = {
   { "open-folder", open_folder_activated },
   { "open-recent", open_recent_activated, "s" },
   { "open-demo", open_demo_activated },
+  { "open-path", open_path_activated, "s" },
+  { "show-message", show_message_activated, "s" },
   { "export-image", export_image_activated },
   { "export-png", export_png_activated },
   { "export-measurements", export_measurements_activated },

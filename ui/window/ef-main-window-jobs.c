@@ -51,10 +51,17 @@ ef_main_window_jobs_sync_values_mode (EfMainWindow *self)
 static double
 layer_gain (EfJobRunner *runner)
 {
-  guint64 n = ef_job_runner_get_progress (runner)->pulses_done;
+  const EfRunnerProgress *p = ef_job_runner_get_progress (runner);
+  double n = (double) p->pulses_done, total = (double) MAX (p->pulses_total, p->pulses_done);
 
-  /* Coherent sums grow with the pulse count: show the per-pulse level so the layers agree. */
-  return n > 0 ? -20.0 * log10 ((double) n) : 0.0;
+  /* A finished image is shown at its per-pulse level, 1 / N in amplitude, so that layers formed from
+   * different pulse counts agree. While it forms from n pulses, the image's energy has grown as n (the
+   * sum of the pulses' energies, for clutter and for a point's whole response alike), while a point's
+   * peak grows as n: scaling by 1 / sqrt (n N) keeps the energy where the finished image will have it,
+   * so that the first blocks look like the last ones, only blurrier. At n = N it is 1 / N. */
+  if (n <= 0)
+    return 0.0;
+  return -10.0 * log10 (n) - 10.0 * log10 (total);
 }
 
 double
@@ -279,7 +286,8 @@ update_roi_info (EfMainWindow *self, const EfGrid *grid)
       ef_processing_panel_set_roi_info (self->processing_panel, NULL);
       return;
     }
-  text = g_strdup_printf (_("%u × %u px at %.3f m (%.1f × %.1f m)"), grid->width, grid->height, grid->spacing,
+  /* Translators: the region's size; the line break keeps the pixel spacing on the first line. */
+  text = g_strdup_printf (_("%u × %u px at %.3f m\n%.1f × %.1f m"), grid->width, grid->height, grid->spacing,
                           grid->width * grid->spacing, grid->height * grid->spacing);
   ef_processing_panel_set_roi_info (self->processing_panel, text);
 }
@@ -395,6 +403,8 @@ roi_finished (EfJobRunner *runner, EfJobState state, EfMainWindow *self)
         msg = g_strdup_printf (_("Region formed in %s"), elapsed);
       ef_main_window_toast (self, msg);
     }
+  if (state == EF_JOB_DONE)
+    ef_main_window_measure_region_formed (self);
   ef_main_window_actions_sync (self);
   g_signal_emit_by_name (self, "roi-finished", (int) state);
   ef_main_window_batch_roi_finished (self, state, ef_job_runner_get_error (runner));
@@ -415,6 +425,7 @@ ef_main_window_jobs_start_roi (EfMainWindow *self)
   /* Cancel what ran: dropping the layer and the reference hands the job to a helper thread. */
   ef_image_view_set_layer (self->image_view, EF_LAYER_ROI, NULL, NULL, NULL, NULL);
   g_clear_object (&self->roi_runner);
+  ef_main_window_measure_region_changed (self);
   ef_main_window_verify_reset (self);
   g_clear_pointer (&self->run_told, g_free);
   ef_processing_panel_set_run (self->processing_panel, NULL);

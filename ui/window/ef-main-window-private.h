@@ -43,6 +43,9 @@ struct _EfMainWindow {
   EfDisplayPanel      *display_panel;
   EfMeasurePanel      *measure_panel;
   GMenu               *recent_section;
+  GtkMenuButton       *main_menu_button;
+  GtkWidget           *empty_page;
+  GtkWidget           *drop_highlight;
 
   /* Owned state. */
   GSettings           *settings;
@@ -63,6 +66,8 @@ struct _EfMainWindow {
   double               roi_spacing;      /* of the region in flight */
   GArray              *measurements;     /* EfMeasurement */
   gboolean             has_marker;
+  double               measure_click[2];  /* where the shown measurement was asked for */
+  gboolean             remeasure;         /* measure there again once the region is formed */
   EfBatch              batch;
   gboolean             batch_pending;    /* batch waits for the next collection */
   gboolean             batch_running;
@@ -76,6 +81,7 @@ struct _EfMainWindow {
   char                *run_told;          /* owned: the region's warnings already toasted, or NULL */
 #if EF_TEST_HOOKS
   char                *last_toast;        /* owned: the newest toast's message, or NULL */
+  AdwToast            *last_toast_object; /* owned: the newest toast, or NULL */
 #endif
 };
 
@@ -98,10 +104,21 @@ void ef_main_window_files_init (EfMainWindow *self);
 void ef_main_window_files_update_recent (EfMainWindow *self);
 void ef_main_window_show_open_dialog (EfMainWindow *self, gboolean folder);
 void ef_main_window_toast (EfMainWindow *self, const char *message);
+/* A toast with a button that activates action (a "win." action, with target or NULL). */
+void ef_main_window_toast_with_action (EfMainWindow *self, const char *message, const char *button,
+                                       const char *action, GVariant *target);
+/* Shows message whole, in a dialog: what a long toast's button does. */
+void ef_main_window_show_message (EfMainWindow *self, const char *message);
 void ef_main_window_set_loading (EfMainWindow *self, const char *message);
 /* What a drop of files (GFile, the first one opens) on the window does; the drop target calls it, and
  * tests can. FALSE if nothing could be opened. */
 gboolean ef_main_window_drop_files (EfMainWindow *self, GSList *files);
+
+/* ef-main-window-measure.c */
+/* The region forms again (TRUE) or a new one replaced it (FALSE): the measurement is marked, or goes. */
+void ef_main_window_measure_region_changed (EfMainWindow *self);
+/* The region is formed: a measurement marked as the old region's is made again. */
+void ef_main_window_measure_region_formed (EfMainWindow *self);
 
 /* ef-main-window-export.c */
 void ef_main_window_export_image (EfMainWindow *self);

@@ -38,3 +38,10 @@ ef_main_window_get_last_toast (EfMainWindow *self)
   g_return_val_if_fail (EF_IS_MAIN_WINDOW (self), NULL);
   return self->last_toast;
 }
+
+AdwToast *
+ef_main_window_get_last_toast_object (EfMainWindow *self)
+{
+  g_return_val_if_fail (EF_IS_MAIN_WINDOW (self), NULL);
+  return self->last_toast_object;
+}

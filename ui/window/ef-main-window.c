@@ -156,22 +156,42 @@ display_panel_changed (EfMainWindow *self)
   ef_main_window_queue_session_save (self);
 }
 
+/* Whether two sets of choices form the same region: the same spacing in effect and the same job. */
+static gboolean
+same_region_job (EfMainWindow *self, const EfProcessing *a, double spacing_a, const EfProcessing *b,
+                 double spacing_b)
+{
+  EfProcessing x = *a, y = *b;
+
+  x.spacing = y.spacing = 0;
+  x.spacing_auto = y.spacing_auto = FALSE;
+  x.samples_per_cell = y.samples_per_cell = 0;
+  return memcmp (&x, &y, sizeof x) == 0 && spacing_a == spacing_b;
+}
+
 static void
 processing_panel_changed (EfMainWindow *self)
 {
   EfProcessing before = self->proc;
+  double spacing_before = ef_main_window_get_roi_spacing (self), auto_spacing;
 
   ef_processing_panel_get (self->processing_panel, &self->proc);
   if (memcmp (&before, &self->proc, sizeof before) == 0)
     return;
+  /* Switching the automatic spacing off keeps the spacing it gave, not the spin button's rounding of it:
+   * the region stays as it is. */
+  auto_spacing = ef_main_window_jobs_auto_spacing (self);
+  if (before.spacing_auto && !self->proc.spacing_auto && fabs (self->proc.spacing - auto_spacing) < 5e-4)
+    self->proc.spacing = auto_spacing;
   ef_main_window_actions_sync (self);
+  ef_main_window_queue_session_save (self);
   /* Range compression and the backend shape the overview too. */
   if (before.window != self->proc.window || before.upsample != self->proc.upsample
       || before.backend != self->proc.backend)
     ef_main_window_jobs_start_overview (self);
-  if (self->has_roi)
+  if (self->has_roi
+      && !same_region_job (self, &before, spacing_before, &self->proc, ef_main_window_get_roi_spacing (self)))
     ef_main_window_jobs_start_roi (self);
-  ef_main_window_queue_session_save (self);
 }
 
 /* ---- the collection --------------------------------------------------------------------------- */
@@ -297,6 +317,7 @@ ef_main_window_set_dataset (EfMainWindow *self, EfDataset *dataset)
     }
   g_array_set_size (self->measurements, 0);
   self->has_marker = FALSE;
+  self->remeasure = FALSE;
   ef_image_view_set_marker (self->image_view, NULL);
   ef_measure_panel_set_result (self->measure_panel, NULL, 0, NULL);
 
@@ -310,6 +331,9 @@ ef_main_window_set_dataset (EfMainWindow *self, EfDataset *dataset)
     }
 
   update_title (self);
+  gtk_widget_set_visible (self->empty_page, FALSE);
+  if (!self->has_roi)
+    ef_processing_panel_set_roi_info (self->processing_panel, NULL);
   ef_image_view_set_scene_box (self->image_view, self->box);
   ef_image_view_set_roi (self->image_view, self->has_roi ? self->roi : NULL);
   ef_dataset_panel_set_dataset (self->dataset_panel, dataset, self->box);
@@ -353,6 +377,7 @@ ef_main_window_set_roi (EfMainWindow *self, const double roi[4])
       ef_image_view_set_roi (self->image_view, NULL);
       ef_geometry_plot_set_roi (self->geometry_plot, NULL);
       ef_geometry_plot_set_done (self->geometry_plot, NULL, 0);
+      ef_processing_panel_set_roi_info (self->processing_panel, NULL);
       ef_main_window_jobs_update_status (self);
       ef_main_window_actions_sync (self);
       ef_main_window_queue_session_save (self);
@@ -641,6 +666,32 @@ settings_changed (GSettings *settings, const char *key, EfMainWindow *self)
     }
 }
 
+/* ---- focus after the main menu ---------------------------------------------------------------- */
+
+static gboolean
+restore_focus (gpointer data)
+{
+  EfMainWindow *self = data;
+  GtkWidget *focus = gtk_window_get_focus (GTK_WINDOW (self));
+
+  /* An item chosen in a submenu closes the menu with the focus left on the submenu's hidden page (GTK
+   * 4.8), where key presses reach no shortcut until the user clicks: give it to the image. */
+  if (focus == NULL || !gtk_widget_get_mapped (focus))
+    {
+      if (!gtk_widget_grab_focus (GTK_WIDGET (self->image_view)))
+        gtk_window_set_focus (GTK_WINDOW (self), NULL);
+    }
+  g_object_unref (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+main_menu_closed (EfMainWindow *self)
+{
+  /* After the popover has finished hiding and GTK has moved the focus, if it did. */
+  g_idle_add (restore_focus, g_object_ref (self));
+}
+
 /* ---- object ----------------------------------------------------------------------------------- */
 
 static gboolean
@@ -698,6 +749,7 @@ ef_main_window_finalize (GObject *object)
   g_free (self->run_told);
 #if EF_TEST_HOOKS
   g_free (self->last_toast);
+  g_clear_object (&self->last_toast_object);
 #endif
   g_array_unref (self->measurements);
   ef_batch_clear (&self->batch);
@@ -783,6 +835,9 @@ ef_main_window_class_init (EfMainWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, EfMainWindow, display_panel);
   gtk_widget_class_bind_template_child (widget_class, EfMainWindow, measure_panel);
   gtk_widget_class_bind_template_child (widget_class, EfMainWindow, recent_section);
+  gtk_widget_class_bind_template_child (widget_class, EfMainWindow, main_menu_button);
+  gtk_widget_class_bind_template_child (widget_class, EfMainWindow, empty_page);
+  gtk_widget_class_bind_template_child (widget_class, EfMainWindow, drop_highlight);
 }
 
 static void
@@ -819,6 +874,8 @@ ef_main_window_init (EfMainWindow *self)
   ef_display_panel_set (self->display_panel, &self->display);
   ef_main_window_actions_init (self);
   ef_main_window_files_init (self);
+  g_signal_connect_object (gtk_menu_button_get_popover (self->main_menu_button), "closed",
+                           G_CALLBACK (main_menu_closed), self, G_CONNECT_SWAPPED);
   ef_main_window_jobs_update_status (self);
 }
 
