@@ -12,6 +12,8 @@ G_BEGIN_DECLS
 /* Uploading stops for this frame past either limit; the rest goes in the next frames. */
 #define EF_IMAGE_VIEW_UPLOAD_BUDGET_US 6000
 #define EF_IMAGE_VIEW_UPLOAD_BUDGET_PIXELS (1u << 20)
+/* The scale bar's longest length on screen. */
+#define EF_IMAGE_VIEW_SCALE_BAR_PX 160.0
 
 typedef struct {
   gboolean            active;

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ef-annotate.h"
 #include "ef-gl-cuda.h"
 #include "ef-image-view-private.h"
 #if EF_TEST_HOOKS
@@ -507,7 +508,7 @@ roi_label_layout (EfImageView *self, graphene_rect_t *where)
   if (y < 2)
     {
       x = r.origin.x + 8;
-      y = MAX (r.origin.y, 0) + 8;
+      y = MAX (r.origin.y, 18.0f) + 6;
     }
   x = CLAMP (x, 2.0f, MAX (2.0f, gtk_widget_get_width (GTK_WIDGET (self)) - lw - 10.0f));
   y = CLAMP (y, 2.0f, MAX (2.0f, gtk_widget_get_height (GTK_WIDGET (self)) - lh - 6.0f));
@@ -540,6 +541,98 @@ ef_image_view_get_roi_label_rect (EfImageView *self, graphene_rect_t *rect)
   g_return_val_if_fail (EF_IS_IMAGE_VIEW (self) && rect != NULL, FALSE);
   layout = roi_label_layout (self, rect);
   return layout != NULL;
+}
+#endif
+
+/* ---- scale, north and axes --------------------------------------------------------------------- */
+
+/* The view is north up, one scale in x and y: a scale bar (bottom right, clear of the zoom buttons), a
+ * north arrow (top right) and ticks in metres along the top and left edges. Each is its own small cairo
+ * node, so that a frame redraws little. */
+static void
+append_annotations (EfImageView *self, GtkSnapshot *snapshot)
+{
+  const double white[3] = { 1, 1, 1 };
+  const GdkRGBA plate = { 0, 0, 0, 0.55f };
+  double w = gtk_widget_get_width (GTK_WIDGET (self)), h = gtk_widget_get_height (GTK_WIDGET (self));
+  double metres, px, x0, y0, x1, y1, step;
+  g_autofree char *label = NULL;
+  cairo_t *cr;
+
+  if (!self->has_box || !(self->scale > 0) || w < 120 || h < 120)
+    return;
+
+  if (ef_scale_bar_choose (1.0 / self->scale, EF_IMAGE_VIEW_SCALE_BAR_PX, &metres, &px))
+    {
+      graphene_rect_t r = GRAPHENE_RECT_INIT ((float) (w - 12 - EF_IMAGE_VIEW_SCALE_BAR_PX - 20),
+                                              (float) (h - 12 - 42), EF_IMAGE_VIEW_SCALE_BAR_PX + 20, 42);
+
+      label = ef_scale_bar_label (metres);
+      gtk_snapshot_append_color (snapshot, &plate, &r);
+      cr = gtk_snapshot_append_cairo (snapshot, &r);
+      ef_draw_scale_bar (cr, r.origin.x + r.size.width - 10 - round (px), r.origin.y + r.size.height - 10
+                         - EF_SCALE_BAR_HEIGHT, round (px), label, white);
+      cairo_destroy (cr);
+    }
+
+  {
+    graphene_rect_t r = GRAPHENE_RECT_INIT ((float) (w - 12 - 36), 30, 36, 52);
+
+    gtk_snapshot_append_color (snapshot, &plate, &r);
+    cr = gtk_snapshot_append_cairo (snapshot, &r);
+    ef_draw_north_arrow (cr, r.origin.x + 18, r.origin.y + 32, 28, 0, -1, white);
+    cairo_destroy (cr);
+  }
+
+  /* Ticks: a round step for about eight across the wider edge. */
+  ef_image_view_widget_to_scene (self, 0, 0, &x0, &y1);
+  ef_image_view_widget_to_scene (self, w, h, &x1, &y0);
+  step = ef_nice_step (MAX (x1 - x0, y1 - y0), 8);
+  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, (float) w, 18));
+  for (double v = ceil (x0 / step) * step; v <= x1; v += step)
+    {
+      double wx, wy;
+      g_autofree char *text = g_strdup_printf ("%g", fabs (v) < 1e-9 * step ? 0.0 : v);
+
+      ef_image_view_scene_to_widget (self, v, 0, &wx, &wy);
+      cairo_set_source_rgba (cr, 1, 1, 1, 0.8);
+      cairo_rectangle (cr, round (wx), 0, 1, 5);
+      cairo_fill (cr);
+      if (wx > 40 && wx < w - 60)
+        ef_annotate_text (cr, text, wx, 3, 0.5, white);
+    }
+  cairo_destroy (cr);
+  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 18, 48, (float) h - 18 - 60));
+  for (double v = floor (y1 / step) * step; v >= y0; v -= step)
+    {
+      double wx, wy;
+      g_autofree char *text = g_strdup_printf ("%g", fabs (v) < 1e-9 * step ? 0.0 : v);
+
+      ef_image_view_scene_to_widget (self, 0, v, &wx, &wy);
+      if (wy < 24 || wy > h - 70)
+        continue;
+      cairo_set_source_rgba (cr, 1, 1, 1, 0.8);
+      cairo_rectangle (cr, 0, round (wy), 5, 1);
+      cairo_fill (cr);
+      ef_annotate_text (cr, text, 7, wy - 7, 0.0, white);
+    }
+  cairo_destroy (cr);
+  {
+    g_autofree char *unit = g_strdup (_("m"));
+    cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, 40, 18));
+    ef_annotate_text (cr, unit, 4, 3, 0.0, white);
+    cairo_destroy (cr);
+  }
+}
+
+#if EF_TEST_HOOKS
+gboolean
+ef_image_view_get_scale_bar (EfImageView *self, double *metres, double *pixels)
+{
+  g_return_val_if_fail (EF_IS_IMAGE_VIEW (self), FALSE);
+  if (!self->has_box)
+    return FALSE;
+  return ef_scale_bar_choose (1.0 / self->scale, EF_IMAGE_VIEW_SCALE_BAR_PX, metres, pixels);
 }
 #endif
 
@@ -619,6 +712,7 @@ ef_image_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 
       append_roi_label (self, snapshot);
     }
+  append_annotations (self, snapshot);
 
   if (self->has_marker)
     {

@@ -37,6 +37,7 @@ ef_main_window_actions_sync (EfMainWindow *self)
 
   set_enabled (self, "export-image", has_data && (self->roi_runner != NULL || self->overview != NULL));
   set_enabled (self, "export-png", has_data);
+  set_enabled (self, "export-region-png", has_data && (self->roi_runner != NULL || self->overview != NULL));
   set_enabled (self, "export-measurements", self->measurements->len > 0);
   set_enabled (self, "clear-measurements", self->measurements->len > 0 || self->has_marker);
   /* Forming again is for the region; the overview follows the collection by itself. */
@@ -110,6 +111,18 @@ static void
 export_png_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
   ef_main_window_export_png (EF_MAIN_WINDOW (user_data));
+}
+
+static void
+export_region_png_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  ef_main_window_export_region_png (EF_MAIN_WINDOW (user_data));
+}
+
+static void
+export_region_png_to_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  ef_main_window_export_region_png_to (EF_MAIN_WINDOW (user_data), g_variant_get_string (param, NULL));
 }
 
 static void
@@ -422,10 +435,12 @@ static const GActionEntry win_entries[] = {
   { "export-image", export_image_activated },
   { "export-png", export_png_activated },
   { "export-measurements", export_measurements_activated },
+  { "export-region-png", export_region_png_activated },
   { "clear-measurements", clear_measurements_activated },
   /* The same without a dialog, for scripts (over D-Bus) and tests. */
   { "export-image-to", export_image_to_activated, "s" },
   { "export-png-to", export_png_to_activated, "s" },
+  { "export-region-png-to", export_region_png_to_activated, "s" },
   { "export-measurements-to", export_measurements_to_activated, "s" },
   { "screenshot", screenshot_activated, "s" },
   { "start", start_activated },

@@ -129,6 +129,10 @@ void ef_main_window_export_measurements (EfMainWindow *self);
 void ef_main_window_export_image_to (EfMainWindow *self, const char *path);
 void ef_main_window_export_png_to (EfMainWindow *self, const char *path);
 void ef_main_window_export_measurements_to (EfMainWindow *self, const char *path);
+/* The region (or the overview) at full resolution, one file pixel per image pixel, as a dB PNG with
+ * axes, scale bar, north arrow and colour bar; on a worker thread, then "export-finished". */
+void ef_main_window_export_region_png (EfMainWindow *self);
+void ef_main_window_export_region_png_to (EfMainWindow *self, const char *path);
 
 /* ef-main-window-verify.c: the region against exact backprojection at sampled pixels ("verify-finished"). */
 void     ef_main_window_verify_region (EfMainWindow *self);   /* starts a check, or stops the one in flight */
