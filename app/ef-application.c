@@ -395,6 +395,8 @@ ef_application_startup (GApplication *app)
   set_accels (gtk_app, "win.zoom-fit", "<Primary>0", NULL);
   set_accels (gtk_app, "win.zoom-1-1", "<Primary>1", NULL);
   set_accels (gtk_app, "win.zoom-roi", "<Primary>r", NULL);
+  set_accels (gtk_app, "win.undo-region", "<Primary>z", NULL);
+  set_accels (gtk_app, "win.redo-region", "<Primary><Shift>z", NULL);
 }
 
 static void

@@ -13,7 +13,10 @@
 #include "ef-gui-test-util.h"
 #include "ef-demo-test.h"
 #include "ef-image-view-test.h"
+#include "ef-display-panel-test.h"
+#include "ef-histogram.h"
 #include "ef-main-window-test.h"
+#include "ef-processing-panel-test.h"
 
 static EfApplication *app;
 static EfDataset *demo;
@@ -277,6 +280,223 @@ test_window_export_region (void)
   g_rmdir (dir);
 }
 
+/* The Display page's histogram counts the region's pixels by their dB per pulse, as an independent count in
+ * float64 does. */
+static void
+test_histogram (void)
+{
+  EfMainWindow *window = new_window ();
+  const double roi[4] = { -10, -8, 10, 8 };
+  EfJobRunner *runner;
+  const EfGrid *grid;
+  const guint64 *counts;
+  guint n_bins;
+  double lo, hi, gain;
+  g_autofree EfCf32 *px = NULL;
+  guint64 total = 0, want_total = 0;
+  g_autofree guint64 *want = NULL;
+  EfRect all;
+  GtkWidget *histogram;
+
+  ef_main_window_set_dataset (window, demo);
+  ef_main_window_set_roi (window, roi);
+  spin_until (window_idle, window, 120);
+  runner = ef_main_window_get_roi_runner (window);
+  grid = ef_job_runner_get_grid (runner);
+  histogram = ef_display_panel_get_widget (window->display_panel, "histogram");
+  g_assert_nonnull (histogram);
+  counts = ef_histogram_get_counts (EF_HISTOGRAM (histogram), &n_bins, &lo, &hi);
+  g_assert_nonnull (counts);
+  g_assert_cmpuint (n_bins, >=, 32);
+  all = (EfRect) { 0, 0, grid->width, grid->height };
+  px = g_new (EfCf32, ef_grid_n_pixels (grid));
+  g_assert_true (ef_job_runner_read (runner, &all, px, NULL));
+  gain = -20 * log10 ((double) ef_job_runner_get_progress (runner)->pulses_done);
+  want = g_new0 (guint64, n_bins);
+  for (gsize i = 0; i < ef_grid_n_pixels (grid); i++)
+    {
+      double p = (double) crealf (px[i]) * crealf (px[i]) + (double) cimagf (px[i]) * cimagf (px[i]);
+      double db = 10 * log10 (p) + gain;
+      if (p > 0 && db >= lo && db <= hi)
+        {
+          want[MIN ((guint) floor ((db - lo) / (hi - lo) * n_bins), n_bins - 1)]++;
+          want_total++;
+        }
+    }
+  for (guint b = 0; b < n_bins; b++)
+    {
+      total += counts[b];
+      /* A value on a bin's edge may fall either side in single and double precision. */
+      g_assert_cmpint (llabs ((long long) counts[b] - (long long) want[b]), <=, 1 + want[b] / 1000);
+    }
+  g_test_message ("%" G_GUINT64_FORMAT " of %zu pixels in %u bins over %.0f .. %.0f dB", total,
+                  ef_grid_n_pixels (grid), n_bins, lo, hi);
+  g_assert_cmpuint (total, ==, want_total);
+  /* The top bin holds the brightest pixel: the span reaches it. */
+  g_assert_cmpuint (counts[n_bins - 1], >, 0);
+  close_window (window);
+}
+
+/* The region typed as its corners, and the spacing typed: the region forms as typed; a bad line is marked
+ * and changes nothing. */
+static void
+test_typed_region (void)
+{
+  EfMainWindow *window = new_window ();
+  GtkWidget *entry, *sw, *spacing;
+  double roi[4];
+
+  ef_main_window_set_dataset (window, demo);
+  entry = ef_processing_panel_get_widget (window->processing_panel, "roi-entry");
+  g_assert_nonnull (entry);
+  gtk_editable_set_text (GTK_EDITABLE (entry), "−6.5, -4; 6.25 4.75");
+  g_signal_emit_by_name (entry, "apply");
+  g_assert_true (ef_main_window_get_roi (window, roi));
+  g_assert_cmpfloat (roi[0], ==, -6.5);
+  g_assert_cmpfloat (roi[1], ==, -4);
+  g_assert_cmpfloat (roi[2], ==, 6.25);
+  g_assert_cmpfloat (roi[3], ==, 4.75);
+  g_assert_false (gtk_widget_has_css_class (entry, "error"));
+
+  for (guint i = 0; i < 4; i++)
+    {
+      const char *bad[] = { "1, 2, 3", "1, 2, 3, 4, 5", "a, b, c, d", "1, 2, 1, 5" };
+      double now[4];
+
+      gtk_editable_set_text (GTK_EDITABLE (entry), bad[i]);
+      g_signal_emit_by_name (entry, "apply");
+      g_assert_true (gtk_widget_has_css_class (entry, "error"));
+      g_assert_true (ef_main_window_get_roi (window, now));
+      g_assert_cmpmem (now, sizeof now, roi, sizeof roi);
+    }
+
+  /* The spacing, typed. */
+  sw = ef_processing_panel_get_widget (window->processing_panel, "spacing-auto");
+  spacing = ef_processing_panel_get_widget (window->processing_panel, "spacing");
+  gtk_switch_set_active (GTK_SWITCH (sw), FALSE);
+  gtk_editable_set_text (GTK_EDITABLE (spacing), "0.2");
+  gtk_spin_button_update (GTK_SPIN_BUTTON (spacing));
+  spin_until (window_idle, window, 120);
+  g_assert_cmpfloat_with_epsilon (ef_job_runner_get_grid (ef_main_window_get_roi_runner (window))->spacing, 0.2,
+                                  1e-12);
+  /* The entry shows the region drawn. */
+  ef_main_window_set_roi (window, (double[]) { -3, -2, 5, 1 });
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (entry)), ==, "-3.00, -2.00, 5.00, 1.00");
+  gtk_switch_set_active (GTK_SWITCH (sw), TRUE);
+  spin_until (window_idle, window, 120);
+  close_window (window);
+}
+
+static gboolean
+enabled (EfMainWindow *window, const char *action)
+{
+  return g_action_group_get_action_enabled (G_ACTION_GROUP (window), action);
+}
+
+static void
+assert_roi (EfMainWindow *window, const double *want)
+{
+  double roi[4];
+
+  if (want == NULL)
+    {
+      g_assert_false (ef_main_window_get_roi (window, roi));
+      return;
+    }
+  g_assert_true (ef_main_window_get_roi (window, roi));
+  g_assert_cmpmem (roi, sizeof roi, want, 4 * sizeof (double));
+}
+
+/* Region changes undone and redone, in order; a new change ends what could be redone. */
+static void
+test_undo_region (void)
+{
+  EfMainWindow *window = new_window ();
+  const double a[4] = { -6, -4, 6, 4 }, b[4] = { -2, -2, 8, 3 }, c[4] = { 0, 0, 5, 5 };
+
+  ef_main_window_set_dataset (window, demo);
+  ef_main_window_set_roi (window, NULL);
+  spin_until (window_idle, window, 120);
+  /* What the collection opened with is not a change of the user's. */
+  g_assert_false (enabled (window, "redo-region"));
+  ef_main_window_set_roi (window, a);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "set-roi", g_variant_new ("(dddd)", b[0], b[1], b[2], b[3]));
+  g_action_group_activate_action (G_ACTION_GROUP (window), "clear-roi", NULL);
+  assert_roi (window, NULL);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "undo-region", NULL);
+  assert_roi (window, b);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "undo-region", NULL);
+  assert_roi (window, a);
+  g_assert_true (enabled (window, "redo-region"));
+  g_action_group_activate_action (G_ACTION_GROUP (window), "redo-region", NULL);
+  assert_roi (window, b);
+  ef_main_window_set_roi (window, c);
+  g_assert_false (enabled (window, "redo-region"));
+  g_action_group_activate_action (G_ACTION_GROUP (window), "undo-region", NULL);
+  assert_roi (window, b);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "undo-region", NULL);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "undo-region", NULL);
+  assert_roi (window, NULL);
+  spin_until (window_idle, window, 120);
+  close_window (window);
+}
+
+/* Each line of the measurements' CSV says what image it came from. */
+static void
+test_measurement_csv (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("echoform-test-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "points.csv", NULL);
+  g_autofree char *csv = NULL;
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) lines = NULL, head = NULL, row = NULL, row2 = NULL;
+  EfMainWindow *window = new_window ();
+  double target[3], roi[4];
+  int col_file = -1, col_algo = -1, col_window = -1, col_prec = -1, col_spacing = -1, col_image = -1;
+
+  ef_demo_get_point_target (2, target);
+  roi[0] = target[0] - 3, roi[1] = target[1] - 3, roi[2] = target[0] + 3, roi[3] = target[1] + 3;
+  ef_main_window_set_dataset (window, demo);
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "algorithm", g_variant_new_string ("bp"));
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "precision", g_variant_new_string ("fp64"));
+  ef_main_window_set_roi (window, roi);
+  spin_until (window_idle, window, 120);
+  g_assert_true (ef_main_window_measure_at (window, target[0], target[1], &error));
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "precision", g_variant_new_string ("fp32"));
+  spin_until (window_idle, window, 120);
+  g_assert_true (ef_main_window_measure_at (window, target[0], target[1], &error));
+  g_assert_no_error (error);
+  g_assert_true (ef_main_window_write_measurements_csv (window, path, &error));
+  g_assert_true (g_file_get_contents (path, &csv, NULL, NULL));
+  g_test_message ("%s", csv);
+  lines = g_strsplit (csv, "\n", -1);
+  head = g_strsplit (lines[0], ",", -1);
+  for (int i = 0; head[i] != NULL; i++)
+    {
+      col_file = g_str_equal (head[i], "file") ? i : col_file;
+      col_image = g_str_equal (head[i], "image") ? i : col_image;
+      col_algo = g_str_equal (head[i], "algorithm") ? i : col_algo;
+      col_window = g_str_equal (head[i], "window") ? i : col_window;
+      col_prec = g_str_equal (head[i], "precision") ? i : col_prec;
+      col_spacing = g_str_equal (head[i], "spacing_m") ? i : col_spacing;
+    }
+  g_assert_cmpint (MIN (MIN (col_file, col_algo), MIN (MIN (col_window, col_prec), MIN (col_spacing, col_image))),
+                   >=, 0);
+  row = g_strsplit (lines[1], ",", -1);
+  row2 = g_strsplit (lines[2], ",", -1);
+  g_assert_cmpstr (row[col_file], ==, "demo");
+  g_assert_cmpstr (row[col_image], ==, "region");
+  g_assert_cmpstr (row[col_algo], ==, "bp");
+  g_assert_cmpstr (row[col_window], ==, ef_window_to_string (window->proc.window));
+  g_assert_cmpstr (row[col_prec], ==, "fp64");
+  g_assert_cmpstr (row2[col_prec], ==, "fp32");
+  g_assert_cmpfloat_with_epsilon (g_ascii_strtod (row[col_spacing], NULL),
+                                  ef_job_runner_get_grid (ef_main_window_get_roi_runner (window))->spacing, 1e-6);
+  close_window (window);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -299,6 +519,10 @@ main (int argc, char *argv[])
 
   g_test_add_func ("/gui/analyst/export-scale-bar", test_export_scale_bar);
   g_test_add_func ("/gui/analyst/window-export-region", test_window_export_region);
+  g_test_add_func ("/gui/analyst/histogram", test_histogram);
+  g_test_add_func ("/gui/analyst/typed-region", test_typed_region);
+  g_test_add_func ("/gui/analyst/undo-region", test_undo_region);
+  g_test_add_func ("/gui/analyst/measurement-csv", test_measurement_csv);
   status = g_test_run ();
 
   ef_dataset_unref (demo);

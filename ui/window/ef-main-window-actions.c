@@ -46,6 +46,8 @@ ef_main_window_actions_sync (EfMainWindow *self)
   set_enabled (self, "cancel", running);
   set_enabled (self, "zoom-roi", self->has_roi);
   set_enabled (self, "clear-roi", self->has_roi);
+  set_enabled (self, "undo-region", self->roi_undo->len > 0);
+  set_enabled (self, "redo-region", self->roi_redo->len > 0);
   set_enabled (self, "auto-range", has_data);
   set_enabled (self, "verify-region",
                ef_main_window_verify_running (self) || ef_main_window_verify_available (self));
@@ -276,6 +278,18 @@ clear_roi_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 }
 
 static void
+undo_region_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  ef_main_window_undo_region (EF_MAIN_WINDOW (user_data));
+}
+
+static void
+redo_region_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  ef_main_window_redo_region (EF_MAIN_WINDOW (user_data));
+}
+
+static void
 set_spacing_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
   EfMainWindow *self = EF_MAIN_WINDOW (user_data);
@@ -454,6 +468,8 @@ static const GActionEntry win_entries[] = {
   { "zoom-roi", zoom_roi_activated },
   { "set-roi", set_roi_activated, "(dddd)" },
   { "clear-roi", clear_roi_activated },
+  { "undo-region", undo_region_activated },
+  { "redo-region", redo_region_activated },
   { "set-spacing", set_spacing_activated, "d" },
   { "measure-at", measure_at_activated, "(dd)" },
   { "auto-range", auto_range_activated },

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
 #include "ef-export-png.h"
 #include "ef-image-io.h"
@@ -311,6 +312,25 @@ ef_main_window_export_region_png (EfMainWindow *self)
 
 /* ---- measurements ----------------------------------------------------------------------------- */
 
+/* A field as RFC 4180 writes one: quoted, with quotes doubled, when it holds a comma, quote or line break. */
+static void
+append_csv_field (GString *csv, const char *text)
+{
+  if (strpbrk (text, ",\"\r\n") == NULL)
+    {
+      g_string_append (csv, text);
+      return;
+    }
+  g_string_append_c (csv, '"');
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      if (*p == '"')
+        g_string_append_c (csv, '"');
+      g_string_append_c (csv, *p);
+    }
+  g_string_append_c (csv, '"');
+}
+
 gboolean
 ef_main_window_write_measurements_csv (EfMainWindow *self, const char *path, GError **error)
 {
@@ -319,8 +339,10 @@ ef_main_window_write_measurements_csv (EfMainWindow *self, const char *path, GEr
 
   g_return_val_if_fail (EF_IS_MAIN_WINDOW (self), FALSE);
 
+  /* Each line says what image it was measured on: the file, what formed it, and the pixel spacing. */
   g_string_append (csv, "x_m,y_m,peak_db,range_irw_m,range_pslr_db,range_islr_db,"
-                        "cross_irw_m,cross_pslr_db,cross_islr_db,spacing_m\n");
+                        "cross_irw_m,cross_pslr_db,cross_islr_db,spacing_m,file,image,algorithm,window,"
+                        "precision\n");
   for (guint i = 0; i < self->measurements->len; i++)
     {
       const EfMeasurement *m = &g_array_index (self->measurements, EfMeasurement, i);
@@ -333,7 +355,10 @@ ef_main_window_write_measurements_csv (EfMainWindow *self, const char *path, GEr
       g_string_append_printf (csv, "%s,%s,%s,%s,%s,%s,%s,%s,%s,", buf[0], buf[1], buf[2], buf[3], buf[4], buf[5],
                               buf[6], buf[7], buf[8]);
       g_ascii_formatd (buf[0], sizeof buf[0], "%.6g", m->spacing);
-      g_string_append_printf (csv, "%s\n", buf[0]);
+      g_string_append_printf (csv, "%s,", buf[0]);
+      append_csv_field (csv, m->file);
+      g_string_append_printf (csv, ",%s,%s,%s,%s\n", m->in_roi ? "region" : "overview", ef_algo_to_string (m->algo),
+                              ef_window_to_string (m->window), ef_precision_to_string (m->precision));
     }
   return g_file_set_contents (path, csv->str, (gssize) csv->len, error);
 }

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ef-histogram.h"
 #include "ef-image-io.h"
 #include "ef-panel-util.h"
 #if HAVE_CUDA
@@ -26,6 +27,78 @@
 #define STATUS_INTERVAL_US 250000
 /* The widest dynamic range chosen automatically, dB. */
 #define DB_SPAN 45.0
+/* The histogram: this many bins over at most this many dB below the brightest pixel. */
+#define HISTOGRAM_BINS 160
+#define HISTOGRAM_SPAN_DB 100.0
+
+/* ---- histogram -------------------------------------------------------------------------------- */
+
+typedef struct {
+  EfJobRunner *runner;     /* owned */
+  double       gain_db;
+  guint64      counts[HISTOGRAM_BINS];
+  double       lo_db, hi_db;
+} HistogramData;
+
+static void
+histogram_data_free (gpointer data)
+{
+  HistogramData *d = data;
+
+  g_object_unref (d->runner);
+  g_free (d);
+}
+
+static void
+histogram_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  HistogramData *d = task_data;
+  const EfGrid *grid = ef_job_runner_get_grid (d->runner);
+  gsize n = ef_grid_n_pixels (grid);
+  g_autofree EfCf32 *pixels = g_try_new (EfCf32, n);
+  EfRect all = { 0, 0, grid->width, grid->height };
+
+  /* The whole image, off the main thread: a large region is hundreds of megabytes. */
+  if (pixels == NULL || !ef_job_runner_read (d->runner, &all, pixels, NULL)
+      || !ef_histogram_range (pixels, n, d->gain_db, HISTOGRAM_SPAN_DB, &d->lo_db, &d->hi_db))
+    {
+      g_task_return_boolean (task, FALSE);
+      return;
+    }
+  ef_histogram_count (pixels, n, d->gain_db, d->lo_db, d->hi_db, d->counts, HISTOGRAM_BINS);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+histogram_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  EfMainWindow *self = EF_MAIN_WINDOW (source);
+  HistogramData *d = g_task_get_task_data (G_TASK (result));
+
+  self->n_histograms--;
+  /* Only the image in view: a newer job's histogram follows it. */
+  if (!g_task_propagate_boolean (G_TASK (result), NULL)
+      || d->runner != (self->roi_runner != NULL ? self->roi_runner : self->overview))
+    return;
+  ef_display_panel_set_histogram (self->display_panel, d->counts, HISTOGRAM_BINS, d->lo_db, d->hi_db);
+  g_signal_emit_by_name (self, "histogram-ready");
+}
+
+/* The histogram of a finished image, made on a worker thread. */
+static void
+start_histogram (EfMainWindow *self, EfJobRunner *runner)
+{
+  g_autoptr (GTask) task = g_task_new (self, NULL, histogram_done, NULL);
+  HistogramData *d = g_new0 (HistogramData, 1);
+  const EfRunnerProgress *p = ef_job_runner_get_progress (runner);
+
+  d->runner = g_object_ref (runner);
+  /* dB per pulse, as the display and its levels are. */
+  d->gain_db = p->pulses_done > 0 ? -20.0 * log10 ((double) p->pulses_done) : 0.0;
+  g_task_set_task_data (task, d, histogram_data_free);
+  self->n_histograms++;
+  g_task_run_in_thread (task, histogram_thread);
+}
 
 static gboolean
 read_runner (gpointer data, const EfRect *rect, EfCf32 *out, GError **error)
@@ -216,6 +289,8 @@ overview_finished (EfJobRunner *runner, EfJobState state, EfMainWindow *self)
       ef_main_window_jobs_auto_range (self);
       self->display_known = TRUE;
     }
+  if (state == EF_JOB_DONE && self->roi_runner == NULL)
+    start_histogram (self, runner);
   if (self->roi_pending)
     {
       self->roi_pending = FALSE;
@@ -404,7 +479,10 @@ roi_finished (EfJobRunner *runner, EfJobState state, EfMainWindow *self)
       ef_main_window_toast (self, msg);
     }
   if (state == EF_JOB_DONE)
-    ef_main_window_measure_region_formed (self);
+    {
+      ef_main_window_measure_region_formed (self);
+      start_histogram (self, runner);
+    }
   ef_main_window_actions_sync (self);
   g_signal_emit_by_name (self, "roi-finished", (int) state);
   ef_main_window_batch_roi_finished (self, state, ef_job_runner_get_error (runner));

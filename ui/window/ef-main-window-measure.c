@@ -21,6 +21,14 @@
 #define POINT_MIN_PSLR_DB 6.0
 #define POINT_MAX_IRW_CELLS 2.0
 
+void
+ef_measurement_clear (gpointer data)
+{
+  EfMeasurement *m = data;
+
+  g_clear_pointer (&m->file, g_free);
+}
+
 /* Forgets the shown measurement: the marker and the figures. */
 static void
 measure_forget (EfMainWindow *self)
@@ -190,6 +198,17 @@ ef_main_window_measure_at (EfMainWindow *self, double x, double y, GError **erro
   m = (EfMeasurement) { result.position[0], result.position[1], result.peak_db,
                         result.range.irw_m, result.range.pslr_db, result.range.islr_db,
                         result.cross.irw_m, result.cross.pslr_db, result.cross.islr_db, grid->spacing };
+  {
+    const EfJobParams *params = ef_job_runner_get_params (runner);
+    const EfRunInfo *run = ef_job_runner_get_run_info (runner);
+
+    /* What ran, which is what the image is: the run record once a backend exists, the request before. */
+    m.file = g_strdup (self->dataset->info.path != NULL ? self->dataset->info.path : "demo");
+    m.algo = run->backend != NULL ? run->algo : params->backend.algo;
+    m.precision = run->backend != NULL ? run->precision : params->backend.precision;
+    m.window = params->backend.range.window;
+    m.in_roi = in_roi;
+  }
   g_array_append_val (self->measurements, m);
 
   where = in_roi ? g_strdup_printf (_("Region, %.3f m pixels"), grid->spacing)

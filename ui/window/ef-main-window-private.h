@@ -14,13 +14,24 @@
 
 G_BEGIN_DECLS
 
-/* One row of the measurements table. */
+/* One row of the measurements table, with what produced the image it was measured on. */
 typedef struct {
   double x, y, peak_db;
   double range_irw, range_pslr, range_islr;
   double cross_irw, cross_pslr, cross_islr;
   double spacing;
+  char  *file;          /* owned: the collection's path, or "demo" for the simulated scene */
+  EfAlgo      algo;     /* what ran */
+  EfWindow    window;
+  EfPrecision precision;
+  gboolean    in_roi;   /* the region's image, or the overview's */
 } EfMeasurement;
+
+/* A region as it was, for undo and redo. */
+typedef struct {
+  gboolean has_roi;
+  double   roi[4];
+} EfRoiState;
 
 struct _EfMainWindow {
   AdwApplicationWindow parent_instance;
@@ -59,6 +70,10 @@ struct _EfMainWindow {
   gboolean             display_known;    /* from the session, or set by the user: no automatic range */
   gboolean             has_roi;
   double               roi[4];
+  GArray              *roi_undo;         /* owned EfRoiState: the regions before, newest last */
+  GArray              *roi_redo;         /* owned EfRoiState: the regions undone, newest last */
+  gboolean             roi_restoring;    /* an undo or redo sets the region: it is not a new change */
+  guint                n_histograms;     /* histograms being made on worker threads */
   EfJobRunner         *overview;
   EfJobRunner         *roi_runner;
   gboolean             overview_done;
@@ -114,7 +129,12 @@ void ef_main_window_set_loading (EfMainWindow *self, const char *message);
  * tests can. FALSE if nothing could be opened. */
 gboolean ef_main_window_drop_files (EfMainWindow *self, GSList *files);
 
+/* ef-main-window.c: the region's history (win.undo-region, win.redo-region). */
+void ef_main_window_undo_region (EfMainWindow *self);
+void ef_main_window_redo_region (EfMainWindow *self);
+
 /* ef-main-window-measure.c */
+void ef_measurement_clear (gpointer measurement);
 /* The region forms again (TRUE) or a new one replaced it (FALSE): the measurement is marked, or goes. */
 void ef_main_window_measure_region_changed (EfMainWindow *self);
 /* The region is formed: a measurement marked as the old region's is made again. */

@@ -25,7 +25,7 @@ ef_main_window_is_idle (EfMainWindow *self)
   g_return_val_if_fail (EF_IS_MAIN_WINDOW (self), TRUE);
   if (self->overview != NULL && ef_job_runner_is_running (self->overview))
     return FALSE;
-  if (self->roi_pending)
+  if (self->roi_pending || self->n_histograms > 0)
     return FALSE;
   if (self->roi_runner != NULL && ef_job_runner_is_running (self->roi_runner))
     return FALSE;

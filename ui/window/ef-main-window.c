@@ -194,6 +194,14 @@ processing_panel_changed (EfMainWindow *self)
     ef_main_window_jobs_start_roi (self);
 }
 
+static void
+region_typed (EfProcessingPanel *panel, double x0, double y0, double x1, double y1, EfMainWindow *self)
+{
+  const double roi[4] = { x0, y0, x1, y1 };
+
+  ef_main_window_set_roi (self, roi);
+}
+
 /* ---- the collection --------------------------------------------------------------------------- */
 
 static void
@@ -320,6 +328,9 @@ ef_main_window_set_dataset (EfMainWindow *self, EfDataset *dataset)
   self->remeasure = FALSE;
   ef_image_view_set_marker (self->image_view, NULL);
   ef_measure_panel_set_result (self->measure_panel, NULL, 0, NULL);
+  /* The history is this collection's. */
+  g_array_set_size (self->roi_undo, 0);
+  g_array_set_size (self->roi_redo, 0);
 
   if (self->batch_pending && start_batch (self))
     {
@@ -334,6 +345,8 @@ ef_main_window_set_dataset (EfMainWindow *self, EfDataset *dataset)
   gtk_widget_set_visible (self->empty_page, FALSE);
   if (!self->has_roi)
     ef_processing_panel_set_roi_info (self->processing_panel, NULL);
+  ef_processing_panel_set_roi (self->processing_panel, self->has_roi ? self->roi : NULL);
+  ef_display_panel_set_histogram (self->display_panel, NULL, 0, 0, 0);
   ef_image_view_set_scene_box (self->image_view, self->box);
   ef_image_view_set_roi (self->image_view, self->has_roi ? self->roi : NULL);
   ef_dataset_panel_set_dataset (self->dataset_panel, dataset, self->box);
@@ -360,6 +373,54 @@ ef_main_window_get_dataset (EfMainWindow *self)
   return self->dataset;
 }
 
+/* The history keeps this many regions back; a drag is one change (the view reports its end only). */
+#define MAX_ROI_UNDO 100
+
+static void
+remember_roi (EfMainWindow *self)
+{
+  EfRoiState state = { self->has_roi, { 0 } };
+
+  if (self->roi_restoring)
+    return;
+  memcpy (state.roi, self->roi, sizeof state.roi);
+  if (self->roi_undo->len >= MAX_ROI_UNDO)
+    g_array_remove_index (self->roi_undo, 0);
+  g_array_append_val (self->roi_undo, state);
+  g_array_set_size (self->roi_redo, 0);
+}
+
+static void
+restore_roi (EfMainWindow *self, GArray *from, GArray *to)
+{
+  EfRoiState now = { self->has_roi, { 0 } }, then;
+
+  if (from->len == 0)
+    return;
+  then = g_array_index (from, EfRoiState, from->len - 1);
+  g_array_remove_index (from, from->len - 1);
+  memcpy (now.roi, self->roi, sizeof now.roi);
+  g_array_append_val (to, now);
+  self->roi_restoring = TRUE;
+  ef_main_window_set_roi (self, then.has_roi ? then.roi : NULL);
+  self->roi_restoring = FALSE;
+  ef_main_window_actions_sync (self);
+}
+
+void
+ef_main_window_undo_region (EfMainWindow *self)
+{
+  g_return_if_fail (EF_IS_MAIN_WINDOW (self));
+  restore_roi (self, self->roi_undo, self->roi_redo);
+}
+
+void
+ef_main_window_redo_region (EfMainWindow *self)
+{
+  g_return_if_fail (EF_IS_MAIN_WINDOW (self));
+  restore_roi (self, self->roi_redo, self->roi_undo);
+}
+
 void
 ef_main_window_set_roi (EfMainWindow *self, const double roi[4])
 {
@@ -367,6 +428,8 @@ ef_main_window_set_roi (EfMainWindow *self, const double roi[4])
 
   if (roi == NULL)
     {
+      if (self->has_roi)
+        remember_roi (self);
       self->has_roi = FALSE;
       if (self->roi_runner != NULL)
         {
@@ -378,6 +441,7 @@ ef_main_window_set_roi (EfMainWindow *self, const double roi[4])
       ef_geometry_plot_set_roi (self->geometry_plot, NULL);
       ef_geometry_plot_set_done (self->geometry_plot, NULL, 0);
       ef_processing_panel_set_roi_info (self->processing_panel, NULL);
+      ef_processing_panel_set_roi (self->processing_panel, NULL);
       ef_main_window_jobs_update_status (self);
       ef_main_window_actions_sync (self);
       ef_main_window_queue_session_save (self);
@@ -389,6 +453,9 @@ ef_main_window_set_roi (EfMainWindow *self, const double roi[4])
       ef_main_window_toast (self, _("That region is empty"));
       return;
     }
+  if (!self->has_roi || MIN (roi[0], roi[2]) != self->roi[0] || MIN (roi[1], roi[3]) != self->roi[1]
+      || MAX (roi[0], roi[2]) != self->roi[2] || MAX (roi[1], roi[3]) != self->roi[3])
+    remember_roi (self);
   self->has_roi = TRUE;
   self->roi[0] = MIN (roi[0], roi[2]);
   self->roi[1] = MIN (roi[1], roi[3]);
@@ -396,6 +463,7 @@ ef_main_window_set_roi (EfMainWindow *self, const double roi[4])
   self->roi[3] = MAX (roi[1], roi[3]);
   ef_image_view_set_roi (self->image_view, self->roi);
   ef_geometry_plot_set_roi (self->geometry_plot, self->roi);
+  ef_processing_panel_set_roi (self->processing_panel, self->roi);
   if (self->dataset != NULL)
     ef_main_window_jobs_start_roi (self);
   ef_main_window_actions_sync (self);
@@ -752,6 +820,8 @@ ef_main_window_finalize (GObject *object)
   g_clear_object (&self->last_toast_object);
 #endif
   g_array_unref (self->measurements);
+  g_array_unref (self->roi_undo);
+  g_array_unref (self->roi_redo);
   ef_batch_clear (&self->batch);
   G_OBJECT_CLASS (ef_main_window_parent_class)->finalize (object);
 }
@@ -806,6 +876,13 @@ ef_main_window_class_init (EfMainWindowClass *klass)
    *
    * A check of the region (the "verify-region" action) ended; one that was stopped says nothing.
    */
+  /**
+   * EfMainWindow::histogram-ready:
+   * The Display page's histogram shows the image in view, now finished.
+   */
+  g_signal_new ("histogram-ready", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                G_TYPE_NONE, 0);
+
   signals[SIGNAL_VERIFY_FINISHED] = g_signal_new ("verify-finished", G_TYPE_FROM_CLASS (klass),
                                                   G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 3,
                                                   G_TYPE_BOOLEAN, G_TYPE_DOUBLE, G_TYPE_UINT);
@@ -849,6 +926,9 @@ ef_main_window_init (EfMainWindow *self)
 
   self->settings = ef_settings_new ();
   self->measurements = g_array_new (FALSE, TRUE, sizeof (EfMeasurement));
+  g_array_set_clear_func (self->measurements, ef_measurement_clear);
+  self->roi_undo = g_array_new (FALSE, TRUE, sizeof (EfRoiState));
+  self->roi_redo = g_array_new (FALSE, TRUE, sizeof (EfRoiState));
   self->verify_ser_db = NAN;
   ef_processing_init (&self->proc);
   ef_processing_load_settings (&self->proc, self->settings);
@@ -867,6 +947,7 @@ ef_main_window_init (EfMainWindow *self)
   g_signal_connect (self->image_view, "point-picked", G_CALLBACK (point_picked), self);
   g_signal_connect (self->image_view, "cursor-moved", G_CALLBACK (cursor_moved), self);
   g_signal_connect_swapped (self->processing_panel, "changed", G_CALLBACK (processing_panel_changed), self);
+  g_signal_connect (self->processing_panel, "region-typed", G_CALLBACK (region_typed), self);
   g_signal_connect_swapped (self->display_panel, "changed", G_CALLBACK (display_panel_changed), self);
   g_signal_connect_object (self->settings, "changed", G_CALLBACK (settings_changed), self, 0);
 
