@@ -89,7 +89,9 @@ ef_dataset_panel_set_dataset (EfDatasetPanel *self, EfDataset *dataset, const do
     set (self->location, g_strdup (_("Unknown")));
   if (box != NULL)
     set (self->extent, g_strdup_printf (_("%.0f × %.0f m"), box[2] - box[0], box[3] - box[1]));
-  set (self->duration, ef_format_duration (dataset->pulses[info->n_pulses - 1].t - dataset->pulses[0].t));
+  set (self->duration, info->times_nominal
+                         ? g_strdup (_("Not in the file"))
+                         : ef_format_duration (dataset->pulses[info->n_pulses - 1].t - dataset->pulses[0].t));
   {
     /* The mean pulse rate and the speed along the transmitter's path, over the whole collection. */
     double dt = dataset->pulses[info->n_pulses - 1].t - dataset->pulses[0].t, path = 0;
@@ -99,7 +101,13 @@ ef_dataset_panel_set_dataset (EfDatasetPanel *self, EfDataset *dataset, const do
         const double *a = dataset->pulses[i - 1].tx, *b = dataset->pulses[i].tx;
         path += sqrt ((b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]) + (b[2] - a[2]) * (b[2] - a[2]));
       }
-    if (info->n_pulses > 1 && dt > 0)
+    if (info->times_nominal)
+      {
+        /* Translators: the pulse rate or speed of a collection whose file gives no pulse times */
+        set (self->prf, g_strdup (_("Not in the file")));
+        set (self->speed, g_strdup (_("Not in the file")));
+      }
+    else if (info->n_pulses > 1 && dt > 0)
       {
         set (self->prf, ef_format_frequency ((info->n_pulses - 1) / dt));
         set (self->speed, g_strdup_printf (_("%.1f m/s"), path / dt));

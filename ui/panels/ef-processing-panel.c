@@ -303,9 +303,10 @@ ef_processing_panel_init (EfProcessingPanel *self)
   self->block_size = ef_panel_add_spin_row (g, _("Block size"), _("Pulses per update of the image"), 1, 4096, 8,
                                             0);
   self->order = ef_panel_add_combo_row (g, _("Order"), orders);
-  /* Said in the row, not in a tooltip, which would open over the list of choices. */
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->order),
-                               _("Sequential grows the aperture; interleaved shows full resolution at once"));
+  /* Said in the group, not in a tooltip, which would open over the list of choices, nor in the row's
+   * subtitle, which would leave its choice too little room. */
+  adw_preferences_group_set_description (g, _("Sequential order grows the aperture; interleaved shows full "
+                                              "resolution at once"));
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (self->page), g);
 
   g = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());

@@ -128,10 +128,15 @@ export_done (GObject *source, GAsyncResult *result, gpointer user_data)
   gboolean ok = g_task_propagate_boolean (G_TASK (result), &error);
 
   if (!ok)
-    msg = g_strdup_printf (_("Could not save %s: %s"), name, error->message);
+    {
+      msg = g_strdup_printf (_("Could not save %s: %s"), name, error->message);
+      ef_main_window_toast_error (self, msg);
+    }
   else
-    msg = g_strdup_printf (_("Saved %s"), name);
-  ef_main_window_toast (self, msg);
+    {
+      msg = g_strdup_printf (_("Saved %s"), name);
+      ef_main_window_toast (self, msg);
+    }
   g_signal_emit_by_name (self, "export-finished", d->path, ok);
 }
 
@@ -262,10 +267,15 @@ png_done (GObject *source, GAsyncResult *result, gpointer user_data)
   gboolean ok = g_task_propagate_boolean (G_TASK (result), &error);
 
   if (!ok)
-    msg = g_strdup_printf (_("Could not save %s: %s"), name, error->message);
+    {
+      msg = g_strdup_printf (_("Could not save %s: %s"), name, error->message);
+      ef_main_window_toast_error (self, msg);
+    }
   else
-    msg = g_strdup_printf (_("Saved %s"), name);
-  ef_main_window_toast (self, msg);
+    {
+      msg = g_strdup_printf (_("Saved %s"), name);
+      ef_main_window_toast (self, msg);
+    }
   g_signal_emit_by_name (self, "export-finished", d->path, ok);
 }
 
@@ -291,11 +301,11 @@ ef_main_window_export_region_png_to (EfMainWindow *self, const char *path)
   d->gain_db = ef_image_view_get_layer_gain (self->image_view, layer);
   file = self->dataset->info.path != NULL ? g_path_get_basename (self->dataset->info.path)
                                           : g_strdup (_("Demo scene"));
-  /* Translators: the exported image's title: "scene.cphd · bp fp32 · 0.125 m pixels · dB per pulse" */
-  d->title = g_strdup_printf (_("%s · %s %s · %.3f m pixels · dB per pulse"), file,
+  /* Translators: the exported image's title: "scene.cphd · bp fp32 taylor · 0.125 m pixels · dB per pulse" */
+  d->title = g_strdup_printf (_("%s · %s %s %s · %.3f m pixels · dB per pulse"), file,
                               ef_algo_to_string (params->backend.algo),
                               ef_precision_to_string (ef_job_runner_get_run_info (runner)->precision),
-                              grid->spacing);
+                              ef_window_to_string (params->backend.range.window), grid->spacing);
   task = g_task_new (self, NULL, png_done, NULL);
   g_task_set_task_data (task, d, png_data_free);
   g_task_run_in_thread (task, png_thread);

@@ -9,10 +9,11 @@
 #include "ef-main-window-private.h"
 
 #define MAX_RECENT 8
-/* A toast's title longer than this is cut at the window's width: such a toast keeps a button that shows
- * the whole message, and stays until it is dismissed. */
+/* A toast's title longer than this is cut at the window's width: such a toast has a button that shows the
+ * whole message, and stays longer. An error's stays until it is dismissed. */
 #define TOAST_SHORT_CHARS 60
 #define TOAST_TIMEOUT_S 5
+#define TOAST_LONG_TIMEOUT_S 12
 
 static void
 show_toast (EfMainWindow *self, AdwToast *toast, const char *message)
@@ -25,8 +26,8 @@ show_toast (EfMainWindow *self, AdwToast *toast, const char *message)
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
 }
 
-void
-ef_main_window_toast (EfMainWindow *self, const char *message)
+static void
+toast_message (EfMainWindow *self, const char *message, gboolean error)
 {
   /* The title is markup (libadwaita 1.2); a message (a file name, an error) is shown as it is. */
   g_autofree char *escaped = g_markup_escape_text (message, -1);
@@ -37,11 +38,23 @@ ef_main_window_toast (EfMainWindow *self, const char *message)
       adw_toast_set_button_label (toast, _("_Details"));
       adw_toast_set_action_name (toast, "win.show-message");
       adw_toast_set_action_target_value (toast, g_variant_new_string (message));
-      adw_toast_set_timeout (toast, 0);
+      adw_toast_set_timeout (toast, error ? 0 : TOAST_LONG_TIMEOUT_S);
     }
   else
     adw_toast_set_timeout (toast, TOAST_TIMEOUT_S);
   show_toast (self, toast, message);
+}
+
+void
+ef_main_window_toast (EfMainWindow *self, const char *message)
+{
+  toast_message (self, message, FALSE);
+}
+
+void
+ef_main_window_toast_error (EfMainWindow *self, const char *message)
+{
+  toast_message (self, message, TRUE);
 }
 
 void
@@ -179,7 +192,7 @@ load_done (GObject *source, GAsyncResult *result, gpointer user_data)
       g_autofree char *name = d->path ? g_filename_display_basename (d->path) : g_strdup (_("the demo scene"));
       g_autofree char *msg = g_strdup_printf (_("Could not open %s: %s"), name, error->message);
 
-      ef_main_window_toast (self, msg);
+      ef_main_window_toast_error (self, msg);
       if (self->batch_pending)
         {
           self->batch_pending = FALSE;

@@ -282,7 +282,7 @@ overview_finished (EfJobRunner *runner, EfJobState state, EfMainWindow *self)
       const GError *error = ef_job_runner_get_error (runner);
       g_autofree char *msg = g_strdup_printf (_("The overview failed: %s"),
                                               error ? error->message : _("unknown error"));
-      ef_main_window_toast (self, msg);
+      ef_main_window_toast_error (self, msg);
     }
   else if (state == EF_JOB_DONE && !self->display_known)
     {
@@ -331,7 +331,7 @@ ef_main_window_jobs_start_overview (EfMainWindow *self)
   if (runner == NULL)
     {
       g_autofree char *msg = g_strdup_printf (_("The overview cannot start: %s"), error->message);
-      ef_main_window_toast (self, msg);
+      ef_main_window_toast_error (self, msg);
       self->overview_done = TRUE;
       return;
     }
@@ -461,7 +461,7 @@ roi_finished (EfJobRunner *runner, EfJobState state, EfMainWindow *self)
     {
       const GError *error = ef_job_runner_get_error (runner);
       g_autofree char *msg = g_strdup_printf (_("The region failed: %s"), error ? error->message : _("unknown error"));
-      ef_main_window_toast (self, msg);
+      ef_main_window_toast_error (self, msg);
     }
   else if (state == EF_JOB_DONE && !self->batch_running)
     {
@@ -521,7 +521,7 @@ ef_main_window_jobs_start_roi (EfMainWindow *self)
   ef_image_view_set_roi_spacing (self->image_view, spacing);
   if (!ef_grid_init_roi (&grid, self->roi[0], self->roi[1], self->roi[2], self->roi[3], spacing, &error))
     {
-      ef_main_window_toast (self, error->message);
+      ef_main_window_toast_error (self, error->message);
       return;
     }
   update_roi_info (self, &grid);
@@ -545,7 +545,7 @@ ef_main_window_jobs_start_roi (EfMainWindow *self)
   if (runner == NULL)
     {
       g_autofree char *msg = g_strdup_printf (_("The region cannot start: %s"), error->message);
-      ef_main_window_toast (self, msg);
+      ef_main_window_toast_error (self, msg);
       return;
     }
   self->roi_runner = runner;

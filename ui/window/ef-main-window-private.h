@@ -57,6 +57,7 @@ struct _EfMainWindow {
   GtkMenuButton       *main_menu_button;
   GtkWidget           *empty_page;
   GtkWidget           *drop_highlight;
+  GtkWidget           *zoom_box;
 
   /* Owned state. */
   GSettings           *settings;
@@ -119,6 +120,8 @@ void ef_main_window_files_init (EfMainWindow *self);
 void ef_main_window_files_update_recent (EfMainWindow *self);
 void ef_main_window_show_open_dialog (EfMainWindow *self, gboolean folder);
 void ef_main_window_toast (EfMainWindow *self, const char *message);
+/* The same for something that failed: a long one stays until it is dismissed. */
+void ef_main_window_toast_error (EfMainWindow *self, const char *message);
 /* A toast with a button that activates action (a "win." action, with target or NULL). */
 void ef_main_window_toast_with_action (EfMainWindow *self, const char *message, const char *button,
                                        const char *action, GVariant *target);

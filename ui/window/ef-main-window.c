@@ -343,6 +343,7 @@ ef_main_window_set_dataset (EfMainWindow *self, EfDataset *dataset)
 
   update_title (self);
   gtk_widget_set_visible (self->empty_page, FALSE);
+  gtk_widget_set_visible (self->zoom_box, TRUE);
   if (!self->has_roi)
     ef_processing_panel_set_roi_info (self->processing_panel, NULL);
   ef_processing_panel_set_roi (self->processing_panel, self->has_roi ? self->roi : NULL);
@@ -753,6 +754,18 @@ restore_focus (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* A window too narrow for the image and the sidebar side by side folds the sidebar over the image and
+ * hides it until asked for (F9, the sidebar button), as GNOME's apps do; widening shows it again as the
+ * user last left it. */
+static void
+flap_folded (EfMainWindow *self)
+{
+  if (adw_flap_get_folded (self->flap))
+    adw_flap_set_reveal_flap (self->flap, FALSE);
+  else
+    adw_flap_set_reveal_flap (self->flap, g_settings_get_boolean (self->settings, "show-sidebar"));
+}
+
 static void
 main_menu_closed (EfMainWindow *self)
 {
@@ -776,7 +789,9 @@ ef_main_window_close_request (GtkWindow *window)
   gtk_window_get_default_size (window, &w, &h);
   g_settings_set (self->settings, "window-size", "(ii)", w, h);
   g_settings_set_boolean (self->settings, "window-maximized", gtk_window_is_maximized (window));
-  g_settings_set_boolean (self->settings, "show-sidebar", adw_flap_get_reveal_flap (self->flap));
+  /* Folded, the sidebar was hidden for the window's width, not by the user. */
+  if (!adw_flap_get_folded (self->flap))
+    g_settings_set_boolean (self->settings, "show-sidebar", adw_flap_get_reveal_flap (self->flap));
   /* Stop the workers now; their jobs are freed on helper threads. */
   ef_main_window_jobs_stop (self);
   return GTK_WINDOW_CLASS (ef_main_window_parent_class)->close_request (window);
@@ -915,6 +930,7 @@ ef_main_window_class_init (EfMainWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, EfMainWindow, main_menu_button);
   gtk_widget_class_bind_template_child (widget_class, EfMainWindow, empty_page);
   gtk_widget_class_bind_template_child (widget_class, EfMainWindow, drop_highlight);
+  gtk_widget_class_bind_template_child (widget_class, EfMainWindow, zoom_box);
 }
 
 static void
@@ -955,6 +971,7 @@ ef_main_window_init (EfMainWindow *self)
   ef_display_panel_set (self->display_panel, &self->display);
   ef_main_window_actions_init (self);
   ef_main_window_files_init (self);
+  g_signal_connect_object (self->flap, "notify::folded", G_CALLBACK (flap_folded), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (gtk_menu_button_get_popover (self->main_menu_button), "closed",
                            G_CALLBACK (main_menu_closed), self, G_CONNECT_SWAPPED);
   ef_main_window_jobs_update_status (self);
