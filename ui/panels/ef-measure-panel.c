@@ -20,6 +20,7 @@ struct _EfMeasurePanel {
   GtkLabel  *position, *peak, *where, *count;
   GtkLabel  *r_irw, *r_pslr, *r_islr, *c_irw, *c_pslr, *c_islr;
   GtkLabel  *note;
+  GtkWidget *note_group;    /* shown only with a note */
   EfCutPlot *range_plot, *cross_plot;
 };
 
@@ -65,7 +66,7 @@ ef_measure_panel_set_note (EfMeasurePanel *self, const char *note)
 {
   g_return_if_fail (EF_IS_MEASURE_PANEL (self));
   gtk_label_set_text (self->note, note != NULL ? note : "");
-  gtk_widget_set_visible (GTK_WIDGET (self->note), note != NULL);
+  gtk_widget_set_visible (self->note_group, note != NULL);
 }
 
 gboolean
@@ -226,8 +227,9 @@ ef_measure_panel_init (EfMeasurePanel *self)
   gtk_label_set_wrap (self->note, TRUE);
   gtk_label_set_xalign (self->note, 0);
   gtk_widget_add_css_class (GTK_WIDGET (self->note), "warning");
-  gtk_widget_set_visible (GTK_WIDGET (self->note), FALSE);
   adw_preferences_group_add (g, GTK_WIDGET (self->note));
+  self->note_group = GTK_WIDGET (g);
+  gtk_widget_set_visible (self->note_group, FALSE);
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), g);
 
   g = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());

@@ -179,11 +179,10 @@ ef_main_window_measure_at (EfMainWindow *self, double x, double y, GError **erro
         && result.cross.irw_m <= POINT_MAX_IRW_CELLS * res_cross))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   _("No point target here: a point target has a main lobe within %.2f × %.2f m and sidelobes "
-                     "at least %.0f dB below it; here the lobe is %.2f × %.2f m and the highest sidelobe at "
-                     "%+.1f dB"), POINT_MAX_IRW_CELLS * res_range, POINT_MAX_IRW_CELLS * res_cross,
-                   POINT_MIN_PSLR_DB, result.range.irw_m, result.cross.irw_m,
-                   MAX (result.range.pslr_db, result.cross.pslr_db));
+                   _("No point target here: no main lobe within %.2f × %.2f m with sidelobes %.0f dB below it "
+                     "(here %.2f × %.2f m, the highest sidelobe at %+.1f dB)"),
+                   POINT_MAX_IRW_CELLS * res_range, POINT_MAX_IRW_CELLS * res_cross, POINT_MIN_PSLR_DB,
+                   result.range.irw_m, result.cross.irw_m, MAX (result.range.pslr_db, result.cross.pslr_db));
       ef_point_result_clear (&result);
       return FALSE;
     }
