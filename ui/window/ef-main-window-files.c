@@ -169,9 +169,9 @@ tell_rest_of_pass (EfMainWindow *self, const char *path, EfDataset *dataset)
   dirname = g_path_get_dirname (path);
   name = g_filename_display_basename (path);
   pulses = g_strdup_printf ("%" G_GUINT64_FORMAT, dataset->info.n_pulses);
-  /* Translators: "data_3dsar_pass1_az001_HH.mat holds 1.0° of the pass (117 pulses); its folder holds all 360
-   * files of it" */
-  msg = g_strdup_printf (_("%s holds %.1f° of the pass (%s pulses); its folder holds all %u files of it"), name,
+  /* Translators: "data_3dsar_pass1_az001_HH.mat holds 1.0° of the pass (117 pulses); its folder holds 4
+   * files of the pass" */
+  msg = g_strdup_printf (_("%s holds %.1f° of the pass (%s pulses); its folder holds %u files of the pass"), name,
                          ef_dataset_aperture_angle (dataset) * 180 / G_PI, pulses, n);
   ef_main_window_toast_with_action (self, msg, _("Open _Folder"), "win.open-path", g_variant_new_string (dirname));
 }
