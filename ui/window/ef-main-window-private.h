@@ -132,7 +132,9 @@ void ef_main_window_set_loading (EfMainWindow *self, const char *message);
  * tests can. FALSE if nothing could be opened. */
 gboolean ef_main_window_drop_files (EfMainWindow *self, GSList *files);
 
-/* ef-main-window.c: the region's history (win.undo-region, win.redo-region). */
+/* ef-main-window-history.c: the region's history (win.undo-region, win.redo-region). */
+/* Remembers the region as it is, before a change that is the user's (not while undoing or redoing). */
+void ef_main_window_remember_roi (EfMainWindow *self);
 void ef_main_window_undo_region (EfMainWindow *self);
 void ef_main_window_redo_region (EfMainWindow *self);
 

@@ -374,54 +374,6 @@ ef_main_window_get_dataset (EfMainWindow *self)
   return self->dataset;
 }
 
-/* The history keeps this many regions back; a drag is one change (the view reports its end only). */
-#define MAX_ROI_UNDO 100
-
-static void
-remember_roi (EfMainWindow *self)
-{
-  EfRoiState state = { self->has_roi, { 0 } };
-
-  if (self->roi_restoring)
-    return;
-  memcpy (state.roi, self->roi, sizeof state.roi);
-  if (self->roi_undo->len >= MAX_ROI_UNDO)
-    g_array_remove_index (self->roi_undo, 0);
-  g_array_append_val (self->roi_undo, state);
-  g_array_set_size (self->roi_redo, 0);
-}
-
-static void
-restore_roi (EfMainWindow *self, GArray *from, GArray *to)
-{
-  EfRoiState now = { self->has_roi, { 0 } }, then;
-
-  if (from->len == 0)
-    return;
-  then = g_array_index (from, EfRoiState, from->len - 1);
-  g_array_remove_index (from, from->len - 1);
-  memcpy (now.roi, self->roi, sizeof now.roi);
-  g_array_append_val (to, now);
-  self->roi_restoring = TRUE;
-  ef_main_window_set_roi (self, then.has_roi ? then.roi : NULL);
-  self->roi_restoring = FALSE;
-  ef_main_window_actions_sync (self);
-}
-
-void
-ef_main_window_undo_region (EfMainWindow *self)
-{
-  g_return_if_fail (EF_IS_MAIN_WINDOW (self));
-  restore_roi (self, self->roi_undo, self->roi_redo);
-}
-
-void
-ef_main_window_redo_region (EfMainWindow *self)
-{
-  g_return_if_fail (EF_IS_MAIN_WINDOW (self));
-  restore_roi (self, self->roi_redo, self->roi_undo);
-}
-
 void
 ef_main_window_set_roi (EfMainWindow *self, const double roi[4])
 {
@@ -430,7 +382,7 @@ ef_main_window_set_roi (EfMainWindow *self, const double roi[4])
   if (roi == NULL)
     {
       if (self->has_roi)
-        remember_roi (self);
+        ef_main_window_remember_roi (self);
       self->has_roi = FALSE;
       if (self->roi_runner != NULL)
         {
@@ -456,7 +408,7 @@ ef_main_window_set_roi (EfMainWindow *self, const double roi[4])
     }
   if (!self->has_roi || MIN (roi[0], roi[2]) != self->roi[0] || MIN (roi[1], roi[3]) != self->roi[1]
       || MAX (roi[0], roi[2]) != self->roi[2] || MAX (roi[1], roi[3]) != self->roi[3])
-    remember_roi (self);
+    ef_main_window_remember_roi (self);
   self->has_roi = TRUE;
   self->roi[0] = MIN (roi[0], roi[2]);
   self->roi[1] = MIN (roi[1], roi[3]);
