@@ -106,6 +106,8 @@ struct _EfImageView {
   gboolean         force_soft;    /* draw on the processor whatever GTK composites with; tests set it */
 
   GArray          *timings;       /* owned EfImageViewFrameTiming, or NULL unless a bench times renders */
+  GskRenderNode   *annotations;   /* owned: scale bar, north arrow and ticks as last drawn, or NULL */
+  double           annotations_key[5]; /* the width, height, cx, cy and scale they were drawn for */
   EfImageViewFrameTiming frame;   /* the render in progress */
 };
 

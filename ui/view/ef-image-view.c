@@ -550,7 +550,7 @@ ef_image_view_get_roi_label_rect (EfImageView *self, graphene_rect_t *rect)
  * north arrow (top right) and ticks in metres along the top and left edges. Each is its own small cairo
  * node, so that a frame redraws little. */
 static void
-append_annotations (EfImageView *self, GtkSnapshot *snapshot)
+draw_annotations (EfImageView *self, GtkSnapshot *snapshot)
 {
   const double white[3] = { 1, 1, 1 };
   const GdkRGBA plate = { 0, 0, 0, 0.55f };
@@ -623,6 +623,27 @@ append_annotations (EfImageView *self, GtkSnapshot *snapshot)
     ef_annotate_text (cr, unit, 4, 3, 0.0, white);
     cairo_destroy (cr);
   }
+}
+
+/* A frame that only brings new pixels (a region forming) keeps the view where it was: the annotations
+ * drawn for that view are used again rather than drawn with cairo each frame. */
+static void
+append_annotations (EfImageView *self, GtkSnapshot *snapshot)
+{
+  const double key[5] = { gtk_widget_get_width (GTK_WIDGET (self)), gtk_widget_get_height (GTK_WIDGET (self)),
+                          self->cx, self->cy, self->has_box ? self->scale : 0 };
+
+  if (self->annotations == NULL || memcmp (key, self->annotations_key, sizeof key) != 0)
+    {
+      GtkSnapshot *sub = gtk_snapshot_new ();
+
+      draw_annotations (self, sub);
+      g_clear_pointer (&self->annotations, gsk_render_node_unref);
+      self->annotations = gtk_snapshot_free_to_node (sub);
+      memcpy (self->annotations_key, key, sizeof key);
+    }
+  if (self->annotations != NULL)
+    gtk_snapshot_append_node (snapshot, self->annotations);
 }
 
 #if EF_TEST_HOOKS
@@ -757,6 +778,7 @@ ef_image_view_finalize (GObject *object)
   g_free (self->values_staging);
   g_free (self->gl_description);
   g_clear_pointer (&self->timings, g_array_unref);
+  g_clear_pointer (&self->annotations, gsk_render_node_unref);
   G_OBJECT_CLASS (ef_image_view_parent_class)->finalize (object);
 }
 
