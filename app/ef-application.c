@@ -38,7 +38,8 @@ static const GOptionEntry options[] = {
     N_("Save a PNG of the window once the region is formed, then quit"), N_("FILE") },
   { "simulate-demo", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Simulate the demo scene instead of reading its file"), NULL },
   { "version", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Show the version and quit"), NULL },
-  { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, NULL, NULL, N_("[FILE]") },
+  /* No description: the usage line's parameter string names the file once. */
+  { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, NULL, NULL, NULL },
   { NULL }
 };
 
@@ -394,6 +395,8 @@ ef_application_startup (GApplication *app)
   set_accels (gtk_app, "win.zoom-fit", "<Primary>0", NULL);
   set_accels (gtk_app, "win.zoom-1-1", "<Primary>1", NULL);
   set_accels (gtk_app, "win.zoom-roi", "<Primary>r", NULL);
+  set_accels (gtk_app, "win.undo-region", "<Primary>z", NULL);
+  set_accels (gtk_app, "win.redo-region", "<Primary><Shift>z", NULL);
 }
 
 static void

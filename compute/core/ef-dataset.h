@@ -38,6 +38,9 @@ struct _EfDatasetInfo {
   char   **channel_names;    /* owned, NULL-terminated, may be NULL */
   char    *source;           /* owned: a short description of the file type, e.g. "CPHD 1.0.1" */
   char    *path;             /* owned: the file or folder opened, or NULL */
+  /* The file has no pulse times: t only counts pulses at a nominal interval, and a pulse rate or a
+   * speed computed from it would mean nothing. */
+  gboolean times_nominal;
 };
 
 typedef struct {

@@ -353,6 +353,7 @@ ef_gotcha_open (const char *const *paths, const EfGotchaOptions *opts, GError **
   self->info.fc = fc_sum / (double) total;
   self->info.bandwidth = bw_sum / (double) total;
   self->info.has_geo = FALSE;
+  self->info.times_nominal = TRUE;
   self->info.n_channels = 1;
   self->info.channel = 0;
   if (pol != NULL)

@@ -10,6 +10,9 @@
 #include "ef-dataset-panel.h"
 #include "ef-panel-util.h"
 #include "ef-scene.h"
+#if EF_TEST_HOOKS
+#include "ef-dataset-panel-test.h"
+#endif
 
 struct _EfDatasetPanel {
   GtkWidget  parent_instance;
@@ -19,6 +22,7 @@ struct _EfDatasetPanel {
   GtkLabel  *fc, *band, *df;
   GtkLabel  *res_range, *res_slant, *res_cross, *aperture;
   GtkLabel  *standoff, *grazing, *location, *extent, *duration;
+  GtkLabel  *prf, *speed;
 };
 
 G_DEFINE_FINAL_TYPE (EfDatasetPanel, ef_dataset_panel, GTK_TYPE_WIDGET)
@@ -43,7 +47,7 @@ ef_dataset_panel_set_dataset (EfDatasetPanel *self, EfDataset *dataset, const do
       GtkLabel *all[] = { self->source, self->file, self->domain, self->pulses, self->samples, self->channel,
                           self->fc, self->band, self->df, self->res_range, self->res_slant, self->res_cross,
                           self->aperture, self->standoff, self->grazing, self->location, self->extent,
-                          self->duration };
+                          self->duration, self->prf, self->speed };
       for (guint i = 0; i < G_N_ELEMENTS (all); i++)
         gtk_label_set_text (all[i], "–");
       return;
@@ -85,8 +89,55 @@ ef_dataset_panel_set_dataset (EfDatasetPanel *self, EfDataset *dataset, const do
     set (self->location, g_strdup (_("Unknown")));
   if (box != NULL)
     set (self->extent, g_strdup_printf (_("%.0f × %.0f m"), box[2] - box[0], box[3] - box[1]));
-  set (self->duration, ef_format_duration (dataset->pulses[info->n_pulses - 1].t - dataset->pulses[0].t));
+  set (self->duration, info->times_nominal
+                         ? g_strdup (_("Not in the file"))
+                         : ef_format_duration (dataset->pulses[info->n_pulses - 1].t - dataset->pulses[0].t));
+  {
+    /* The mean pulse rate and the speed along the transmitter's path, over the whole collection. */
+    double dt = dataset->pulses[info->n_pulses - 1].t - dataset->pulses[0].t, path = 0;
+
+    for (guint64 i = 1; i < info->n_pulses; i++)
+      {
+        const double *a = dataset->pulses[i - 1].tx, *b = dataset->pulses[i].tx;
+        path += sqrt ((b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]) + (b[2] - a[2]) * (b[2] - a[2]));
+      }
+    if (info->times_nominal)
+      {
+        /* Translators: the pulse rate or speed of a collection whose file gives no pulse times */
+        set (self->prf, g_strdup (_("Not in the file")));
+        set (self->speed, g_strdup (_("Not in the file")));
+      }
+    else if (info->n_pulses > 1 && dt > 0)
+      {
+        set (self->prf, ef_format_frequency ((info->n_pulses - 1) / dt));
+        set (self->speed, g_strdup_printf (_("%.1f m/s"), path / dt));
+      }
+    else
+      {
+        set (self->prf, NULL);
+        set (self->speed, NULL);
+      }
+  }
 }
+
+#if EF_TEST_HOOKS
+GtkLabel *
+ef_dataset_panel_get_value (EfDatasetPanel *self, const char *name)
+{
+  const struct { const char *name; GtkLabel *label; } all[] = {
+    { "source", self->source }, { "file", self->file }, { "pulses", self->pulses },
+    { "res-range", self->res_range }, { "res-slant", self->res_slant }, { "res-cross", self->res_cross },
+    { "aperture", self->aperture }, { "grazing", self->grazing }, { "duration", self->duration },
+    { "prf", self->prf }, { "speed", self->speed },
+  };
+
+  g_return_val_if_fail (EF_IS_DATASET_PANEL (self), NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (all); i++)
+    if (g_str_equal (name, all[i].name))
+      return all[i].label;
+  return NULL;
+}
+#endif
 
 static void
 ef_dataset_panel_dispose (GObject *object)
@@ -102,6 +153,13 @@ ef_dataset_panel_class_init (EfDatasetPanelClass *klass)
 {
   G_OBJECT_CLASS (klass)->dispose = ef_dataset_panel_dispose;
   gtk_widget_class_set_layout_manager_type (GTK_WIDGET_CLASS (klass), GTK_TYPE_BIN_LAYOUT);
+}
+
+static void
+formula (GtkLabel *value, const char *text)
+{
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (gtk_widget_get_ancestor (GTK_WIDGET (value), ADW_TYPE_ACTION_ROW)),
+                               text);
 }
 
 static void
@@ -121,6 +179,8 @@ ef_dataset_panel_init (EfDatasetPanel *self)
   self->samples = ef_panel_add_value_row (g, _("Samples per pulse"), NULL);
   self->channel = ef_panel_add_value_row (g, _("Channel"), NULL);
   self->duration = ef_panel_add_value_row (g, _("Duration"), NULL);
+  self->prf = ef_panel_add_value_row (g, _("Pulse rate"), _("Pulses per second, over the whole collection"));
+  self->speed = ef_panel_add_value_row (g, _("Platform speed"), _("Along the transmitter’s path"));
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (self->page), g);
 
   g = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
@@ -132,9 +192,13 @@ ef_dataset_panel_init (EfDatasetPanel *self)
 
   g = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
   adw_preferences_group_set_title (g, _("Theoretical resolution"));
-  self->res_range = ef_panel_add_value_row (g, _("Ground range"), _("c / 2B, projected onto the ground"));
-  self->res_slant = ef_panel_add_value_row (g, _("Slant range"), _("c / 2B"));
-  self->res_cross = ef_panel_add_value_row (g, _("Cross-range"), _("λ / (2 Δθ)"));
+  self->res_range = ef_panel_add_value_row (g, _("Ground range"), NULL);
+  self->res_slant = ef_panel_add_value_row (g, _("Slant range"), NULL);
+  self->res_cross = ef_panel_add_value_row (g, _("Cross-range"), NULL);
+  /* What each value is computed as, in full, under its title. */
+  formula (self->res_range, _("c / (2 B cos ψ), ψ the grazing angle"));
+  formula (self->res_slant, _("c / (2 B)"));
+  formula (self->res_cross, _("λ / (2 Δθ cos ψ), Δθ the aperture angle on the ground"));
   self->aperture = ef_panel_add_value_row (g, _("Aperture angle"), NULL);
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (self->page), g);
 

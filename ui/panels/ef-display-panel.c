@@ -3,10 +3,15 @@
 #define G_LOG_DOMAIN "ef-display-panel"
 #include "config.h"
 
+#if EF_TEST_HOOKS
+#include "ef-display-panel-test.h"
+#endif
+
 #include <adwaita.h>
 #include <glib/gi18n.h>
 
 #include "ef-display-panel.h"
+#include "ef-histogram.h"
 #include "ef-panel-util.h"
 
 struct _EfDisplayPanel {
@@ -16,6 +21,7 @@ struct _EfDisplayPanel {
   AdwComboRow    *mode, *colormap;
   GtkSpinButton  *db_min, *db_max, *gamma;
   GtkWidget      *bar;
+  EfHistogram    *histogram;
   EfDisplayParams params;
   guint           updating;
 };
@@ -100,10 +106,19 @@ draw_bar (GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer user_data)
   }
 }
 
+void
+ef_display_panel_set_histogram (EfDisplayPanel *self, const guint64 *counts, guint n_bins, double lo_db,
+                                double hi_db)
+{
+  g_return_if_fail (EF_IS_DISPLAY_PANEL (self));
+  ef_histogram_set_counts (self->histogram, counts, n_bins, lo_db, hi_db);
+}
+
 static void
 changed (EfDisplayPanel *self)
 {
   ef_display_panel_get (self, &self->params);
+  ef_histogram_set_levels (self->histogram, self->params.db_min, self->params.db_max);
   gtk_widget_queue_draw (self->bar);
   if (self->updating == 0)
     g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
@@ -121,6 +136,7 @@ ef_display_panel_set (EfDisplayPanel *self, const EfDisplayParams *p)
   gtk_spin_button_set_value (self->db_min, p->db_min);
   gtk_spin_button_set_value (self->db_max, p->db_max);
   gtk_spin_button_set_value (self->gamma, p->gamma);
+  ef_histogram_set_levels (self->histogram, p->db_min, p->db_max);
   gtk_widget_queue_draw (self->bar);
   self->updating--;
 }
@@ -198,6 +214,13 @@ ef_display_panel_init (EfDisplayPanel *self)
   gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->bar), draw_bar, self, NULL);
   gtk_box_append (GTK_BOX (box), self->bar);
   adw_preferences_group_add (g, box);
+  /* Where the image's values lie, against the levels: for choosing them. */
+  self->histogram = EF_HISTOGRAM (ef_histogram_new ());
+  gtk_widget_set_margin_top (GTK_WIDGET (self->histogram), 12);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->histogram),
+                               _("How many pixels have each magnitude (dB per pulse, counts on a logarithmic "
+                                 "scale); the lines are the black and white levels"));
+  adw_preferences_group_add (g, GTK_WIDGET (self->histogram));
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (self->page), g);
 
   g_signal_connect_swapped (self->mode, "notify::selected", G_CALLBACK (changed), self);
@@ -206,6 +229,23 @@ ef_display_panel_init (EfDisplayPanel *self)
   g_signal_connect_swapped (self->db_max, "value-changed", G_CALLBACK (changed), self);
   g_signal_connect_swapped (self->gamma, "value-changed", G_CALLBACK (changed), self);
 }
+
+#if EF_TEST_HOOKS
+GtkWidget *
+ef_display_panel_get_widget (EfDisplayPanel *self, const char *name)
+{
+  g_return_val_if_fail (EF_IS_DISPLAY_PANEL (self), NULL);
+  if (g_str_equal (name, "db-min"))
+    return GTK_WIDGET (self->db_min);
+  if (g_str_equal (name, "db-max"))
+    return GTK_WIDGET (self->db_max);
+  if (g_str_equal (name, "gamma"))
+    return GTK_WIDGET (self->gamma);
+  if (g_str_equal (name, "histogram"))
+    return GTK_WIDGET (self->histogram);
+  return NULL;
+}
+#endif
 
 GtkWidget *
 ef_display_panel_new (void)

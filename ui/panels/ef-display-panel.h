@@ -14,5 +14,8 @@ GtkWidget *ef_display_panel_new (void);
 /* Shows params without emitting "changed". */
 void ef_display_panel_set (EfDisplayPanel *self, const EfDisplayParams *params);
 void ef_display_panel_get (EfDisplayPanel *self, EfDisplayParams *params);
+/* The histogram of the image's magnitudes (ef_histogram_set_counts), NULL while there is none. */
+void ef_display_panel_set_histogram (EfDisplayPanel *self, const guint64 *counts, guint n_bins, double lo_db,
+                                     double hi_db);
 
 G_END_DECLS

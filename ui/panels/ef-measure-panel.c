@@ -9,6 +9,9 @@
 #include "ef-cut-plot.h"
 #include "ef-measure-panel.h"
 #include "ef-panel-util.h"
+#if EF_TEST_HOOKS
+#include "ef-measure-panel-test.h"
+#endif
 
 struct _EfMeasurePanel {
   GtkWidget  parent_instance;
@@ -16,6 +19,8 @@ struct _EfMeasurePanel {
   GtkWidget *stack;    /* owned child */
   GtkLabel  *position, *peak, *where, *count;
   GtkLabel  *r_irw, *r_pslr, *r_islr, *c_irw, *c_pslr, *c_islr;
+  GtkLabel  *note;
+  GtkWidget *note_group;    /* shown only with a note */
   EfCutPlot *range_plot, *cross_plot;
 };
 
@@ -41,6 +46,7 @@ ef_measure_panel_set_result (EfMeasurePanel *self, const EfPointResult *r, guint
       return;
     }
   gtk_stack_set_visible_child_name (GTK_STACK (self->stack), "result");
+  ef_measure_panel_set_note (self, NULL);
   set (self->position, g_strdup_printf (_("x %.2f m, y %.2f m"), r->position[0], r->position[1]));
   set (self->peak, g_strdup_printf (_("%.1f dB"), r->peak_db));
   gtk_label_set_text (self->where, where != NULL ? where : "–");
@@ -55,6 +61,14 @@ ef_measure_panel_set_result (EfMeasurePanel *self, const EfPointResult *r, guint
   ef_cut_plot_set_cut (self->cross_plot, &r->cross);
 }
 
+void
+ef_measure_panel_set_note (EfMeasurePanel *self, const char *note)
+{
+  g_return_if_fail (EF_IS_MEASURE_PANEL (self));
+  gtk_label_set_text (self->note, note != NULL ? note : "");
+  gtk_widget_set_visible (self->note_group, note != NULL);
+}
+
 gboolean
 ef_measure_panel_shows_result (EfMeasurePanel *self)
 {
@@ -62,6 +76,26 @@ ef_measure_panel_shows_result (EfMeasurePanel *self)
   return g_strcmp0 (gtk_stack_get_visible_child_name (GTK_STACK (self->stack)), "result") == 0
          && ef_cut_plot_has_cut (self->range_plot) && ef_cut_plot_has_cut (self->cross_plot);
 }
+
+#if EF_TEST_HOOKS
+const char *
+ef_measure_panel_get_text (EfMeasurePanel *self, const char *name)
+{
+  const struct { const char *name; GtkLabel *label; } all[] = {
+    { "position", self->position }, { "peak", self->peak }, { "where", self->where },
+    { "range-irw", self->r_irw }, { "range-pslr", self->r_pslr }, { "range-islr", self->r_islr },
+    { "cross-irw", self->c_irw }, { "cross-pslr", self->c_pslr }, { "cross-islr", self->c_islr },
+  };
+
+  g_return_val_if_fail (EF_IS_MEASURE_PANEL (self), NULL);
+  if (g_str_equal (name, "note"))
+    return gtk_label_get_text (self->note);
+  for (guint i = 0; i < G_N_ELEMENTS (all); i++)
+    if (g_str_equal (name, all[i].name))
+      return gtk_label_get_text (all[i].label);
+  return NULL;
+}
+#endif
 
 static void
 ef_measure_panel_dispose (GObject *object)
@@ -188,6 +222,16 @@ ef_measure_panel_init (EfMeasurePanel *self)
   gtk_stack_add_named (GTK_STACK (self->stack), status, "empty");
 
   page = adw_preferences_page_new ();
+  g = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
+  self->note = GTK_LABEL (gtk_label_new (""));
+  gtk_label_set_wrap (self->note, TRUE);
+  gtk_label_set_xalign (self->note, 0);
+  gtk_widget_add_css_class (GTK_WIDGET (self->note), "warning");
+  adw_preferences_group_add (g, GTK_WIDGET (self->note));
+  self->note_group = GTK_WIDGET (g);
+  gtk_widget_set_visible (self->note_group, FALSE);
+  adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), g);
+
   g = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
   adw_preferences_group_set_title (g, _("Point"));
   adw_preferences_group_set_header_suffix (g, button_row ());

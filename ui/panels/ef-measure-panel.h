@@ -17,5 +17,8 @@ void ef_measure_panel_set_result (EfMeasurePanel *self, const EfPointResult *res
                                   const char *where);
 /* TRUE when the page shows a result: the figures and both cuts. */
 gboolean ef_measure_panel_shows_result (EfMeasurePanel *self);
+/* A line above the figures that says how they stand (the region forms again, ...), or NULL for none.
+ * ef_measure_panel_set_result clears it. */
+void     ef_measure_panel_set_note (EfMeasurePanel *self, const char *note);
 
 G_END_DECLS

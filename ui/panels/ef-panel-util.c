@@ -5,6 +5,7 @@
 
 #include <glib/gi18n.h>
 #include <math.h>
+#include <string.h>
 
 #include "ef-panel-util.h"
 
@@ -54,6 +55,12 @@ ef_panel_add_spin_row (AdwPreferencesGroup *group, const char *title, const char
   if (subtitle != NULL)
     adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
   gtk_spin_button_set_digits (GTK_SPIN_BUTTON (spin), digits);
+  /* Room for the longest value the range allows ("-300.0"), and a character more for the cursor. */
+  {
+    g_autofree char *lo = g_strdup_printf ("%.*f", (int) digits, lower);
+    g_autofree char *hi = g_strdup_printf ("%.*f", (int) digits, upper);
+    gtk_editable_set_width_chars (GTK_EDITABLE (spin), (int) MAX (strlen (lo), strlen (hi)) + 1);
+  }
   gtk_widget_set_valign (spin, GTK_ALIGN_CENTER);
   adw_action_row_add_suffix (ADW_ACTION_ROW (row), spin);
   adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), spin);

@@ -12,5 +12,8 @@ G_BEGIN_DECLS
 
 /* The text shown for what ran; borrowed. */
 const char *ef_processing_panel_get_run_text (EfProcessingPanel *self);
+/* The control named name ("algorithm", "precision", "backend", "window", "order", "block-size",
+ * "spacing-auto", "spacing", "roi-info"), or NULL; borrowed. */
+GtkWidget  *ef_processing_panel_get_widget (EfProcessingPanel *self, const char *name);
 
 G_END_DECLS

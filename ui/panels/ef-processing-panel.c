@@ -5,9 +5,13 @@
 
 #include <adwaita.h>
 #include <glib/gi18n.h>
+#include <math.h>
 
 #include "ef-panel-util.h"
 #include "ef-processing-panel.h"
+#if EF_TEST_HOOKS
+#include "ef-processing-panel-test.h"
+#endif
 
 struct _EfProcessingPanel {
   GtkWidget      parent_instance;
@@ -19,6 +23,7 @@ struct _EfProcessingPanel {
   GtkLabel      *in_use, *roi_info;
   GtkWidget     *spacing_row, *cells_row;
   AdwActionRow  *verify_row;
+  AdwEntryRow   *roi_entry;
   GtkButton     *verify_button;
   guint          updating;      /* > 0 while the widgets are set from code */
 };
@@ -27,6 +32,7 @@ G_DEFINE_FINAL_TYPE (EfProcessingPanel, ef_processing_panel, GTK_TYPE_WIDGET)
 
 enum {
   SIGNAL_CHANGED,
+  SIGNAL_REGION_TYPED,
   N_SIGNALS
 };
 
@@ -120,6 +126,23 @@ ef_processing_panel_get_run_text (EfProcessingPanel *self)
   g_return_val_if_fail (EF_IS_PROCESSING_PANEL (self), NULL);
   return gtk_label_get_text (self->in_use);
 }
+
+GtkWidget *
+ef_processing_panel_get_widget (EfProcessingPanel *self, const char *name)
+{
+  const struct { const char *name; gpointer widget; } all[] = {
+    { "algorithm", self->algo }, { "precision", self->precision }, { "backend", self->backend },
+    { "window", self->window }, { "order", self->order }, { "block-size", self->block_size },
+    { "spacing-auto", self->spacing_auto }, { "spacing", self->spacing }, { "roi-info", self->roi_info },
+    { "roi-entry", self->roi_entry },
+  };
+
+  g_return_val_if_fail (EF_IS_PROCESSING_PANEL (self), NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (all); i++)
+    if (g_str_equal (name, all[i].name))
+      return GTK_WIDGET (all[i].widget);
+  return NULL;
+}
 #endif
 
 void
@@ -131,6 +154,68 @@ ef_processing_panel_set_verify (EfProcessingPanel *self, const char *text, gbool
              "and half precision");
   adw_action_row_set_subtitle (self->verify_row, text);
   gtk_button_set_label (self->verify_button, running ? _("Stop") : _("Check"));
+}
+
+gboolean
+ef_processing_parse_roi (const char *text, double roi[4])
+{
+  g_autoptr (GString) s = NULL;
+  g_auto (GStrv) parts = NULL;
+  guint n = 0;
+
+  if (text == NULL)
+    return FALSE;
+  s = g_string_new (text);
+  g_string_replace (s, "−", "-", 0);
+  parts = g_regex_split_simple ("[,;\\s]+", g_strstrip (s->str), 0, 0);
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      char *end = NULL;
+      double v;
+
+      if (parts[i][0] == '\0')
+        continue;
+      /* The user's locale may write decimals with a comma; commas separate here, so a point is the mark. */
+      v = g_ascii_strtod (parts[i], &end);
+      if (end == parts[i] || *end != '\0' || !isfinite (v) || n == 4)
+        return FALSE;
+      roi[n++] = v;
+    }
+  return n == 4 && roi[0] != roi[2] && roi[1] != roi[3];
+}
+
+void
+ef_processing_panel_set_roi (EfProcessingPanel *self, const double roi[4])
+{
+  g_autofree char *text = NULL;
+
+  g_return_if_fail (EF_IS_PROCESSING_PANEL (self));
+  if (roi != NULL)
+    {
+      char b[4][G_ASCII_DTOSTR_BUF_SIZE];
+
+      for (int i = 0; i < 4; i++)
+        g_ascii_formatd (b[i], sizeof b[i], "%.2f", roi[i]);
+      text = g_strdup_printf ("%s, %s, %s, %s", b[0], b[1], b[2], b[3]);
+    }
+  self->updating++;
+  gtk_editable_set_text (GTK_EDITABLE (self->roi_entry), text != NULL ? text : "");
+  gtk_widget_remove_css_class (GTK_WIDGET (self->roi_entry), "error");
+  self->updating--;
+}
+
+static void
+roi_applied (EfProcessingPanel *self)
+{
+  double roi[4];
+
+  if (!ef_processing_parse_roi (gtk_editable_get_text (GTK_EDITABLE (self->roi_entry)), roi))
+    {
+      gtk_widget_add_css_class (GTK_WIDGET (self->roi_entry), "error");
+      return;
+    }
+  gtk_widget_remove_css_class (GTK_WIDGET (self->roi_entry), "error");
+  g_signal_emit (self, signals[SIGNAL_REGION_TYPED], 0, roi[0], roi[1], roi[2], roi[3]);
 }
 
 void
@@ -161,6 +246,13 @@ ef_processing_panel_class_init (EfProcessingPanelClass *klass)
    */
   signals[SIGNAL_CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                                           NULL, G_TYPE_NONE, 0);
+  /**
+   * EfProcessingPanel::region-typed:
+   * The user typed a region's corners (x0, y0, x1, y1, metres) and applied them.
+   */
+  signals[SIGNAL_REGION_TYPED] = g_signal_new ("region-typed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                               NULL, NULL, NULL, G_TYPE_NONE, 4, G_TYPE_DOUBLE, G_TYPE_DOUBLE,
+                                               G_TYPE_DOUBLE, G_TYPE_DOUBLE);
 }
 
 static void
@@ -182,6 +274,8 @@ ef_processing_panel_init (EfProcessingPanel *self)
   g = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
   adw_preferences_group_set_title (g, _("Image Formation"));
   self->algo = ef_panel_add_combo_row (g, _("Algorithm"), algos);
+  /* The algorithms' names are long: the choice goes under the title, where it has the row's width. */
+  adw_combo_row_set_use_subtitle (self->algo, TRUE);
   self->precision = ef_panel_add_combo_row (g, _("Precision"), precisions);
   self->backend = ef_panel_add_combo_row (g, _("Backend"), backends);
   self->in_use = ef_panel_add_value_row (g, _("In use"), NULL);
@@ -209,12 +303,21 @@ ef_processing_panel_init (EfProcessingPanel *self)
   self->block_size = ef_panel_add_spin_row (g, _("Block size"), _("Pulses per update of the image"), 1, 4096, 8,
                                             0);
   self->order = ef_panel_add_combo_row (g, _("Order"), orders);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->order),
-                               _("Sequential grows the aperture; interleaved shows full resolution at once"));
+  /* Said in the group, not in a tooltip, which would open over the list of choices, nor in the row's
+   * subtitle, which would leave its choice too little room. */
+  adw_preferences_group_set_description (g, _("Sequential order grows the aperture; interleaved shows full "
+                                              "resolution at once"));
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (self->page), g);
 
   g = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
   adw_preferences_group_set_title (g, _("Region of Interest"));
+  self->roi_entry = ADW_ENTRY_ROW (adw_entry_row_new ());
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->roi_entry), _("Corners x0, y0, x1, y1 (m)"));
+  adw_entry_row_set_show_apply_button (self->roi_entry, TRUE);
+  gtk_editable_set_width_chars (GTK_EDITABLE (self->roi_entry), 24);
+  g_signal_connect_swapped (self->roi_entry, "apply", G_CALLBACK (roi_applied), self);
+  g_signal_connect_swapped (self->roi_entry, "entry-activated", G_CALLBACK (roi_applied), self);
+  adw_preferences_group_add (g, GTK_WIDGET (self->roi_entry));
   row = adw_action_row_new ();
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("Spacing from resolution"));
   self->spacing_auto = GTK_SWITCH (gtk_switch_new ());
@@ -227,6 +330,11 @@ ef_processing_panel_init (EfProcessingPanel *self)
   self->spacing = ef_panel_add_spin_row (g, _("Pixel spacing (m)"), NULL, 0.001, 100, 0.01, 3);
   self->spacing_row = gtk_widget_get_ancestor (GTK_WIDGET (self->spacing), ADW_TYPE_ACTION_ROW);
   self->roi_info = ef_panel_add_value_row (g, _("Size"), NULL);
+  /* Pixels, spacing and metres all matter: the value wraps rather than losing any of them. */
+  gtk_label_set_ellipsize (self->roi_info, PANGO_ELLIPSIZE_NONE);
+  gtk_label_set_wrap (self->roi_info, TRUE);
+  gtk_label_set_justify (self->roi_info, GTK_JUSTIFY_RIGHT);
+  gtk_label_set_max_width_chars (self->roi_info, 20);
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (self->page), g);
 
   g_signal_connect_swapped (self->algo, "notify::selected", G_CALLBACK (changed), self);

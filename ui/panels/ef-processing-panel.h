@@ -20,6 +20,12 @@ void ef_processing_panel_get (EfProcessingPanel *self, EfProcessing *proc);
  * and what went wrong with the input or the image; run NULL (or without a backend yet) shows nothing. */
 void ef_processing_panel_set_run (EfProcessingPanel *self, const EfRunInfo *run);
 void ef_processing_panel_set_roi_info (EfProcessingPanel *self, const char *text);
+/* Shows the region's corners (x0, y0, x1, y1, m) in the typed-region row, or clears it (NULL). A region
+ * typed there and applied is announced with "region-typed". */
+void ef_processing_panel_set_roi (EfProcessingPanel *self, const double roi[4]);
+/* Reads "x0, y0, x1, y1" in metres (commas, semicolons or spaces between; "−" taken as a minus): four
+ * finite numbers making a box with area. FALSE otherwise. */
+gboolean ef_processing_parse_roi (const char *text, double roi[4]);
 /* The check against exact backprojection: its result or state (NULL: the hint), and whether one runs
  * (the button then stops it). */
 void ef_processing_panel_set_verify (EfProcessingPanel *self, const char *text, gboolean running);

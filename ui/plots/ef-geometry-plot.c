@@ -8,9 +8,19 @@
 #include <string.h>
 
 #include "ef-geometry-plot.h"
+#if EF_TEST_HOOKS
+#include "ef-geometry-plot-test.h"
+#endif
 
 /* A path of a million pulses is drawn from this many points at most. */
 #define MAX_DRAWN_PULSES 4000
+
+/* Scene coordinates are drawn as the image shows them: x to the right, north (+y) up, so that the
+ * sketch and the image can be read together. rot stays the identity; then scaled to widgets. */
+typedef struct {
+  double c, s;       /* rotation */
+  double ox, oy, k;  /* widget = (ox + k x', oy - k y') */
+} Map;
 
 struct _EfGeometryPlot {
   GtkWidget  parent_instance;
@@ -20,6 +30,8 @@ struct _EfGeometryPlot {
   double     box[4], roi[4];
   guint8    *done;      /* owned, n_pulses */
   guint64    n_done_total;
+  gboolean   has_scene_map;
+  Map        scene_map;  /* the scene inset's, as last drawn */
 };
 
 G_DEFINE_FINAL_TYPE (EfGeometryPlot, ef_geometry_plot, GTK_TYPE_WIDGET)
@@ -65,13 +77,6 @@ ef_geometry_plot_set_done (EfGeometryPlot *self, const gboolean *done, guint64 n
     }
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
-
-/* Scene coordinates are turned by rot so that the look direction runs down the page: the flight path
- * sits at the top, the scene below, and a tall sidebar page is used well. Then scaled to widgets. */
-typedef struct {
-  double c, s;       /* rotation */
-  double ox, oy, k;  /* widget = (ox + k x', oy - k y') */
-} Map;
 
 static void
 rotate (const Map *m, double x, double y, double *rx, double *ry)
@@ -194,8 +199,8 @@ draw (EfGeometryPlot *self, cairo_t *cr, double w, double h)
   mid = &pulses[n / 2];
   step = MAX (1, n / MAX_DRAWN_PULSES);
   phi = atan2 (mid->tx[1], mid->tx[0]);
-  m.c = cos (G_PI / 2 - phi);
-  m.s = sin (G_PI / 2 - phi);
+  m.c = 1;
+  m.s = 0;
   mi.c = m.c;
   mi.s = m.s;
 
@@ -310,6 +315,8 @@ draw (EfGeometryPlot *self, cairo_t *cr, double w, double h)
       cairo_fill (cr);
       draw_label (cr, widget, _("Scene"), 14, top + 4, &dim);
       map_fit (&mi, -half, -half, half, half, 8, top + 18, w - 16, size - 22);
+      self->scene_map = mi;
+      self->has_scene_map = TRUE;
       gdk_cairo_set_source_rgba (cr, &fg);
       cairo_set_line_width (cr, 1);
       rect_path (cr, &mi, b);
@@ -321,19 +328,35 @@ draw (EfGeometryPlot *self, cairo_t *cr, double w, double h)
           rect_path (cr, &mi, self->roi);
           cairo_stroke (cr);
         }
-      /* The look direction, from the antenna's side towards the scene. */
-      map_point (&mi, 0, 0, &sx, &sy);
-      ey = top + 22;
-      ex = sx;
-      gdk_cairo_set_source_rgba (cr, &accent);
-      cairo_set_line_width (cr, 2);
-      cairo_move_to (cr, ex, ey);
-      cairo_line_to (cr, ex, ey + 0.18 * size);
-      cairo_stroke (cr);
-      arrow_head (cr, ex, ey + 0.18 * size + 4, G_PI / 2, 6);
+      /* The look direction at mid-aperture, from the antenna's side towards the scene. */
+      {
+        double ux = cos (phi), uy = -sin (phi), reach = 0.5 * MIN (w - 16, size - 22);
+
+        map_point (&mi, 0, 0, &sx, &sy);
+        ex = sx + 0.55 * reach * ux;
+        ey = sy + 0.55 * reach * uy;
+        gdk_cairo_set_source_rgba (cr, &accent);
+        cairo_set_line_width (cr, 2);
+        cairo_move_to (cr, sx + 0.92 * reach * ux, sy + 0.92 * reach * uy);
+        cairo_line_to (cr, ex, ey);
+        cairo_stroke (cr);
+        arrow_head (cr, ex - 4 * ux, ey - 4 * uy, atan2 (-uy, -ux), 6);
+      }
       draw_north (cr, widget, &mi, w - 34, top + 34, &fg);
     }
 }
+
+#if EF_TEST_HOOKS
+gboolean
+ef_geometry_plot_scene_to_widget (EfGeometryPlot *self, double x, double y, double *wx, double *wy)
+{
+  g_return_val_if_fail (EF_IS_GEOMETRY_PLOT (self), FALSE);
+  if (!self->has_scene_map)
+    return FALSE;
+  map_point (&self->scene_map, x, y, wx, wy);
+  return TRUE;
+}
+#endif
 
 static void
 ef_geometry_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)

@@ -12,6 +12,8 @@ G_BEGIN_DECLS
 /* Uploading stops for this frame past either limit; the rest goes in the next frames. */
 #define EF_IMAGE_VIEW_UPLOAD_BUDGET_US 6000
 #define EF_IMAGE_VIEW_UPLOAD_BUDGET_PIXELS (1u << 20)
+/* The scale bar's longest length on screen. */
+#define EF_IMAGE_VIEW_SCALE_BAR_PX 160.0
 
 typedef struct {
   gboolean            active;
@@ -104,6 +106,8 @@ struct _EfImageView {
   gboolean         force_soft;    /* draw on the processor whatever GTK composites with; tests set it */
 
   GArray          *timings;       /* owned EfImageViewFrameTiming, or NULL unless a bench times renders */
+  GskRenderNode   *annotations;   /* owned: scale bar, north arrow and ticks as last drawn, or NULL */
+  double           annotations_key[5]; /* the width, height, cx, cy and scale they were drawn for */
   EfImageViewFrameTiming frame;   /* the render in progress */
 };
 

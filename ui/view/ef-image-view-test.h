@@ -18,6 +18,10 @@ void     ef_image_view_set_max_texture_size (EfImageView *self, guint max_size);
 
 /* TRUE while a ROI drawing, move or resize is in flight; its outline in metres. */
 gboolean ef_image_view_get_edit_roi (EfImageView *self, double roi[4]);
+/* Where the region's size label is drawn, in widget pixels; FALSE when it is not shown. */
+gboolean ef_image_view_get_roi_label_rect (EfImageView *self, graphene_rect_t *rect);
+/* The scale bar shown: its length in metres and in widget pixels; FALSE when none is. */
+gboolean ef_image_view_get_scale_bar (EfImageView *self, double *metres, double *pixels);
 
 /* Draws the layers on the processor even where GL would be used (see use_soft () in ef-image-view.c). */
 void     ef_image_view_set_force_soft (EfImageView *self, gboolean force);

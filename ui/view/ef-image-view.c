@@ -7,8 +7,12 @@
 #include <math.h>
 #include <string.h>
 
+#include "ef-annotate.h"
 #include "ef-gl-cuda.h"
 #include "ef-image-view-private.h"
+#if EF_TEST_HOOKS
+#include "ef-image-view-test.h"
+#endif
 
 #define MIN_SCALE 1e-4
 #define MAX_SCALE 1e4
@@ -220,6 +224,18 @@ ef_image_view_set_tool (EfImageView *self, EfTool tool)
   self->tool = tool;
   ef_image_view_input_update_cursor (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+gboolean
+ef_image_view_get_marker (EfImageView *self, double xy[2])
+{
+  g_return_val_if_fail (EF_IS_IMAGE_VIEW (self), FALSE);
+  if (self->has_marker && xy != NULL)
+    {
+      xy[0] = self->marker[0];
+      xy[1] = self->marker[1];
+    }
+  return self->has_marker;
 }
 
 EfTool
@@ -459,22 +475,187 @@ append_frame (GtkSnapshot *snapshot, const graphene_rect_t *r, float width, cons
   gtk_snapshot_append_border (snapshot, &rr, widths, colors);
 }
 
-static void
-append_label (EfImageView *self, GtkSnapshot *snapshot, const char *text, float x, float y)
+/* The region's size label: its text (owned) and where it goes, or NULL when none is shown (only while
+ * the region tool is chosen or an edit is in flight). */
+static PangoLayout *
+roi_label_layout (EfImageView *self, graphene_rect_t *where)
 {
-  g_autoptr (PangoLayout) layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), text);
-  const GdkRGBA bg = { 0, 0, 0, 0.65f }, fg = { 1, 1, 1, 1 };
+  gboolean editing = ef_image_view_input_is_editing (self);
+  const double *b = editing ? self->edit_roi : self->roi;
+  double wm, hm;
+  g_autofree char *text = NULL;
+  PangoLayout *layout;
+  graphene_rect_t r;
   int lw, lh;
+  float x, y;
 
+  if (!(self->has_roi || editing) || !(editing || self->tool == EF_TOOL_REGION))
+    return NULL;
+  wm = b[2] - b[0];
+  hm = b[3] - b[1];
+  if (self->roi_spacing > 0)
+    text = g_strdup_printf (_("%.1f × %.1f m · %.0f × %.0f px"), wm, hm, floor (wm / self->roi_spacing + 0.5),
+                            floor (hm / self->roi_spacing + 0.5));
+  else
+    text = g_strdup_printf (_("%.1f × %.1f m"), wm, hm);
+  layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), text);
   pango_layout_get_pixel_size (layout, &lw, &lh);
+  ef_image_view_box_to_rect (self, b, &r);
+  /* Above the region's top edge, or inside its top corner when that is off the top: the bottom left
+   * belongs to the zoom buttons, the bottom right to the scale bar. */
+  x = r.origin.x;
+  y = r.origin.y - lh - 4 - 6;
+  if (y < 2)
+    {
+      x = r.origin.x + 8;
+      y = MAX (r.origin.y, 18.0f) + 6;
+    }
   x = CLAMP (x, 2.0f, MAX (2.0f, gtk_widget_get_width (GTK_WIDGET (self)) - lw - 10.0f));
   y = CLAMP (y, 2.0f, MAX (2.0f, gtk_widget_get_height (GTK_WIDGET (self)) - lh - 6.0f));
-  gtk_snapshot_append_color (snapshot, &bg, &GRAPHENE_RECT_INIT (x, y, lw + 8, lh + 4));
+  *where = GRAPHENE_RECT_INIT (x, y, lw + 8, lh + 4);
+  return layout;
+}
+
+static void
+append_roi_label (EfImageView *self, GtkSnapshot *snapshot)
+{
+  const GdkRGBA bg = { 0, 0, 0, 0.65f }, fg = { 1, 1, 1, 1 };
+  graphene_rect_t r;
+  g_autoptr (PangoLayout) layout = roi_label_layout (self, &r);
+
+  if (layout == NULL)
+    return;
+  gtk_snapshot_append_color (snapshot, &bg, &r);
   gtk_snapshot_save (snapshot);
-  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (x + 4, y + 2));
+  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (r.origin.x + 4, r.origin.y + 2));
   gtk_snapshot_append_layout (snapshot, layout, &fg);
   gtk_snapshot_restore (snapshot);
 }
+
+#if EF_TEST_HOOKS
+gboolean
+ef_image_view_get_roi_label_rect (EfImageView *self, graphene_rect_t *rect)
+{
+  g_autoptr (PangoLayout) layout = NULL;
+
+  g_return_val_if_fail (EF_IS_IMAGE_VIEW (self) && rect != NULL, FALSE);
+  layout = roi_label_layout (self, rect);
+  return layout != NULL;
+}
+#endif
+
+/* ---- scale, north and axes --------------------------------------------------------------------- */
+
+/* The view is north up, one scale in x and y: a scale bar (bottom right, clear of the zoom buttons), a
+ * north arrow (top right) and ticks in metres along the top and left edges. Each is its own small cairo
+ * node, so that a frame redraws little. */
+static void
+draw_annotations (EfImageView *self, GtkSnapshot *snapshot)
+{
+  const double white[3] = { 1, 1, 1 };
+  const GdkRGBA plate = { 0, 0, 0, 0.55f };
+  double w = gtk_widget_get_width (GTK_WIDGET (self)), h = gtk_widget_get_height (GTK_WIDGET (self));
+  double metres, px, x0, y0, x1, y1, step;
+  g_autofree char *label = NULL;
+  cairo_t *cr;
+
+  if (!self->has_box || !(self->scale > 0) || w < 120 || h < 120)
+    return;
+
+  if (ef_scale_bar_choose (1.0 / self->scale, EF_IMAGE_VIEW_SCALE_BAR_PX, &metres, &px))
+    {
+      graphene_rect_t r = GRAPHENE_RECT_INIT ((float) (w - 12 - EF_IMAGE_VIEW_SCALE_BAR_PX - 20),
+                                              (float) (h - 12 - 42), EF_IMAGE_VIEW_SCALE_BAR_PX + 20, 42);
+
+      label = ef_scale_bar_label (metres);
+      gtk_snapshot_append_color (snapshot, &plate, &r);
+      cr = gtk_snapshot_append_cairo (snapshot, &r);
+      ef_draw_scale_bar (cr, r.origin.x + r.size.width - 10 - round (px), r.origin.y + r.size.height - 10
+                         - EF_SCALE_BAR_HEIGHT, round (px), label, white);
+      cairo_destroy (cr);
+    }
+
+  {
+    graphene_rect_t r = GRAPHENE_RECT_INIT ((float) (w - 12 - 36), 30, 36, 52);
+
+    gtk_snapshot_append_color (snapshot, &plate, &r);
+    cr = gtk_snapshot_append_cairo (snapshot, &r);
+    ef_draw_north_arrow (cr, r.origin.x + 18, r.origin.y + 32, 28, 0, -1, white);
+    cairo_destroy (cr);
+  }
+
+  /* Ticks: a round step for about eight across the wider edge. */
+  ef_image_view_widget_to_scene (self, 0, 0, &x0, &y1);
+  ef_image_view_widget_to_scene (self, w, h, &x1, &y0);
+  step = ef_nice_step (MAX (x1 - x0, y1 - y0), 8);
+  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, (float) w, 18));
+  for (double v = ceil (x0 / step) * step; v <= x1; v += step)
+    {
+      double wx, wy;
+      g_autofree char *text = g_strdup_printf ("%g", fabs (v) < 1e-9 * step ? 0.0 : v);
+
+      ef_image_view_scene_to_widget (self, v, 0, &wx, &wy);
+      cairo_set_source_rgba (cr, 1, 1, 1, 0.8);
+      cairo_rectangle (cr, round (wx), 0, 1, 5);
+      cairo_fill (cr);
+      if (wx > 40 && wx < w - 60)
+        ef_annotate_text (cr, text, wx, 3, 0.5, white);
+    }
+  cairo_destroy (cr);
+  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 18, 48, (float) h - 18 - 60));
+  for (double v = floor (y1 / step) * step; v >= y0; v -= step)
+    {
+      double wx, wy;
+      g_autofree char *text = g_strdup_printf ("%g", fabs (v) < 1e-9 * step ? 0.0 : v);
+
+      ef_image_view_scene_to_widget (self, 0, v, &wx, &wy);
+      if (wy < 24 || wy > h - 70)
+        continue;
+      cairo_set_source_rgba (cr, 1, 1, 1, 0.8);
+      cairo_rectangle (cr, 0, round (wy), 5, 1);
+      cairo_fill (cr);
+      ef_annotate_text (cr, text, 7, wy - 7, 0.0, white);
+    }
+  cairo_destroy (cr);
+  {
+    g_autofree char *unit = g_strdup (_("m"));
+    cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, 40, 18));
+    ef_annotate_text (cr, unit, 4, 3, 0.0, white);
+    cairo_destroy (cr);
+  }
+}
+
+/* A frame that only brings new pixels (a region forming) keeps the view where it was: the annotations
+ * drawn for that view are used again rather than drawn with cairo each frame. */
+static void
+append_annotations (EfImageView *self, GtkSnapshot *snapshot)
+{
+  const double key[5] = { gtk_widget_get_width (GTK_WIDGET (self)), gtk_widget_get_height (GTK_WIDGET (self)),
+                          self->cx, self->cy, self->has_box ? self->scale : 0 };
+
+  if (self->annotations == NULL || memcmp (key, self->annotations_key, sizeof key) != 0)
+    {
+      GtkSnapshot *sub = gtk_snapshot_new ();
+
+      draw_annotations (self, sub);
+      g_clear_pointer (&self->annotations, gsk_render_node_unref);
+      self->annotations = gtk_snapshot_free_to_node (sub);
+      memcpy (self->annotations_key, key, sizeof key);
+    }
+  if (self->annotations != NULL)
+    gtk_snapshot_append_node (snapshot, self->annotations);
+}
+
+#if EF_TEST_HOOKS
+gboolean
+ef_image_view_get_scale_bar (EfImageView *self, double *metres, double *pixels)
+{
+  g_return_val_if_fail (EF_IS_IMAGE_VIEW (self), FALSE);
+  if (!self->has_box)
+    return FALSE;
+  return ef_scale_bar_choose (1.0 / self->scale, EF_IMAGE_VIEW_SCALE_BAR_PX, metres, pixels);
+}
+#endif
 
 /* ---- drawing on the processor ----------------------------------------------------------------- */
 
@@ -550,19 +731,9 @@ ef_image_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
               }
         }
 
-      if (ef_image_view_input_is_editing (self) || self->tool == EF_TOOL_REGION)
-        {
-          double wm = b[2] - b[0], hm = b[3] - b[1];
-          g_autofree char *text = NULL;
-
-          if (self->roi_spacing > 0)
-            text = g_strdup_printf (_("%.1f × %.1f m · %.0f × %.0f px"), wm, hm, floor (wm / self->roi_spacing + 0.5),
-                                    floor (hm / self->roi_spacing + 0.5));
-          else
-            text = g_strdup_printf (_("%.1f × %.1f m"), wm, hm);
-          append_label (self, snapshot, text, r.origin.x, r.origin.y + r.size.height + 6);
-        }
+      append_roi_label (self, snapshot);
     }
+  append_annotations (self, snapshot);
 
   if (self->has_marker)
     {
@@ -607,6 +778,7 @@ ef_image_view_finalize (GObject *object)
   g_free (self->values_staging);
   g_free (self->gl_description);
   g_clear_pointer (&self->timings, g_array_unref);
+  g_clear_pointer (&self->annotations, gsk_render_node_unref);
   G_OBJECT_CLASS (ef_image_view_parent_class)->finalize (object);
 }
 

@@ -68,6 +68,8 @@ gboolean ef_image_view_get_roi (EfImageView *self, double roi[4]);
 void     ef_image_view_set_roi_spacing (EfImageView *self, double spacing);
 /* A cross at a measured point, or NULL. */
 void     ef_image_view_set_marker (EfImageView *self, const double xy[2]);
+/* The marker's position, FALSE when there is none. */
+gboolean ef_image_view_get_marker (EfImageView *self, double xy[2]);
 
 void   ef_image_view_zoom_fit (EfImageView *self);
 void   ef_image_view_zoom_to_box (EfImageView *self, const double box[4]);

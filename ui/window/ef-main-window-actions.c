@@ -37,13 +37,17 @@ ef_main_window_actions_sync (EfMainWindow *self)
 
   set_enabled (self, "export-image", has_data && (self->roi_runner != NULL || self->overview != NULL));
   set_enabled (self, "export-png", has_data);
+  set_enabled (self, "export-region-png", has_data && (self->roi_runner != NULL || self->overview != NULL));
   set_enabled (self, "export-measurements", self->measurements->len > 0);
   set_enabled (self, "clear-measurements", self->measurements->len > 0 || self->has_marker);
-  set_enabled (self, "start", has_data);
+  /* Forming again is for the region; the overview follows the collection by itself. */
+  set_enabled (self, "start", has_data && self->has_roi);
   set_enabled (self, "pause", running);
   set_enabled (self, "cancel", running);
   set_enabled (self, "zoom-roi", self->has_roi);
   set_enabled (self, "clear-roi", self->has_roi);
+  set_enabled (self, "undo-region", self->roi_undo->len > 0);
+  set_enabled (self, "redo-region", self->roi_redo->len > 0);
   set_enabled (self, "auto-range", has_data);
   set_enabled (self, "verify-region",
                ef_main_window_verify_running (self) || ef_main_window_verify_available (self));
@@ -82,6 +86,18 @@ open_recent_activated (GSimpleAction *action, GVariant *param, gpointer user_dat
 }
 
 static void
+open_path_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  ef_main_window_open_path (EF_MAIN_WINDOW (user_data), g_variant_get_string (param, NULL));
+}
+
+static void
+show_message_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  ef_main_window_show_message (EF_MAIN_WINDOW (user_data), g_variant_get_string (param, NULL));
+}
+
+static void
 open_demo_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
   ef_main_window_open_demo (EF_MAIN_WINDOW (user_data), FALSE);
@@ -97,6 +113,18 @@ static void
 export_png_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
   ef_main_window_export_png (EF_MAIN_WINDOW (user_data));
+}
+
+static void
+export_region_png_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  ef_main_window_export_region_png (EF_MAIN_WINDOW (user_data));
+}
+
+static void
+export_region_png_to_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  ef_main_window_export_region_png_to (EF_MAIN_WINDOW (user_data), g_variant_get_string (param, NULL));
 }
 
 static void
@@ -130,6 +158,7 @@ clear_measurements_activated (GSimpleAction *action, GVariant *param, gpointer u
 
   g_array_set_size (self->measurements, 0);
   self->has_marker = FALSE;
+  self->remeasure = FALSE;
   ef_image_view_set_marker (self->image_view, NULL);
   ef_measure_panel_set_result (self->measure_panel, NULL, 0, NULL);
   ef_main_window_actions_sync (self);
@@ -154,8 +183,6 @@ start_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 
   if (self->has_roi)
     ef_main_window_jobs_start_roi (self);
-  else
-    ef_main_window_jobs_start_overview (self);
   ef_main_window_actions_sync (self);
 }
 
@@ -248,6 +275,18 @@ static void
 clear_roi_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
   ef_main_window_set_roi (EF_MAIN_WINDOW (user_data), NULL);
+}
+
+static void
+undo_region_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  ef_main_window_undo_region (EF_MAIN_WINDOW (user_data));
+}
+
+static void
+redo_region_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  ef_main_window_redo_region (EF_MAIN_WINDOW (user_data));
 }
 
 static void
@@ -405,13 +444,17 @@ static const GActionEntry win_entries[] = {
   { "open-folder", open_folder_activated },
   { "open-recent", open_recent_activated, "s" },
   { "open-demo", open_demo_activated },
+  { "open-path", open_path_activated, "s" },
+  { "show-message", show_message_activated, "s" },
   { "export-image", export_image_activated },
   { "export-png", export_png_activated },
   { "export-measurements", export_measurements_activated },
+  { "export-region-png", export_region_png_activated },
   { "clear-measurements", clear_measurements_activated },
   /* The same without a dialog, for scripts (over D-Bus) and tests. */
   { "export-image-to", export_image_to_activated, "s" },
   { "export-png-to", export_png_to_activated, "s" },
+  { "export-region-png-to", export_region_png_to_activated, "s" },
   { "export-measurements-to", export_measurements_to_activated, "s" },
   { "screenshot", screenshot_activated, "s" },
   { "start", start_activated },
@@ -425,6 +468,8 @@ static const GActionEntry win_entries[] = {
   { "zoom-roi", zoom_roi_activated },
   { "set-roi", set_roi_activated, "(dddd)" },
   { "clear-roi", clear_roi_activated },
+  { "undo-region", undo_region_activated },
+  { "redo-region", redo_region_activated },
   { "set-spacing", set_spacing_activated, "d" },
   { "measure-at", measure_at_activated, "(dd)" },
   { "auto-range", auto_range_activated },

@@ -4,7 +4,9 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
+#include "ef-export-png.h"
 #include "ef-image-io.h"
 #include "ef-run-info-json.h"
 #include "ef-main-window-private.h"
@@ -126,10 +128,15 @@ export_done (GObject *source, GAsyncResult *result, gpointer user_data)
   gboolean ok = g_task_propagate_boolean (G_TASK (result), &error);
 
   if (!ok)
-    msg = g_strdup_printf (_("Could not save %s: %s"), name, error->message);
+    {
+      msg = g_strdup_printf (_("Could not save %s: %s"), name, error->message);
+      ef_main_window_toast_error (self, msg);
+    }
   else
-    msg = g_strdup_printf (_("Saved %s"), name);
-  ef_main_window_toast (self, msg);
+    {
+      msg = g_strdup_printf (_("Saved %s"), name);
+      ef_main_window_toast (self, msg);
+    }
   g_signal_emit_by_name (self, "export-finished", d->path, ok);
 }
 
@@ -209,7 +216,130 @@ ef_main_window_export_png (EfMainWindow *self)
   ask_save_path (self, _("Export the View as PNG"), name, ef_main_window_export_png_to, filters);
 }
 
+/* ---- the region at full resolution as a dB PNG ------------------------------------------------ */
+
+typedef struct {
+  EfJobRunner    *runner;   /* owned */
+  char           *path;     /* owned */
+  char           *title;    /* owned */
+  EfDisplayParams display;
+  double          gain_db;
+} PngData;
+
+static void
+png_data_free (gpointer data)
+{
+  PngData *d = data;
+
+  g_object_unref (d->runner);
+  g_free (d->path);
+  g_free (d->title);
+  g_free (d);
+}
+
+static void
+png_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  PngData *d = task_data;
+  const EfGrid *grid = ef_job_runner_get_grid (d->runner);
+  g_autoptr (EfImage) image = NULL;
+  GError *error = NULL;
+  EfRect rect = { 0, 0, grid->width, grid->height };
+
+  image = ef_image_new (grid, &error);
+  if (image == NULL || !ef_job_runner_read (d->runner, &rect, image->data, &error)
+      || !ef_export_db_png (image->data, grid, &d->display, d->gain_db, d->title, d->path, NULL, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+png_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  EfMainWindow *self = EF_MAIN_WINDOW (source);
+  PngData *d = g_task_get_task_data (G_TASK (result));
+  g_autoptr (GError) error = NULL;
+  g_autofree char *name = g_filename_display_basename (d->path);
+  g_autofree char *msg = NULL;
+  gboolean ok = g_task_propagate_boolean (G_TASK (result), &error);
+
+  if (!ok)
+    {
+      msg = g_strdup_printf (_("Could not save %s: %s"), name, error->message);
+      ef_main_window_toast_error (self, msg);
+    }
+  else
+    {
+      msg = g_strdup_printf (_("Saved %s"), name);
+      ef_main_window_toast (self, msg);
+    }
+  g_signal_emit_by_name (self, "export-finished", d->path, ok);
+}
+
+void
+ef_main_window_export_region_png_to (EfMainWindow *self, const char *path)
+{
+  g_autoptr (GTask) task = NULL;
+  EfJobRunner *runner = self->roi_runner ? self->roi_runner : self->overview;
+  EfLayerId layer = self->roi_runner ? EF_LAYER_ROI : EF_LAYER_OVERVIEW;
+  const EfJobParams *params;
+  const EfGrid *grid;
+  g_autofree char *file = NULL;
+  PngData *d;
+
+  if (runner == NULL)
+    return;
+  params = ef_job_runner_get_params (runner);
+  grid = ef_job_runner_get_grid (runner);
+  d = g_new0 (PngData, 1);
+  d->runner = g_object_ref (runner);
+  d->path = g_strdup (path);
+  d->display = self->display;
+  d->gain_db = ef_image_view_get_layer_gain (self->image_view, layer);
+  file = self->dataset->info.path != NULL ? g_path_get_basename (self->dataset->info.path)
+                                          : g_strdup (_("Demo scene"));
+  /* Translators: the exported image's title: "scene.cphd · bp fp32 taylor · 0.125 m pixels · dB per pulse" */
+  d->title = g_strdup_printf (_("%s · %s %s %s · %.3f m pixels · dB per pulse"), file,
+                              ef_algo_to_string (params->backend.algo),
+                              ef_precision_to_string (ef_job_runner_get_run_info (runner)->precision),
+                              ef_window_to_string (params->backend.range.window), grid->spacing);
+  task = g_task_new (self, NULL, png_done, NULL);
+  g_task_set_task_data (task, d, png_data_free);
+  g_task_run_in_thread (task, png_thread);
+}
+
+void
+ef_main_window_export_region_png (EfMainWindow *self)
+{
+  g_autofree char *name = suggested_name (self, self->roi_runner ? "region" : "overview", "png");
+  GtkFileFilter *filters[] = { filter (_("PNG image"), "png"), NULL };
+
+  ask_save_path (self, _("Export the Region as PNG"), name, ef_main_window_export_region_png_to, filters);
+}
+
 /* ---- measurements ----------------------------------------------------------------------------- */
+
+/* A field as RFC 4180 writes one: quoted, with quotes doubled, when it holds a comma, quote or line break. */
+static void
+append_csv_field (GString *csv, const char *text)
+{
+  if (strpbrk (text, ",\"\r\n") == NULL)
+    {
+      g_string_append (csv, text);
+      return;
+    }
+  g_string_append_c (csv, '"');
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      if (*p == '"')
+        g_string_append_c (csv, '"');
+      g_string_append_c (csv, *p);
+    }
+  g_string_append_c (csv, '"');
+}
 
 gboolean
 ef_main_window_write_measurements_csv (EfMainWindow *self, const char *path, GError **error)
@@ -219,8 +349,10 @@ ef_main_window_write_measurements_csv (EfMainWindow *self, const char *path, GEr
 
   g_return_val_if_fail (EF_IS_MAIN_WINDOW (self), FALSE);
 
+  /* Each line says what image it was measured on: the file, what formed it, and the pixel spacing. */
   g_string_append (csv, "x_m,y_m,peak_db,range_irw_m,range_pslr_db,range_islr_db,"
-                        "cross_irw_m,cross_pslr_db,cross_islr_db,spacing_m\n");
+                        "cross_irw_m,cross_pslr_db,cross_islr_db,spacing_m,file,image,algorithm,window,"
+                        "precision\n");
   for (guint i = 0; i < self->measurements->len; i++)
     {
       const EfMeasurement *m = &g_array_index (self->measurements, EfMeasurement, i);
@@ -233,7 +365,10 @@ ef_main_window_write_measurements_csv (EfMainWindow *self, const char *path, GEr
       g_string_append_printf (csv, "%s,%s,%s,%s,%s,%s,%s,%s,%s,", buf[0], buf[1], buf[2], buf[3], buf[4], buf[5],
                               buf[6], buf[7], buf[8]);
       g_ascii_formatd (buf[0], sizeof buf[0], "%.6g", m->spacing);
-      g_string_append_printf (csv, "%s\n", buf[0]);
+      g_string_append_printf (csv, "%s,", buf[0]);
+      append_csv_field (csv, m->file);
+      g_string_append_printf (csv, ",%s,%s,%s,%s\n", m->in_roi ? "region" : "overview", ef_algo_to_string (m->algo),
+                              ef_window_to_string (m->window), ef_precision_to_string (m->precision));
     }
   return g_file_set_contents (path, csv->str, (gssize) csv->len, error);
 }

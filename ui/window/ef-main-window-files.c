@@ -9,18 +9,80 @@
 #include "ef-main-window-private.h"
 
 #define MAX_RECENT 8
+/* A toast's title longer than this is cut at the window's width: such a toast has a button that shows the
+ * whole message, and stays longer. An error's stays until it is dismissed. */
+#define TOAST_SHORT_CHARS 60
+#define TOAST_TIMEOUT_S 5
+#define TOAST_LONG_TIMEOUT_S 12
+
+static void
+show_toast (EfMainWindow *self, AdwToast *toast, const char *message)
+{
+#if EF_TEST_HOOKS
+  g_free (self->last_toast);
+  self->last_toast = g_strdup (message);
+  g_set_object (&self->last_toast_object, toast);
+#endif
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+static void
+toast_message (EfMainWindow *self, const char *message, gboolean error)
+{
+  /* The title is markup (libadwaita 1.2); a message (a file name, an error) is shown as it is. */
+  g_autofree char *escaped = g_markup_escape_text (message, -1);
+  AdwToast *toast = adw_toast_new (escaped);
+
+  if (g_utf8_strlen (message, -1) > TOAST_SHORT_CHARS)
+    {
+      adw_toast_set_button_label (toast, _("_Details"));
+      adw_toast_set_action_name (toast, "win.show-message");
+      adw_toast_set_action_target_value (toast, g_variant_new_string (message));
+      adw_toast_set_timeout (toast, error ? 0 : TOAST_LONG_TIMEOUT_S);
+    }
+  else
+    adw_toast_set_timeout (toast, TOAST_TIMEOUT_S);
+  show_toast (self, toast, message);
+}
 
 void
 ef_main_window_toast (EfMainWindow *self, const char *message)
 {
-  AdwToast *toast = adw_toast_new (message);
+  toast_message (self, message, FALSE);
+}
 
-#if EF_TEST_HOOKS
-  g_free (self->last_toast);
-  self->last_toast = g_strdup (message);
-#endif
-  adw_toast_set_timeout (toast, 5);
-  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+void
+ef_main_window_toast_error (EfMainWindow *self, const char *message)
+{
+  toast_message (self, message, TRUE);
+}
+
+void
+ef_main_window_toast_with_action (EfMainWindow *self, const char *message, const char *button, const char *action,
+                                  GVariant *target)
+{
+  g_autofree char *escaped = g_markup_escape_text (message, -1);
+  AdwToast *toast = adw_toast_new (escaped);
+
+  adw_toast_set_button_label (toast, button);
+  adw_toast_set_action_name (toast, action);
+  if (target != NULL)
+    adw_toast_set_action_target_value (toast, target);
+  /* Time to read it and decide. */
+  adw_toast_set_timeout (toast, 3 * TOAST_TIMEOUT_S);
+  show_toast (self, toast, message);
+}
+
+void
+ef_main_window_show_message (EfMainWindow *self, const char *message)
+{
+  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Details"), NULL);
+
+  adw_message_dialog_set_body (ADW_MESSAGE_DIALOG (dialog), message);
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "close");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "close");
+  gtk_window_present (GTK_WINDOW (dialog));
 }
 
 void
@@ -61,6 +123,59 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
     g_task_return_pointer (task, dataset, (GDestroyNotify) ef_dataset_unref);
 }
 
+/* How many files of the same Gotcha pass and polarisation as path ("data_3dsar_pass1_az001_HH.mat") its
+ * folder holds, path included; 0 when path is not named as one. */
+static guint
+count_pass_files (const char *path)
+{
+  g_autoptr (GRegex) re = g_regex_new ("^data_3dsar_pass([0-9]+)_az[0-9]+_([A-Za-z]+)\\.mat$", 0, 0, NULL);
+  g_autoptr (GMatchInfo) match = NULL;
+  g_autofree char *name = g_path_get_basename (path);
+  g_autofree char *dirname = g_path_get_dirname (path);
+  g_autofree char *pass = NULL, *pol = NULL;
+  g_autoptr (GDir) dir = NULL;
+  const char *entry;
+  guint n = 0;
+
+  if (!g_regex_match (re, name, 0, &match))
+    return 0;
+  pass = g_match_info_fetch (match, 1);
+  pol = g_match_info_fetch (match, 2);
+  dir = g_dir_open (dirname, 0, NULL);
+  if (dir == NULL)
+    return 0;
+  while ((entry = g_dir_read_name (dir)) != NULL)
+    {
+      g_autoptr (GMatchInfo) m = NULL;
+
+      if (g_regex_match (re, entry, 0, &m))
+        {
+          g_autofree char *p = g_match_info_fetch (m, 1), *q = g_match_info_fetch (m, 2);
+          n += g_str_equal (p, pass) && g_str_equal (q, pol);
+        }
+    }
+  return n;
+}
+
+/* One file of a pass holds a degree of it: say that the folder completes it, and offer to open that. */
+static void
+tell_rest_of_pass (EfMainWindow *self, const char *path, EfDataset *dataset)
+{
+  g_autofree char *dirname = NULL, *name = NULL, *pulses = NULL, *msg = NULL;
+  guint n;
+
+  if (g_file_test (path, G_FILE_TEST_IS_DIR) || (n = count_pass_files (path)) < 2)
+    return;
+  dirname = g_path_get_dirname (path);
+  name = g_filename_display_basename (path);
+  pulses = g_strdup_printf ("%" G_GUINT64_FORMAT, dataset->info.n_pulses);
+  /* Translators: "data_3dsar_pass1_az001_HH.mat holds 1.0° of the pass (117 pulses); its folder holds 4
+   * files of the pass" */
+  msg = g_strdup_printf (_("%s holds %.1f° of the pass (%s pulses); its folder holds %u files of the pass"), name,
+                         ef_dataset_aperture_angle (dataset) * 180 / G_PI, pulses, n);
+  ef_main_window_toast_with_action (self, msg, _("Open _Folder"), "win.open-path", g_variant_new_string (dirname));
+}
+
 static void
 load_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -77,7 +192,7 @@ load_done (GObject *source, GAsyncResult *result, gpointer user_data)
       g_autofree char *name = d->path ? g_filename_display_basename (d->path) : g_strdup (_("the demo scene"));
       g_autofree char *msg = g_strdup_printf (_("Could not open %s: %s"), name, error->message);
 
-      ef_main_window_toast (self, msg);
+      ef_main_window_toast_error (self, msg);
       if (self->batch_pending)
         {
           self->batch_pending = FALSE;
@@ -102,6 +217,8 @@ load_done (GObject *source, GAsyncResult *result, gpointer user_data)
       gtk_recent_manager_add_full (gtk_recent_manager_get_default (), uri, &data);
     }
   ef_main_window_set_dataset (self, dataset);
+  if (d->path != NULL)
+    tell_rest_of_pass (self, d->path, dataset);
 }
 
 static void
@@ -229,7 +346,9 @@ ef_main_window_files_update_recent (EfMainWindow *self)
   for (guint i = 0; i < ours->len && shown < MAX_RECENT; i++, shown++)
     {
       GtkRecentInfo *info = g_ptr_array_index (ours, i);
-      g_autofree char *label = g_strdup (gtk_recent_info_get_display_name (info));
+      /* Menu labels take "_" as a mnemonic mark; file names keep theirs. */
+      g_auto (GStrv) parts = g_strsplit (gtk_recent_info_get_display_name (info), "_", -1);
+      g_autofree char *label = g_strjoinv ("__", parts);
       g_autoptr (GMenuItem) item = g_menu_item_new (label, NULL);
 
       g_menu_item_set_action_and_target (item, "win.open-recent", "s", gtk_recent_info_get_uri (info));
@@ -261,9 +380,24 @@ ef_main_window_drop_files (EfMainWindow *self, GSList *files)
 static gboolean
 drop (GtkDropTarget *target, const GValue *value, double x, double y, EfMainWindow *self)
 {
+  gtk_widget_set_visible (self->drop_highlight, FALSE);
   if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
     return FALSE;
   return ef_main_window_drop_files (self, g_value_get_boxed (value));
+}
+
+/* While files are held over the window, it says where they go. */
+static GdkDragAction
+drop_enter (GtkDropTarget *target, double x, double y, EfMainWindow *self)
+{
+  gtk_widget_set_visible (self->drop_highlight, TRUE);
+  return GDK_ACTION_COPY;
+}
+
+static void
+drop_leave (GtkDropTarget *target, EfMainWindow *self)
+{
+  gtk_widget_set_visible (self->drop_highlight, FALSE);
 }
 
 void
@@ -272,6 +406,8 @@ ef_main_window_files_init (EfMainWindow *self)
   GtkDropTarget *target = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
 
   g_signal_connect (target, "drop", G_CALLBACK (drop), self);
+  g_signal_connect (target, "enter", G_CALLBACK (drop_enter), self);
+  g_signal_connect (target, "leave", G_CALLBACK (drop_leave), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (target));
 
   g_signal_connect_object (gtk_recent_manager_get_default (), "changed",

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ef-histogram.h"
 #include "ef-image-io.h"
 #include "ef-panel-util.h"
 #if HAVE_CUDA
@@ -26,6 +27,78 @@
 #define STATUS_INTERVAL_US 250000
 /* The widest dynamic range chosen automatically, dB. */
 #define DB_SPAN 45.0
+/* The histogram: this many bins over at most this many dB below the brightest pixel. */
+#define HISTOGRAM_BINS 160
+#define HISTOGRAM_SPAN_DB 100.0
+
+/* ---- histogram -------------------------------------------------------------------------------- */
+
+typedef struct {
+  EfJobRunner *runner;     /* owned */
+  double       gain_db;
+  guint64      counts[HISTOGRAM_BINS];
+  double       lo_db, hi_db;
+} HistogramData;
+
+static void
+histogram_data_free (gpointer data)
+{
+  HistogramData *d = data;
+
+  g_object_unref (d->runner);
+  g_free (d);
+}
+
+static void
+histogram_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  HistogramData *d = task_data;
+  const EfGrid *grid = ef_job_runner_get_grid (d->runner);
+  gsize n = ef_grid_n_pixels (grid);
+  g_autofree EfCf32 *pixels = g_try_new (EfCf32, n);
+  EfRect all = { 0, 0, grid->width, grid->height };
+
+  /* The whole image, off the main thread: a large region is hundreds of megabytes. */
+  if (pixels == NULL || !ef_job_runner_read (d->runner, &all, pixels, NULL)
+      || !ef_histogram_range (pixels, n, d->gain_db, HISTOGRAM_SPAN_DB, &d->lo_db, &d->hi_db))
+    {
+      g_task_return_boolean (task, FALSE);
+      return;
+    }
+  ef_histogram_count (pixels, n, d->gain_db, d->lo_db, d->hi_db, d->counts, HISTOGRAM_BINS);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+histogram_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  EfMainWindow *self = EF_MAIN_WINDOW (source);
+  HistogramData *d = g_task_get_task_data (G_TASK (result));
+
+  self->n_histograms--;
+  /* Only the image in view: a newer job's histogram follows it. */
+  if (!g_task_propagate_boolean (G_TASK (result), NULL)
+      || d->runner != (self->roi_runner != NULL ? self->roi_runner : self->overview))
+    return;
+  ef_display_panel_set_histogram (self->display_panel, d->counts, HISTOGRAM_BINS, d->lo_db, d->hi_db);
+  g_signal_emit_by_name (self, "histogram-ready");
+}
+
+/* The histogram of a finished image, made on a worker thread. */
+static void
+start_histogram (EfMainWindow *self, EfJobRunner *runner)
+{
+  g_autoptr (GTask) task = g_task_new (self, NULL, histogram_done, NULL);
+  HistogramData *d = g_new0 (HistogramData, 1);
+  const EfRunnerProgress *p = ef_job_runner_get_progress (runner);
+
+  d->runner = g_object_ref (runner);
+  /* dB per pulse, as the display and its levels are. */
+  d->gain_db = p->pulses_done > 0 ? -20.0 * log10 ((double) p->pulses_done) : 0.0;
+  g_task_set_task_data (task, d, histogram_data_free);
+  self->n_histograms++;
+  g_task_run_in_thread (task, histogram_thread);
+}
 
 static gboolean
 read_runner (gpointer data, const EfRect *rect, EfCf32 *out, GError **error)
@@ -51,10 +124,17 @@ ef_main_window_jobs_sync_values_mode (EfMainWindow *self)
 static double
 layer_gain (EfJobRunner *runner)
 {
-  guint64 n = ef_job_runner_get_progress (runner)->pulses_done;
+  const EfRunnerProgress *p = ef_job_runner_get_progress (runner);
+  double n = (double) p->pulses_done, total = (double) MAX (p->pulses_total, p->pulses_done);
 
-  /* Coherent sums grow with the pulse count: show the per-pulse level so the layers agree. */
-  return n > 0 ? -20.0 * log10 ((double) n) : 0.0;
+  /* A finished image is shown at its per-pulse level, 1 / N in amplitude, so that layers formed from
+   * different pulse counts agree. While it forms from n pulses, the image's energy has grown as n (the
+   * sum of the pulses' energies, for clutter and for a point's whole response alike), while a point's
+   * peak grows as n: scaling by 1 / sqrt (n N) keeps the energy where the finished image will have it,
+   * so that the first blocks look like the last ones, only blurrier. At n = N it is 1 / N. */
+  if (n <= 0)
+    return 0.0;
+  return -10.0 * log10 (n) - 10.0 * log10 (total);
 }
 
 double
@@ -202,13 +282,15 @@ overview_finished (EfJobRunner *runner, EfJobState state, EfMainWindow *self)
       const GError *error = ef_job_runner_get_error (runner);
       g_autofree char *msg = g_strdup_printf (_("The overview failed: %s"),
                                               error ? error->message : _("unknown error"));
-      ef_main_window_toast (self, msg);
+      ef_main_window_toast_error (self, msg);
     }
   else if (state == EF_JOB_DONE && !self->display_known)
     {
       ef_main_window_jobs_auto_range (self);
       self->display_known = TRUE;
     }
+  if (state == EF_JOB_DONE && self->roi_runner == NULL)
+    start_histogram (self, runner);
   if (self->roi_pending)
     {
       self->roi_pending = FALSE;
@@ -249,7 +331,7 @@ ef_main_window_jobs_start_overview (EfMainWindow *self)
   if (runner == NULL)
     {
       g_autofree char *msg = g_strdup_printf (_("The overview cannot start: %s"), error->message);
-      ef_main_window_toast (self, msg);
+      ef_main_window_toast_error (self, msg);
       self->overview_done = TRUE;
       return;
     }
@@ -279,7 +361,8 @@ update_roi_info (EfMainWindow *self, const EfGrid *grid)
       ef_processing_panel_set_roi_info (self->processing_panel, NULL);
       return;
     }
-  text = g_strdup_printf (_("%u × %u px at %.3f m (%.1f × %.1f m)"), grid->width, grid->height, grid->spacing,
+  /* Translators: the region's size; the line break keeps the pixel spacing on the first line. */
+  text = g_strdup_printf (_("%u × %u px at %.3f m\n%.1f × %.1f m"), grid->width, grid->height, grid->spacing,
                           grid->width * grid->spacing, grid->height * grid->spacing);
   ef_processing_panel_set_roi_info (self->processing_panel, text);
 }
@@ -378,7 +461,7 @@ roi_finished (EfJobRunner *runner, EfJobState state, EfMainWindow *self)
     {
       const GError *error = ef_job_runner_get_error (runner);
       g_autofree char *msg = g_strdup_printf (_("The region failed: %s"), error ? error->message : _("unknown error"));
-      ef_main_window_toast (self, msg);
+      ef_main_window_toast_error (self, msg);
     }
   else if (state == EF_JOB_DONE && !self->batch_running)
     {
@@ -394,6 +477,11 @@ roi_finished (EfJobRunner *runner, EfJobState state, EfMainWindow *self)
       else
         msg = g_strdup_printf (_("Region formed in %s"), elapsed);
       ef_main_window_toast (self, msg);
+    }
+  if (state == EF_JOB_DONE)
+    {
+      ef_main_window_measure_region_formed (self);
+      start_histogram (self, runner);
     }
   ef_main_window_actions_sync (self);
   g_signal_emit_by_name (self, "roi-finished", (int) state);
@@ -415,6 +503,7 @@ ef_main_window_jobs_start_roi (EfMainWindow *self)
   /* Cancel what ran: dropping the layer and the reference hands the job to a helper thread. */
   ef_image_view_set_layer (self->image_view, EF_LAYER_ROI, NULL, NULL, NULL, NULL);
   g_clear_object (&self->roi_runner);
+  ef_main_window_measure_region_changed (self);
   ef_main_window_verify_reset (self);
   g_clear_pointer (&self->run_told, g_free);
   ef_processing_panel_set_run (self->processing_panel, NULL);
@@ -432,7 +521,7 @@ ef_main_window_jobs_start_roi (EfMainWindow *self)
   ef_image_view_set_roi_spacing (self->image_view, spacing);
   if (!ef_grid_init_roi (&grid, self->roi[0], self->roi[1], self->roi[2], self->roi[3], spacing, &error))
     {
-      ef_main_window_toast (self, error->message);
+      ef_main_window_toast_error (self, error->message);
       return;
     }
   update_roi_info (self, &grid);
@@ -456,7 +545,7 @@ ef_main_window_jobs_start_roi (EfMainWindow *self)
   if (runner == NULL)
     {
       g_autofree char *msg = g_strdup_printf (_("The region cannot start: %s"), error->message);
-      ef_main_window_toast (self, msg);
+      ef_main_window_toast_error (self, msg);
       return;
     }
   self->roi_runner = runner;

@@ -14,13 +14,24 @@
 
 G_BEGIN_DECLS
 
-/* One row of the measurements table. */
+/* One row of the measurements table, with what produced the image it was measured on. */
 typedef struct {
   double x, y, peak_db;
   double range_irw, range_pslr, range_islr;
   double cross_irw, cross_pslr, cross_islr;
   double spacing;
+  char  *file;          /* owned: the collection's path, or "demo" for the simulated scene */
+  EfAlgo      algo;     /* what ran */
+  EfWindow    window;
+  EfPrecision precision;
+  gboolean    in_roi;   /* the region's image, or the overview's */
 } EfMeasurement;
+
+/* A region as it was, for undo and redo. */
+typedef struct {
+  gboolean has_roi;
+  double   roi[4];
+} EfRoiState;
 
 struct _EfMainWindow {
   AdwApplicationWindow parent_instance;
@@ -43,6 +54,10 @@ struct _EfMainWindow {
   EfDisplayPanel      *display_panel;
   EfMeasurePanel      *measure_panel;
   GMenu               *recent_section;
+  GtkMenuButton       *main_menu_button;
+  GtkWidget           *empty_page;
+  GtkWidget           *drop_highlight;
+  GtkWidget           *zoom_box;
 
   /* Owned state. */
   GSettings           *settings;
@@ -56,6 +71,10 @@ struct _EfMainWindow {
   gboolean             display_known;    /* from the session, or set by the user: no automatic range */
   gboolean             has_roi;
   double               roi[4];
+  GArray              *roi_undo;         /* owned EfRoiState: the regions before, newest last */
+  GArray              *roi_redo;         /* owned EfRoiState: the regions undone, newest last */
+  gboolean             roi_restoring;    /* an undo or redo sets the region: it is not a new change */
+  guint                n_histograms;     /* histograms being made on worker threads */
   EfJobRunner         *overview;
   EfJobRunner         *roi_runner;
   gboolean             overview_done;
@@ -63,6 +82,8 @@ struct _EfMainWindow {
   double               roi_spacing;      /* of the region in flight */
   GArray              *measurements;     /* EfMeasurement */
   gboolean             has_marker;
+  double               measure_click[2];  /* where the shown measurement was asked for */
+  gboolean             remeasure;         /* measure there again once the region is formed */
   EfBatch              batch;
   gboolean             batch_pending;    /* batch waits for the next collection */
   gboolean             batch_running;
@@ -76,6 +97,7 @@ struct _EfMainWindow {
   char                *run_told;          /* owned: the region's warnings already toasted, or NULL */
 #if EF_TEST_HOOKS
   char                *last_toast;        /* owned: the newest toast's message, or NULL */
+  AdwToast            *last_toast_object; /* owned: the newest toast, or NULL */
 #endif
 };
 
@@ -98,10 +120,30 @@ void ef_main_window_files_init (EfMainWindow *self);
 void ef_main_window_files_update_recent (EfMainWindow *self);
 void ef_main_window_show_open_dialog (EfMainWindow *self, gboolean folder);
 void ef_main_window_toast (EfMainWindow *self, const char *message);
+/* The same for something that failed: a long one stays until it is dismissed. */
+void ef_main_window_toast_error (EfMainWindow *self, const char *message);
+/* A toast with a button that activates action (a "win." action, with target or NULL). */
+void ef_main_window_toast_with_action (EfMainWindow *self, const char *message, const char *button,
+                                       const char *action, GVariant *target);
+/* Shows message whole, in a dialog: what a long toast's button does. */
+void ef_main_window_show_message (EfMainWindow *self, const char *message);
 void ef_main_window_set_loading (EfMainWindow *self, const char *message);
 /* What a drop of files (GFile, the first one opens) on the window does; the drop target calls it, and
  * tests can. FALSE if nothing could be opened. */
 gboolean ef_main_window_drop_files (EfMainWindow *self, GSList *files);
+
+/* ef-main-window-history.c: the region's history (win.undo-region, win.redo-region). */
+/* Remembers the region as it is, before a change that is the user's (not while undoing or redoing). */
+void ef_main_window_remember_roi (EfMainWindow *self);
+void ef_main_window_undo_region (EfMainWindow *self);
+void ef_main_window_redo_region (EfMainWindow *self);
+
+/* ef-main-window-measure.c */
+void ef_measurement_clear (gpointer measurement);
+/* The region forms again (TRUE) or a new one replaced it (FALSE): the measurement is marked, or goes. */
+void ef_main_window_measure_region_changed (EfMainWindow *self);
+/* The region is formed: a measurement marked as the old region's is made again. */
+void ef_main_window_measure_region_formed (EfMainWindow *self);
 
 /* ef-main-window-export.c */
 void ef_main_window_export_image (EfMainWindow *self);
@@ -112,6 +154,10 @@ void ef_main_window_export_measurements (EfMainWindow *self);
 void ef_main_window_export_image_to (EfMainWindow *self, const char *path);
 void ef_main_window_export_png_to (EfMainWindow *self, const char *path);
 void ef_main_window_export_measurements_to (EfMainWindow *self, const char *path);
+/* The region (or the overview) at full resolution, one file pixel per image pixel, as a dB PNG with
+ * axes, scale bar, north arrow and colour bar; on a worker thread, then "export-finished". */
+void ef_main_window_export_region_png (EfMainWindow *self);
+void ef_main_window_export_region_png_to (EfMainWindow *self, const char *path);
 
 /* ef-main-window-verify.c: the region against exact backprojection at sampled pixels ("verify-finished"). */
 void     ef_main_window_verify_region (EfMainWindow *self);   /* starts a check, or stops the one in flight */

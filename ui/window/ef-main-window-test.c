@@ -25,7 +25,7 @@ ef_main_window_is_idle (EfMainWindow *self)
   g_return_val_if_fail (EF_IS_MAIN_WINDOW (self), TRUE);
   if (self->overview != NULL && ef_job_runner_is_running (self->overview))
     return FALSE;
-  if (self->roi_pending)
+  if (self->roi_pending || self->n_histograms > 0)
     return FALSE;
   if (self->roi_runner != NULL && ef_job_runner_is_running (self->roi_runner))
     return FALSE;
@@ -37,4 +37,11 @@ ef_main_window_get_last_toast (EfMainWindow *self)
 {
   g_return_val_if_fail (EF_IS_MAIN_WINDOW (self), NULL);
   return self->last_toast;
+}
+
+AdwToast *
+ef_main_window_get_last_toast_object (EfMainWindow *self)
+{
+  g_return_val_if_fail (EF_IS_MAIN_WINDOW (self), NULL);
+  return self->last_toast_object;
 }

@@ -17,5 +17,7 @@ EfJobRunner *ef_main_window_get_overview_runner (EfMainWindow *self);
 gboolean     ef_main_window_is_idle (EfMainWindow *self);
 /* The newest toast's message, or NULL; borrowed. */
 const char  *ef_main_window_get_last_toast (EfMainWindow *self);
+/* The newest toast itself, or NULL; borrowed. */
+AdwToast    *ef_main_window_get_last_toast_object (EfMainWindow *self);
 
 G_END_DECLS

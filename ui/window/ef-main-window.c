@@ -156,22 +156,50 @@ display_panel_changed (EfMainWindow *self)
   ef_main_window_queue_session_save (self);
 }
 
+/* Whether two sets of choices form the same region: the same spacing in effect and the same job. */
+static gboolean
+same_region_job (EfMainWindow *self, const EfProcessing *a, double spacing_a, const EfProcessing *b,
+                 double spacing_b)
+{
+  EfProcessing x = *a, y = *b;
+
+  x.spacing = y.spacing = 0;
+  x.spacing_auto = y.spacing_auto = FALSE;
+  x.samples_per_cell = y.samples_per_cell = 0;
+  return memcmp (&x, &y, sizeof x) == 0 && spacing_a == spacing_b;
+}
+
 static void
 processing_panel_changed (EfMainWindow *self)
 {
   EfProcessing before = self->proc;
+  double spacing_before = ef_main_window_get_roi_spacing (self), auto_spacing;
 
   ef_processing_panel_get (self->processing_panel, &self->proc);
   if (memcmp (&before, &self->proc, sizeof before) == 0)
     return;
+  /* Switching the automatic spacing off keeps the spacing it gave, not the spin button's rounding of it:
+   * the region stays as it is. */
+  auto_spacing = ef_main_window_jobs_auto_spacing (self);
+  if (before.spacing_auto && !self->proc.spacing_auto && fabs (self->proc.spacing - auto_spacing) < 5e-4)
+    self->proc.spacing = auto_spacing;
   ef_main_window_actions_sync (self);
+  ef_main_window_queue_session_save (self);
   /* Range compression and the backend shape the overview too. */
   if (before.window != self->proc.window || before.upsample != self->proc.upsample
       || before.backend != self->proc.backend)
     ef_main_window_jobs_start_overview (self);
-  if (self->has_roi)
+  if (self->has_roi
+      && !same_region_job (self, &before, spacing_before, &self->proc, ef_main_window_get_roi_spacing (self)))
     ef_main_window_jobs_start_roi (self);
-  ef_main_window_queue_session_save (self);
+}
+
+static void
+region_typed (EfProcessingPanel *panel, double x0, double y0, double x1, double y1, EfMainWindow *self)
+{
+  const double roi[4] = { x0, y0, x1, y1 };
+
+  ef_main_window_set_roi (self, roi);
 }
 
 /* ---- the collection --------------------------------------------------------------------------- */
@@ -297,8 +325,12 @@ ef_main_window_set_dataset (EfMainWindow *self, EfDataset *dataset)
     }
   g_array_set_size (self->measurements, 0);
   self->has_marker = FALSE;
+  self->remeasure = FALSE;
   ef_image_view_set_marker (self->image_view, NULL);
   ef_measure_panel_set_result (self->measure_panel, NULL, 0, NULL);
+  /* The history is this collection's. */
+  g_array_set_size (self->roi_undo, 0);
+  g_array_set_size (self->roi_redo, 0);
 
   if (self->batch_pending && start_batch (self))
     {
@@ -310,6 +342,12 @@ ef_main_window_set_dataset (EfMainWindow *self, EfDataset *dataset)
     }
 
   update_title (self);
+  gtk_widget_set_visible (self->empty_page, FALSE);
+  gtk_widget_set_visible (self->zoom_box, TRUE);
+  if (!self->has_roi)
+    ef_processing_panel_set_roi_info (self->processing_panel, NULL);
+  ef_processing_panel_set_roi (self->processing_panel, self->has_roi ? self->roi : NULL);
+  ef_display_panel_set_histogram (self->display_panel, NULL, 0, 0, 0);
   ef_image_view_set_scene_box (self->image_view, self->box);
   ef_image_view_set_roi (self->image_view, self->has_roi ? self->roi : NULL);
   ef_dataset_panel_set_dataset (self->dataset_panel, dataset, self->box);
@@ -343,6 +381,8 @@ ef_main_window_set_roi (EfMainWindow *self, const double roi[4])
 
   if (roi == NULL)
     {
+      if (self->has_roi)
+        ef_main_window_remember_roi (self);
       self->has_roi = FALSE;
       if (self->roi_runner != NULL)
         {
@@ -353,6 +393,8 @@ ef_main_window_set_roi (EfMainWindow *self, const double roi[4])
       ef_image_view_set_roi (self->image_view, NULL);
       ef_geometry_plot_set_roi (self->geometry_plot, NULL);
       ef_geometry_plot_set_done (self->geometry_plot, NULL, 0);
+      ef_processing_panel_set_roi_info (self->processing_panel, NULL);
+      ef_processing_panel_set_roi (self->processing_panel, NULL);
       ef_main_window_jobs_update_status (self);
       ef_main_window_actions_sync (self);
       ef_main_window_queue_session_save (self);
@@ -364,6 +406,9 @@ ef_main_window_set_roi (EfMainWindow *self, const double roi[4])
       ef_main_window_toast (self, _("That region is empty"));
       return;
     }
+  if (!self->has_roi || MIN (roi[0], roi[2]) != self->roi[0] || MIN (roi[1], roi[3]) != self->roi[1]
+      || MAX (roi[0], roi[2]) != self->roi[2] || MAX (roi[1], roi[3]) != self->roi[3])
+    ef_main_window_remember_roi (self);
   self->has_roi = TRUE;
   self->roi[0] = MIN (roi[0], roi[2]);
   self->roi[1] = MIN (roi[1], roi[3]);
@@ -371,6 +416,7 @@ ef_main_window_set_roi (EfMainWindow *self, const double roi[4])
   self->roi[3] = MAX (roi[1], roi[3]);
   ef_image_view_set_roi (self->image_view, self->roi);
   ef_geometry_plot_set_roi (self->geometry_plot, self->roi);
+  ef_processing_panel_set_roi (self->processing_panel, self->roi);
   if (self->dataset != NULL)
     ef_main_window_jobs_start_roi (self);
   ef_main_window_actions_sync (self);
@@ -641,6 +687,44 @@ settings_changed (GSettings *settings, const char *key, EfMainWindow *self)
     }
 }
 
+/* ---- focus after the main menu ---------------------------------------------------------------- */
+
+static gboolean
+restore_focus (gpointer data)
+{
+  EfMainWindow *self = data;
+  GtkWidget *focus = gtk_window_get_focus (GTK_WINDOW (self));
+
+  /* An item chosen in a submenu closes the menu with the focus left on the submenu's hidden page (GTK
+   * 4.8), where key presses reach no shortcut until the user clicks: give it to the image. */
+  if (focus == NULL || !gtk_widget_get_mapped (focus))
+    {
+      if (!gtk_widget_grab_focus (GTK_WIDGET (self->image_view)))
+        gtk_window_set_focus (GTK_WINDOW (self), NULL);
+    }
+  g_object_unref (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* A window too narrow for the image and the sidebar side by side folds the sidebar over the image and
+ * hides it until asked for (F9, the sidebar button), as GNOME's apps do; widening shows it again as the
+ * user last left it. */
+static void
+flap_folded (EfMainWindow *self)
+{
+  if (adw_flap_get_folded (self->flap))
+    adw_flap_set_reveal_flap (self->flap, FALSE);
+  else
+    adw_flap_set_reveal_flap (self->flap, g_settings_get_boolean (self->settings, "show-sidebar"));
+}
+
+static void
+main_menu_closed (EfMainWindow *self)
+{
+  /* After the popover has finished hiding and GTK has moved the focus, if it did. */
+  g_idle_add (restore_focus, g_object_ref (self));
+}
+
 /* ---- object ----------------------------------------------------------------------------------- */
 
 static gboolean
@@ -657,7 +741,9 @@ ef_main_window_close_request (GtkWindow *window)
   gtk_window_get_default_size (window, &w, &h);
   g_settings_set (self->settings, "window-size", "(ii)", w, h);
   g_settings_set_boolean (self->settings, "window-maximized", gtk_window_is_maximized (window));
-  g_settings_set_boolean (self->settings, "show-sidebar", adw_flap_get_reveal_flap (self->flap));
+  /* Folded, the sidebar was hidden for the window's width, not by the user. */
+  if (!adw_flap_get_folded (self->flap))
+    g_settings_set_boolean (self->settings, "show-sidebar", adw_flap_get_reveal_flap (self->flap));
   /* Stop the workers now; their jobs are freed on helper threads. */
   ef_main_window_jobs_stop (self);
   return GTK_WINDOW_CLASS (ef_main_window_parent_class)->close_request (window);
@@ -698,8 +784,11 @@ ef_main_window_finalize (GObject *object)
   g_free (self->run_told);
 #if EF_TEST_HOOKS
   g_free (self->last_toast);
+  g_clear_object (&self->last_toast_object);
 #endif
   g_array_unref (self->measurements);
+  g_array_unref (self->roi_undo);
+  g_array_unref (self->roi_redo);
   ef_batch_clear (&self->batch);
   G_OBJECT_CLASS (ef_main_window_parent_class)->finalize (object);
 }
@@ -754,6 +843,13 @@ ef_main_window_class_init (EfMainWindowClass *klass)
    *
    * A check of the region (the "verify-region" action) ended; one that was stopped says nothing.
    */
+  /**
+   * EfMainWindow::histogram-ready:
+   * The Display page's histogram shows the image in view, now finished.
+   */
+  g_signal_new ("histogram-ready", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                G_TYPE_NONE, 0);
+
   signals[SIGNAL_VERIFY_FINISHED] = g_signal_new ("verify-finished", G_TYPE_FROM_CLASS (klass),
                                                   G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 3,
                                                   G_TYPE_BOOLEAN, G_TYPE_DOUBLE, G_TYPE_UINT);
@@ -783,6 +879,10 @@ ef_main_window_class_init (EfMainWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, EfMainWindow, display_panel);
   gtk_widget_class_bind_template_child (widget_class, EfMainWindow, measure_panel);
   gtk_widget_class_bind_template_child (widget_class, EfMainWindow, recent_section);
+  gtk_widget_class_bind_template_child (widget_class, EfMainWindow, main_menu_button);
+  gtk_widget_class_bind_template_child (widget_class, EfMainWindow, empty_page);
+  gtk_widget_class_bind_template_child (widget_class, EfMainWindow, drop_highlight);
+  gtk_widget_class_bind_template_child (widget_class, EfMainWindow, zoom_box);
 }
 
 static void
@@ -794,6 +894,9 @@ ef_main_window_init (EfMainWindow *self)
 
   self->settings = ef_settings_new ();
   self->measurements = g_array_new (FALSE, TRUE, sizeof (EfMeasurement));
+  g_array_set_clear_func (self->measurements, ef_measurement_clear);
+  self->roi_undo = g_array_new (FALSE, TRUE, sizeof (EfRoiState));
+  self->roi_redo = g_array_new (FALSE, TRUE, sizeof (EfRoiState));
   self->verify_ser_db = NAN;
   ef_processing_init (&self->proc);
   ef_processing_load_settings (&self->proc, self->settings);
@@ -812,6 +915,7 @@ ef_main_window_init (EfMainWindow *self)
   g_signal_connect (self->image_view, "point-picked", G_CALLBACK (point_picked), self);
   g_signal_connect (self->image_view, "cursor-moved", G_CALLBACK (cursor_moved), self);
   g_signal_connect_swapped (self->processing_panel, "changed", G_CALLBACK (processing_panel_changed), self);
+  g_signal_connect (self->processing_panel, "region-typed", G_CALLBACK (region_typed), self);
   g_signal_connect_swapped (self->display_panel, "changed", G_CALLBACK (display_panel_changed), self);
   g_signal_connect_object (self->settings, "changed", G_CALLBACK (settings_changed), self, 0);
 
@@ -819,6 +923,9 @@ ef_main_window_init (EfMainWindow *self)
   ef_display_panel_set (self->display_panel, &self->display);
   ef_main_window_actions_init (self);
   ef_main_window_files_init (self);
+  g_signal_connect_object (self->flap, "notify::folded", G_CALLBACK (flap_folded), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (gtk_menu_button_get_popover (self->main_menu_button), "closed",
+                           G_CALLBACK (main_menu_closed), self, G_CONNECT_SWAPPED);
   ef_main_window_jobs_update_status (self);
 }
 
