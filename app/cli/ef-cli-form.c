@@ -71,6 +71,34 @@ output_kind (const char *path, OutputKind *kind)
   return TRUE;
 }
 
+/* A window option: "rect", "hann", "hamming", "taylor" or "taylor,SLL,NBAR" (a Taylor window's peak
+ * sidelobe level in negative dB and its count of nearly constant sidelobes; either may be left out). */
+static gboolean
+parse_window (const char *what, const char *s, EfWindow *window, double *sll_db, guint *nbar, GError **error)
+{
+  g_auto (GStrv) parts = g_strsplit (s, ",", 3);
+
+  if (parts[0] == NULL || !ef_window_from_string (parts[0], window))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "%s: '%s' is not rect, hann, hamming or taylor[,SLL[,NBAR]]", what, s);
+      return FALSE;
+    }
+  if (parts[1] == NULL)
+    return TRUE;
+  if (*window != EF_WINDOW_TAYLOR)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: only the Taylor window has a shape ('%s')",
+                   what, s);
+      return FALSE;
+    }
+  if (parts[1][0] != '\0' && !ef_cli_parse_double (what, parts[1], -120, -13.3, sll_db, error))
+    return FALSE;
+  if (parts[2] != NULL && !ef_cli_parse_uint (what, parts[2], 1, 63, nbar, error))
+    return FALSE;
+  return TRUE;
+}
+
 /* Every difference from the request and every problem of the image, once each on stderr. */
 static void
 say_run (const EfRunInfo *run)
@@ -86,7 +114,7 @@ ef_cli_form (int argc, char **argv)
 {
   g_autofree char *output = NULL;
   g_autofree char *roi_s = NULL, *spacing_s = NULL, *algo_s = NULL, *precision_s = NULL, *backend_s = NULL;
-  g_autofree char *window_s = NULL, *upsample_s = NULL, *block_s = NULL, *order_s = NULL, *channel_s = NULL;
+  g_autofree char *window_s = NULL, *az_window_s = NULL, *upsample_s = NULL, *block_s = NULL, *order_s = NULL, *channel_s = NULL;
   g_autofree char *threads_s = NULL, *stride_s = NULL, *db_range_s = NULL, *devices_s = NULL;
   g_autofree char *description = NULL;
   g_autofree char *ran = NULL;
@@ -105,6 +133,8 @@ ef_cli_form (int argc, char **argv)
   EfPrecision precision = EF_PRECISION_FP32;
   EfBackendKind backend_kind = EF_BACKEND_AUTO;
   EfWindow window = EF_WINDOW_RECT;         /* read only when --window is given, as are the next */
+  EfWindow az_window = EF_WINDOW_RECT;
+  EfRangeParams shape = EF_RANGE_PARAMS_DEFAULT;
   EfOrder order = EF_ORDER_SEQUENTIAL;
   OutputKind kind;
   EfJobDefaults defaults;
@@ -127,7 +157,9 @@ ef_cli_form (int argc, char **argv)
     { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend_s, "auto (CUDA when a device is present; the default), "
       "cpu or cuda", "KIND" },
     { "window", 'w', 0, G_OPTION_ARG_STRING, &window_s, "Range window: rect, hann, hamming or taylor (the "
-      "default: -35 dB, n = 4)", "WIN" },
+      "default: -35 dB, n = 4); taylor,SLL,NBAR sets its shape", "WIN" },
+    { "azimuth-window", 0, 0, G_OPTION_ARG_STRING, &az_window_s, "Cross-range (aperture) window over the pulses' "
+      "look angles, the same choices (default: taylor, -35 dB, n = 4)", "WIN" },
     { "upsample", 'u', 0, G_OPTION_ARG_STRING, &upsample_s, "Range profile zero-padding factor (default 16)", "N" },
     { "block", 0, 0, G_OPTION_ARG_STRING, &block_s, "Pulses per block (default 64; ffbp and fbp 1024)", "N" },
     { "order", 0, 0, G_OPTION_ARG_STRING, &order_s, "Pulse block order: sequential or interleaved (the "
@@ -168,10 +200,14 @@ ef_cli_form (int argc, char **argv)
     return ef_cli_usage_error ("form", "--precision: '%s' is not fp64, fp32 or fp16", precision_s);
   if (backend_s != NULL && !ef_backend_kind_from_string (backend_s, &backend_kind))
     return ef_cli_usage_error ("form", "--backend: '%s' is not auto, cpu or cuda", backend_s);
-  if (window_s != NULL && !ef_window_from_string (window_s, &window))
-    return ef_cli_usage_error ("form", "--window: '%s' is not rect, hann, hamming or taylor", window_s);
   if (order_s != NULL && !ef_order_from_string (order_s, &order))
     return ef_cli_usage_error ("form", "--order: '%s' is not sequential or interleaved", order_s);
+  if ((window_s != NULL
+       && !parse_window ("--window", window_s, &window, &shape.taylor_sll_db, &shape.taylor_nbar, &error))
+      || (az_window_s != NULL
+          && !parse_window ("--azimuth-window", az_window_s, &az_window, &shape.az_taylor_sll_db,
+                            &shape.az_taylor_nbar, &error)))
+    return ef_cli_usage_error ("form", "%s", error->message);
   if ((roi_s != NULL && !ef_cli_parse_roi ("--roi", roi_s, roi, &error))
       || (spacing_s != NULL && !ef_cli_parse_double ("--spacing", spacing_s, 1e-6, 1e6, &spacing, &error))
       || (upsample_s != NULL && !ef_cli_parse_uint ("--upsample", upsample_s, 1, 64, &upsample, &error))
@@ -218,7 +254,17 @@ ef_cli_form (int argc, char **argv)
   if (order_s != NULL)
     jp.order = order;
   if (window_s != NULL)
-    jp.backend.range.window = window;
+    {
+      jp.backend.range.window = window;
+      jp.backend.range.taylor_sll_db = shape.taylor_sll_db;
+      jp.backend.range.taylor_nbar = shape.taylor_nbar;
+    }
+  if (az_window_s != NULL)
+    {
+      jp.backend.range.az_window = az_window;
+      jp.backend.range.az_taylor_sll_db = shape.az_taylor_sll_db;
+      jp.backend.range.az_taylor_nbar = shape.az_taylor_nbar;
+    }
   if (precision_s != NULL)
     jp.backend.precision = precision;
   if (upsample_s != NULL)

@@ -42,6 +42,7 @@ test_roundtrip (void)
   a.roi[0] = -12.5, a.roi[1] = -3.25, a.roi[2] = 7.75, a.roi[3] = 9.0;
   a.proc.upsample = 4;
   a.proc.block_size = 128;
+  a.proc.az_window = EF_WINDOW_HANN;
   a.proc.spacing_auto = FALSE;
   a.proc.spacing = 0.05;
   a.proc.samples_per_cell = 3.0;
@@ -58,6 +59,7 @@ test_roundtrip (void)
   g_assert_cmpmem (b.roi, sizeof b.roi, a.roi, sizeof a.roi);
   g_assert_cmpuint (b.proc.upsample, ==, 4);
   g_assert_cmpuint (b.proc.block_size, ==, 128);
+  g_assert_cmpint (b.proc.az_window, ==, EF_WINDOW_HANN);
   g_assert_false (b.proc.spacing_auto);
   g_assert_cmpfloat (b.proc.spacing, ==, 0.05);
   g_assert_cmpfloat (b.proc.samples_per_cell, ==, 3.0);

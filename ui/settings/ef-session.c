@@ -152,6 +152,7 @@ ef_session_load (const char *key, EfSessionState *state)
   GET_ENUM ("backend", ef_backend_kind_from_string, p->backend);
   GET_ENUM ("order", ef_order_from_string, p->order);
   GET_ENUM ("window-function", ef_window_from_string, p->window);
+  GET_ENUM ("azimuth-window-function", ef_window_from_string, p->az_window);
 #define GET_UINT(name, field, max)                               \
   do {                                                           \
     int v = g_key_file_get_integer (kf, group, name, &error);    \
@@ -253,6 +254,7 @@ ef_session_save (const char *key, const EfSessionState *state, GError **error)
   g_key_file_set_string (kf, group, "backend", ef_backend_kind_to_string (p->backend));
   g_key_file_set_string (kf, group, "order", ef_order_to_string (p->order));
   g_key_file_set_string (kf, group, "window-function", ef_window_to_string (p->window));
+  g_key_file_set_string (kf, group, "azimuth-window-function", ef_window_to_string (p->az_window));
   g_key_file_set_integer (kf, group, "upsample", (int) p->upsample);
   g_key_file_set_integer (kf, group, "block-size", (int) p->block_size);
   g_key_file_set_boolean (kf, group, "spacing-auto", p->spacing_auto);

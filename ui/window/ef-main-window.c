@@ -166,7 +166,8 @@ processing_panel_changed (EfMainWindow *self)
     return;
   ef_main_window_actions_sync (self);
   /* Range compression and the backend shape the overview too. */
-  if (before.window != self->proc.window || before.upsample != self->proc.upsample
+  if (before.window != self->proc.window || before.az_window != self->proc.az_window
+      || before.upsample != self->proc.upsample
       || before.backend != self->proc.backend)
     ef_main_window_jobs_start_overview (self);
   if (self->has_roi)
