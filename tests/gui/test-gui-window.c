@@ -14,6 +14,7 @@
 #include "ef-main-window-test.h"
 #include "ef-preferences-window.h"
 #include "ef-processing-panel-test.h"
+#include "ef-sicd.h"
 
 static EfApplication *app;
 static EfDataset *demo;   /* simulated once, shared by the tests */
@@ -434,6 +435,107 @@ test_export_image (void)
   g_rmdir (dir);
 }
 
+/* The formed region exported as a SICD (.nitf) from the window: refused, with no file left, while the
+ * region has no pulses formed (a SICD describes the whole aperture); once formed, a NITF file whose DES holds the
+ * SICD 1.3.0 XML and whose pixels are the accumulator's (tests/sicd checks such files with sarkit). */
+static void
+test_export_sicd (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("echoform-test-XXXXXX", NULL);
+  g_autofree char *nitf = g_build_filename (dir, "region.nitf", NULL);
+  g_autofree char *bytes = NULL;
+  g_autofree guint64 *reorder = NULL;
+  g_autofree char *xml = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (EfImage) image = NULL;
+  EfMainWindow *window = new_window ();
+  ExportResult r = { 0 };
+  const double roi[4] = { -6, -4, 6, 4 };
+  EfJobRunner *runner;
+  const EfGrid *grid;
+  EfSicdSource src = { 0 };
+  gsize len = 0, n, xml_len = 0;
+  const char *found, *xml_head = "<SICD xmlns=\"urn:SICD:1.3.0\">";
+  EfRect all;
+
+  if (!ef_sicd_available ())
+    {
+      g_test_skip ("this build has no GDAL");
+      close_window (window);
+      g_rmdir (dir);
+      return;
+    }
+  ef_main_window_set_dataset (window, demo);
+  ef_main_window_set_roi (window, roi);
+  g_signal_connect (window, "export-finished", G_CALLBACK (export_finished), &r);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "export-image-to", g_variant_new_string (nitf));
+  spin_until (export_done, &r, 60);
+  g_assert_false (r.ok);
+  g_test_message ("before the region formed: %s", ef_main_window_get_last_toast (window));
+  g_assert_nonnull (strstr (ef_main_window_get_last_toast (window), "no pulses formed yet"));
+  g_assert_false (g_file_test (nitf, G_FILE_TEST_EXISTS));
+
+  spin_until (window_idle, window, 120);
+  r.done = FALSE;
+  g_action_group_activate_action (G_ACTION_GROUP (window), "export-image-to", g_variant_new_string (nitf));
+  spin_until (export_done, &r, 60);
+  g_assert_true (r.ok);
+  g_assert_true (g_file_get_contents (nitf, &bytes, &len, &error));
+  g_assert_no_error (error);
+  g_assert_true (len > 1000 && memcmp (bytes, "NITF02.10", 9) == 0);
+  /* (memmem: the image data holds zero bytes.) */
+  g_assert_nonnull (memmem (bytes, len, "XML_DATA_CONTENT", 16));
+  g_assert_nonnull (memmem (bytes, len, xml_head, strlen (xml_head)));
+
+  /* The pixels: the image data (big-endian float32 I, Q by pixel) in the order the XML describes. */
+  runner = ef_main_window_get_roi_runner (window);
+  grid = ef_job_runner_get_grid (runner);
+  n = ef_grid_n_pixels (grid);
+  image = ef_image_new (grid, &error);
+  all = (EfRect) { 0, 0, grid->width, grid->height };
+  g_assert_true (ef_job_runner_read (runner, &all, image->data, NULL));
+  src.dataset = ef_job_runner_get_dataset (runner);
+  src.image = image;
+  src.params = ef_job_runner_get_params (runner);
+  src.run = ef_job_runner_get_run_info (runner);
+  xml = ef_sicd_build_xml (&src, &xml_len, &reorder, &error);
+  g_assert_no_error (error);
+  {
+    /* NITF 2.1: HL at byte 354 and the first image subheader's length at 363, six digits each. */
+    g_autofree char *hl_s = g_strndup (bytes + 354, 6);
+    g_autofree char *lish_s = g_strndup (bytes + 363, 6);
+    long hl = strtol (hl_s, NULL, 10), lish = strtol (lish_s, NULL, 10);
+    const guint8 *data = (const guint8 *) bytes + hl + lish;
+    gsize bad = 0;
+
+    g_assert_cmpuint (hl + lish + n * 8, <=, len);
+    for (gsize k = 0; k < n; k++)
+      {
+        guint32 w[2];
+        float v[2];
+
+        memcpy (w, data + 8 * k, 8);
+        for (int i = 0; i < 2; i++)
+          {
+            w[i] = GUINT32_FROM_BE (w[i]);
+            memcpy (&v[i], &w[i], 4);
+          }
+        bad += v[0] != crealf (image->data[reorder[k]]) || v[1] != cimagf (image->data[reorder[k]]);
+      }
+    g_assert_cmpuint (bad, ==, 0);
+  }
+  /* What ran, in the product: the run record's algorithm among the formation's parameters. */
+  {
+    const char *algo = "<Parameter name=\"Algorithm\">bp</Parameter>";
+
+    found = memmem (bytes, len, algo, strlen (algo));
+  }
+  g_assert_nonnull (found);
+  close_window (window);
+  g_unlink (nitf);
+  g_rmdir (dir);
+}
+
 /* Half precision asked of the processor: the region runs in fp32, and the window says so in the
  * processing page and in a toast, and the exported sidecar records what ran with the reason. */
 static void
@@ -818,6 +920,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/gui/window/session-memory", test_session_memory);
   g_test_add_func ("/gui/window/measure", test_measure);
   g_test_add_func ("/gui/window/export-image", test_export_image);
+  g_test_add_func ("/gui/window/export-sicd", test_export_sicd);
   g_test_add_func ("/gui/window/ran-as", test_ran_as);
   g_test_add_func ("/gui/window/dialogs", test_dialogs);
   g_test_add_func ("/gui/window/open-file", test_open_file);
