@@ -110,6 +110,7 @@ session_save_now (EfMainWindow *self)
   state.proc = self->proc;
   state.has_display = self->display_known;
   state.display = self->display;
+  ef_main_window_regions_to_state (self, &state);
   if (!ef_session_save (self->session_key, &state, &error))
     g_debug ("The session could not be saved: %s", error->message);
 }
@@ -272,6 +273,7 @@ ef_main_window_set_dataset (EfMainWindow *self, EfDataset *dataset)
   ef_display_params_init (&state.display);
   self->has_roi = FALSE;
   self->display_known = FALSE;
+  state.n_regions = 0;
   if (ef_session_load (self->session_key, &state))
     {
       self->proc = state.proc;
@@ -296,6 +298,7 @@ ef_main_window_set_dataset (EfMainWindow *self, EfDataset *dataset)
           self->display_known = TRUE;
         }
     }
+  ef_main_window_regions_from_state (self, &state);
   g_array_set_size (self->measurements, 0);
   self->has_marker = FALSE;
   ef_image_view_set_marker (self->image_view, NULL);
@@ -683,6 +686,9 @@ ef_main_window_dispose (GObject *object)
     ef_main_window_jobs_stop (self);
   g_clear_object (&self->overview);
   g_clear_object (&self->roi_runner);
+  if (self->compare_window != NULL)
+    gtk_window_destroy (self->compare_window);
+  g_clear_object (&self->compare_window);
   g_clear_object (&self->settings);
   g_clear_pointer (&self->dataset, ef_dataset_unref);
 
@@ -701,6 +707,7 @@ ef_main_window_finalize (GObject *object)
   g_free (self->last_toast);
 #endif
   g_array_unref (self->measurements);
+  ef_main_window_regions_clear (self);
   ef_batch_clear (&self->batch);
   G_OBJECT_CLASS (ef_main_window_parent_class)->finalize (object);
 }
@@ -819,6 +826,7 @@ ef_main_window_init (EfMainWindow *self)
   ef_processing_panel_set (self->processing_panel, &self->proc, 0);
   ef_display_panel_set (self->display_panel, &self->display);
   ef_main_window_actions_init (self);
+  ef_main_window_regions_add_actions (self);
   ef_main_window_files_init (self);
   ef_main_window_jobs_update_status (self);
 }
