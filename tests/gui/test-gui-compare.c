@@ -272,6 +272,48 @@ test_regions (void)
   /* The peak itself: both are normalised to it (a pixel's width off the true peak allows 1 dB). */
   g_assert_cmpfloat (fabs (peak_diff), <, 1.0);
   save_png (view, "compare-difference.png");
+  /* Any two of the kept regions: the first against itself differs nowhere. */
+  ef_compare_window_select (EF_COMPARE_WINDOW (window->compare_window), 0, 0);
+  ef_compare_view_set_mode (view, EF_COMPARE_DIFFERENCE);
+  {
+    guint n_diff = 0;
+
+    for (int y = 0; y < 600; y += 7)
+      for (int x = 0; x < 600; x += 7)
+        {
+          double v;
+
+          if (ef_compare_view_probe (view, 600, 600, x, y, NULL, &v) == EF_COMPARE_DIFF)
+            {
+              g_assert_cmpfloat (v, ==, 0.0);
+              n_diff++;
+            }
+        }
+    g_assert_cmpuint (n_diff, >, 100);
+  }
+  ef_compare_window_select (EF_COMPARE_WINDOW (window->compare_window), 0, 1);
+  /* The whole comparison window, as it is on screen. */
+  {
+    GtkWidget *w = GTK_WIDGET (window->compare_window);
+    g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (w);
+    GtkSnapshot *snap = gtk_snapshot_new ();
+    GskRenderNode *node;
+    g_autofree char *path = g_build_filename (g_getenv ("G_TEST_BUILDDIR") ? g_getenv ("G_TEST_BUILDDIR") : ".",
+                                              "compare-window.png", NULL);
+
+    ef_compare_view_set_mode (view, EF_COMPARE_SIDE_BY_SIDE);
+    spin (0.3);
+    gdk_paintable_snapshot (paintable, snap, gtk_widget_get_width (w), gtk_widget_get_height (w));
+    node = gtk_snapshot_free_to_node (snap);
+    if (node != NULL)
+      {
+        g_autoptr (GdkTexture) tex = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (w)), node, NULL);
+
+        g_assert_true (gdk_texture_save_to_png (tex, path));
+        g_test_message ("screenshot: %s", path);
+        gsk_render_node_unref (node);
+      }
+  }
   ef_compare_view_set_mode (view, EF_COMPARE_SIDE_BY_SIDE);
   save_png (view, "compare-side-by-side.png");
   ef_compare_view_set_mode (view, EF_COMPARE_SWIPE);

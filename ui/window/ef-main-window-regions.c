@@ -125,8 +125,15 @@ ef_main_window_compare_regions (EfMainWindow *self, guint a, guint b, GError **e
                    self->region_images[a] == NULL ? a + 1 : b + 1);
       return FALSE;
     }
-  win = ef_compare_window_new (GTK_WINDOW (self), self->region_images[a], self->regions[a].label,
-                               self->region_images[b], self->regions[b].label);
+  {
+    const char *labels[EF_SESSION_MAX_REGIONS];
+
+    for (guint i = 0; i < self->n_regions; i++)
+      labels[i] = self->regions[i].label;
+    /* Every kept region is offered, so that any two can be chosen once the window is open. */
+    win = ef_compare_window_new_list (GTK_WINDOW (self), (const EfImage *const *) self->region_images, labels,
+                                      self->n_regions, a, b);
+  }
   g_clear_object (&self->compare_window);
   self->compare_window = GTK_WINDOW (g_object_ref (win));
   gtk_window_present (GTK_WINDOW (win));
