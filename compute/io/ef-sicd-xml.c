@@ -672,7 +672,7 @@ ef_sicd_build_xml (const EfSicdSource *src, gsize *len, guint64 **reorder, GErro
   int size = 0;
   char *out;
   char tx_pol[8], txrcv_pol[16];
-  double rr = 0, cr = 0, graze, k_row, k_col, corners[4][2];
+  double rr = 0, cr = 0, graze, k_row, k_col;
   guint nbar_r, nbar_c;
   double sll_r, sll_c;
 
@@ -694,6 +694,16 @@ ef_sicd_build_xml (const EfSicdSource *src, gsize *len, guint64 **reorder, GErro
                    "The collection does not say its resolution; SICD's grid needs it");
       return NULL;
     }
+  /* The collection's cross-range resolution is that of all its pulses; a region formed from part of the
+   * aperture resolves less, by the ratio of the look angles each spans. */
+  {
+    EfAperture all, used;
+
+    ef_aperture_init (&all, src->dataset->pulses, 0, p.info->n_pulses, 1);
+    ef_aperture_init (&used, src->dataset->pulses, p.first, p.n_used, p.stride);
+    if (all.n_pulses >= 2 && used.n_pulses >= 2)
+      cr *= (all.hi - all.lo) / (used.hi - used.lo);
+  }
   graze = ef_dataset_mean_grazing (src->dataset);
   k_row = spectral_centre (&p, src->image->data, TRUE);
   k_col = spectral_centre (&p, src->image->data, FALSE);
@@ -760,8 +770,6 @@ ef_sicd_build_xml (const EfSicdSource *src, gsize *len, guint64 **reorder, GErro
         sicd_pixel_local (&p, rc[i][0], rc[i][1], l);
         local_to_ecf (&p, l, ecf);
         ef_geo_ecf_to_llh (ecf, llh);
-        corners[i][0] = llh[0];
-        corners[i][1] = llh[1];
         k = xmlNewChild (m, NULL, (const xmlChar *) "ICP", NULL);
         xmlNewProp (k, (const xmlChar *) "index", (const xmlChar *) labels[i]);
         add_double (k, "Lat", llh[0]);
@@ -874,6 +882,5 @@ ef_sicd_build_xml (const EfSicdSource *src, gsize *len, guint64 **reorder, GErro
           }
       *reorder = map;
     }
-  (void) corners;
   return out;
 }
