@@ -382,6 +382,7 @@ ef_application_startup (GApplication *app)
   set_accels (gtk_app, "win.open", "<Primary>o", NULL);
   set_accels (gtk_app, "win.open-folder", "<Primary><Shift>o", NULL);
   set_accels (gtk_app, "win.export-image", "<Primary>e", NULL);
+  set_accels (gtk_app, "win.keep-region", "<Primary>k", NULL);
   set_accels (gtk_app, "win.export-png", "<Primary><Shift>e", NULL);
   set_accels (gtk_app, "win.show-sidebar", "F9", NULL);
   set_accels (gtk_app, "win.start", "F5", NULL);

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <complex.h>
+#include <fftw3.h>
 #include <math.h>
 #include <string.h>
 
@@ -132,4 +133,45 @@ ef_test_place_targets (EfSimTarget *tg, const double (*xy)[2], guint n)
       tg[i].pos[1] = xy[i][1];
       tg[i].amp = cexp (I * g_test_rand_double_range (-G_PI, G_PI));
     }
+}
+
+/* Sampled 64 times finer than the bins by a zero-padded float64 FFT, the main lobe taken out to its first
+ * null. (fftw_complex is C99's double complex here: <complex.h> comes first.) */
+double
+ef_test_pslr_db (const double *w, guint n)
+{
+  guint nfft = 1;
+  fftw_complex *buf;
+  fftw_plan plan;
+  g_autofree double *mag = NULL;
+  double peak, side = 0;
+  guint k = 1;
+
+  while (nfft < 64 * n)
+    nfft <<= 1;
+  buf = fftw_malloc (sizeof (fftw_complex) * nfft);
+  mag = g_new (double, nfft);
+  memset (buf, 0, sizeof (fftw_complex) * nfft);
+  for (guint i = 0; i < n; i++)
+    buf[i] = w[i];
+  plan = fftw_plan_dft_1d ((int) nfft, buf, buf, FFTW_FORWARD, FFTW_ESTIMATE);
+  fftw_execute (plan);
+  for (guint i = 0; i < nfft; i++)
+    mag[i] = cabs (buf[i]);
+  fftw_destroy_plan (plan);
+  fftw_free (buf);
+  peak = mag[0];
+  while (k + 1 < nfft / 2 && mag[k + 1] < mag[k])
+    k++;
+  for (; k <= nfft / 2; k++)
+    side = MAX (side, mag[k]);
+  return 20 * log10 (side / peak);
+}
+
+/* The aperture weights of n pulses evenly spread in look angle, as ef_az_weight_at gives them. */
+void
+ef_test_az_weights (EfWindow window, guint n, double *w)
+{
+  for (guint k = 0; k < n; k++)
+    w[k] = ef_window_value (window, 4, -35.0, (k + 0.5) / n);
 }

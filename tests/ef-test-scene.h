@@ -29,3 +29,9 @@ double ef_test_ser_db64 (const EfCf64 *t, const EfCf64 *r, gsize n);
 /* Theoretical ISLR (dB) of a rectangular-window sinc cut integrated out to +-extent -3 dB widths, with
  * the main lobe between the first nulls. */
 double ef_test_sinc_islr_db (double extent_irw);
+/* The peak sidelobe ratio (dB) of the discrete-time Fourier transform of the real, symmetric weights
+ * w[n] (a window's theory), from a float64 FFT zero-padded 64 times. */
+double ef_test_pslr_db (const double *w, guint n);
+/* The aperture weights of n pulses evenly spread in look angle, as ef_az_weight_at gives them (Taylor:
+ * -35 dB, nbar 4). */
+void ef_test_az_weights (EfWindow window, guint n, double *w);

@@ -9,7 +9,7 @@
 # A fixed set of runs: CPHD files simulated with fixed seeds (their bytes are checked too), a RAW scene
 # simulated in memory, and the Gotcha data in ../shared/data when it is there; every algorithm (bp, ffbp,
 # fbp, pfa) at every precision (fp64, fp32, fp16, which the CPU runs as fp32 and says so) on the CPU
-# backend. The simulated files are checked too, except for the time they were written. Every parameter that has a default is given (ROI, spacing, window, upsampling, block, order,
+# backend. The simulated files are checked too, except for the time they were written. Every parameter that has a default is given (ROI, spacing, windows in both directions, upsampling, block, order,
 # threads), so the stored images change only when the arithmetic does, never when a default does. Each
 # image's sidecar is checked too, without the two timings (elapsed_s, bp_per_s): it records what ran.
 #
@@ -69,7 +69,8 @@ def cases():
                 fast = algo in ("ffbp", "fbp")
                 block = (256, 512)[k % 2] if fast else blocks[k % 2]
                 args = ["--backend", "cpu", "--algo", algo, "--precision", prec, "--roi", roi,
-                        "--spacing", spacing, "--window", WINDOWS[k % 4], "--upsample", str(ups[k % 3]),
+                        "--spacing", spacing, "--window", WINDOWS[k % 4],
+                        "--azimuth-window", WINDOWS[(k + 1) % 4], "--upsample", str(ups[k % 3]),
                         "--block", str(block), "--order", ("sequential", "interleaved")[(k // 2) % 2],
                         "--threads", "2"]
                 stem = src.split(".")[0]
@@ -78,7 +79,8 @@ def cases():
     # A quick look that skips pulses, on one thread.
     out.append(("air-bp-fp32-stride3", "air.cphd",
                 ["--backend", "cpu", "--algo", "bp", "--precision", "fp32", "--roi", "-8,-8,8,8", "--spacing",
-                 "0.125", "--window", "taylor", "--upsample", "8", "--block", "64", "--order", "sequential",
+                 "0.125", "--window", "taylor", "--azimuth-window", "hann", "--upsample", "8", "--block", "64",
+                 "--order", "sequential",
                  "--threads", "1", "--stride", "3"]))
     return out
 

@@ -12,11 +12,13 @@
 #include "ef-job.h"
 #include "ef-job-defaults.h"
 #include "ef-run-info-json.h"
+#include "ef-sicd.h"
 
 typedef enum {
   OUT_NPY,
   OUT_TIFF,
   OUT_PNG,
+  OUT_SICD,
 } OutputKind;
 
 typedef struct {
@@ -66,7 +68,37 @@ output_kind (const char *path, OutputKind *kind)
     *kind = OUT_TIFF;
   else if (g_str_has_suffix (lower, ".png"))
     *kind = OUT_PNG;
+  else if (g_str_has_suffix (lower, ".nitf") || g_str_has_suffix (lower, ".ntf"))
+    *kind = OUT_SICD;
   else
+    return FALSE;
+  return TRUE;
+}
+
+/* A window option: "rect", "hann", "hamming", "taylor" or "taylor,SLL,NBAR" (a Taylor window's peak
+ * sidelobe level in negative dB and its count of nearly constant sidelobes; either may be left out). */
+static gboolean
+parse_window (const char *what, const char *s, EfWindow *window, double *sll_db, guint *nbar, GError **error)
+{
+  g_auto (GStrv) parts = g_strsplit (s, ",", 3);
+
+  if (parts[0] == NULL || !ef_window_from_string (parts[0], window))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "%s: '%s' is not rect, hann, hamming or taylor[,SLL[,NBAR]]", what, s);
+      return FALSE;
+    }
+  if (parts[1] == NULL)
+    return TRUE;
+  if (*window != EF_WINDOW_TAYLOR)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: only the Taylor window has a shape ('%s')",
+                   what, s);
+      return FALSE;
+    }
+  if (parts[1][0] != '\0' && !ef_cli_parse_double (what, parts[1], -120, -13.3, sll_db, error))
+    return FALSE;
+  if (parts[2] != NULL && !ef_cli_parse_uint (what, parts[2], 1, 63, nbar, error))
     return FALSE;
   return TRUE;
 }
@@ -86,8 +118,8 @@ ef_cli_form (int argc, char **argv)
 {
   g_autofree char *output = NULL;
   g_autofree char *roi_s = NULL, *spacing_s = NULL, *algo_s = NULL, *precision_s = NULL, *backend_s = NULL;
-  g_autofree char *window_s = NULL, *upsample_s = NULL, *block_s = NULL, *order_s = NULL, *channel_s = NULL;
-  g_autofree char *threads_s = NULL, *stride_s = NULL, *db_range_s = NULL, *devices_s = NULL;
+  g_autofree char *window_s = NULL, *az_window_s = NULL, *upsample_s = NULL, *block_s = NULL, *order_s = NULL, *channel_s = NULL;
+  g_autofree char *threads_s = NULL, *stride_s = NULL, *db_range_s = NULL, *devices_s = NULL, *place_s = NULL;
   g_autofree char *description = NULL;
   g_autofree char *ran = NULL;
   g_autoptr (JsonObject) extra = NULL;
@@ -100,11 +132,13 @@ ef_cli_form (int argc, char **argv)
   FormProgress fp = { 0 };
   gboolean json = FALSE, ok;
   guint channel = 0, n_threads = 0, upsample = 0, block = 0, stride = 0, n_devices = 1;
-  double roi[4], spacing = 0, db_range[2] = { 0, 0 };
+  double roi[4], spacing = 0, db_range[2] = { 0, 0 }, place[3] = { 0, 0, 0 };
   EfAlgo algo = EF_ALGO_BP;
   EfPrecision precision = EF_PRECISION_FP32;
   EfBackendKind backend_kind = EF_BACKEND_AUTO;
   EfWindow window = EF_WINDOW_RECT;         /* read only when --window is given, as are the next */
+  EfWindow az_window = EF_WINDOW_RECT;
+  EfRangeParams shape = EF_RANGE_PARAMS_DEFAULT;
   EfOrder order = EF_ORDER_SEQUENTIAL;
   OutputKind kind;
   EfJobDefaults defaults;
@@ -117,7 +151,9 @@ ef_cli_form (int argc, char **argv)
   guint64 pulses_used;
   const GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Image file: OUT.npy (complex64 with a .json sidecar), "
-      "OUT.tiff (complex float) or OUT.png (dB magnitude)", "OUT" },
+      "OUT.tiff (complex float), OUT.png (dB magnitude) or OUT.nitf (a SICD 1.3 product)", "OUT" },
+    { "place", 0, 0, G_OPTION_ARG_STRING, &place_s, "SICD: where the scene centre is, when the collection does "
+      "not say (Gotcha): latitude and longitude in degrees, height in metres", "LAT,LON,HAE" },
     { "roi", 'r', 0, G_OPTION_ARG_STRING, &roi_s, "Region to form, scene frame in metres (x east, y north); "
       "default: 256 pixels square about the scene centre", "X0,Y0,X1,Y1" },
     { "spacing", 's', 0, G_OPTION_ARG_STRING, &spacing_s, "Pixel spacing in metres; default: half the finer of "
@@ -127,7 +163,9 @@ ef_cli_form (int argc, char **argv)
     { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend_s, "auto (CUDA when a device is present; the default), "
       "cpu or cuda", "KIND" },
     { "window", 'w', 0, G_OPTION_ARG_STRING, &window_s, "Range window: rect, hann, hamming or taylor (the "
-      "default: -35 dB, n = 4)", "WIN" },
+      "default: -35 dB, n = 4); taylor,SLL,NBAR sets its shape", "WIN" },
+    { "azimuth-window", 0, 0, G_OPTION_ARG_STRING, &az_window_s, "Cross-range (aperture) window over the pulses' "
+      "look angles, the same choices (default: taylor, -35 dB, n = 4)", "WIN" },
     { "upsample", 'u', 0, G_OPTION_ARG_STRING, &upsample_s, "Range profile zero-padding factor (default 16)", "N" },
     { "block", 0, 0, G_OPTION_ARG_STRING, &block_s, "Pulses per block (default 64; ffbp and fbp 1024)", "N" },
     { "order", 0, 0, G_OPTION_ARG_STRING, &order_s, "Pulse block order: sequential or interleaved (the "
@@ -159,19 +197,26 @@ ef_cli_form (int argc, char **argv)
     return ef_cli_usage_error ("form", "unexpected argument '%s'", argv[2]);
   input = argv[1];
   if (output == NULL)
-    return ef_cli_usage_error ("form", "no output file; give -o OUT.npy, OUT.tiff or OUT.png");
+    return ef_cli_usage_error ("form", "no output file; give -o OUT.npy, OUT.tiff, OUT.png or OUT.nitf");
   if (!output_kind (output, &kind))
-    return ef_cli_usage_error ("form", "cannot tell the image type of '%s'; use .npy, .tiff or .png", output);
+    return ef_cli_usage_error ("form", "cannot tell the image type of '%s'; use .npy, .tiff, .png or .nitf",
+                               output);
+  if (kind == OUT_SICD && !ef_sicd_available ())
+    return ef_cli_usage_error ("form", "this build has no GDAL, which writes SICD's NITF files");
   if (algo_s != NULL && !ef_algo_from_string (algo_s, &algo))
     return ef_cli_usage_error ("form", "--algo: '%s' is not bp, ffbp, fbp or pfa", algo_s);
   if (precision_s != NULL && !ef_precision_from_string (precision_s, &precision))
     return ef_cli_usage_error ("form", "--precision: '%s' is not fp64, fp32 or fp16", precision_s);
   if (backend_s != NULL && !ef_backend_kind_from_string (backend_s, &backend_kind))
     return ef_cli_usage_error ("form", "--backend: '%s' is not auto, cpu or cuda", backend_s);
-  if (window_s != NULL && !ef_window_from_string (window_s, &window))
-    return ef_cli_usage_error ("form", "--window: '%s' is not rect, hann, hamming or taylor", window_s);
   if (order_s != NULL && !ef_order_from_string (order_s, &order))
     return ef_cli_usage_error ("form", "--order: '%s' is not sequential or interleaved", order_s);
+  if ((window_s != NULL
+       && !parse_window ("--window", window_s, &window, &shape.taylor_sll_db, &shape.taylor_nbar, &error))
+      || (az_window_s != NULL
+          && !parse_window ("--azimuth-window", az_window_s, &az_window, &shape.az_taylor_sll_db,
+                            &shape.az_taylor_nbar, &error)))
+    return ef_cli_usage_error ("form", "%s", error->message);
   if ((roi_s != NULL && !ef_cli_parse_roi ("--roi", roi_s, roi, &error))
       || (spacing_s != NULL && !ef_cli_parse_double ("--spacing", spacing_s, 1e-6, 1e6, &spacing, &error))
       || (upsample_s != NULL && !ef_cli_parse_uint ("--upsample", upsample_s, 1, 64, &upsample, &error))
@@ -180,12 +225,17 @@ ef_cli_form (int argc, char **argv)
       || (channel_s != NULL && !ef_cli_parse_uint ("--channel", channel_s, 0, 65535, &channel, &error))
       || (threads_s != NULL && !ef_cli_parse_uint ("--threads", threads_s, 0, 4096, &n_threads, &error))
       || (devices_s != NULL && !ef_cli_parse_devices ("--devices", devices_s, &n_devices, &error))
-      || (db_range_s != NULL && !ef_cli_parse_doubles ("--db-range", db_range_s, 2, 2, db_range, NULL, &error)))
+      || (db_range_s != NULL && !ef_cli_parse_doubles ("--db-range", db_range_s, 2, 2, db_range, NULL, &error))
+      || (place_s != NULL && !ef_cli_parse_doubles ("--place", place_s, 3, 3, place, NULL, &error)))
     return ef_cli_report ("form", error);
   if (db_range_s != NULL && !(db_range[0] < db_range[1]))
     return ef_cli_usage_error ("form", "--db-range: MIN must be below MAX (got %s)", db_range_s);
   if (db_range_s != NULL && kind != OUT_PNG)
     ef_cli_warning ("--db-range only applies to PNG output");
+  if (place_s != NULL && (!(fabs (place[0]) <= 90) || !(fabs (place[1]) <= 360) || !(fabs (place[2]) <= 1e5)))
+    return ef_cli_usage_error ("form", "--place: %s is not a latitude, longitude and height on the Earth", place_s);
+  if (place_s != NULL && kind != OUT_SICD)
+    ef_cli_warning ("--place only applies to SICD output");
 
   if (ef_cli_stderr_is_tty () && ef_cli_is_scene_file (input))
     fprintf (stderr, "Simulating the scene in %s…\n", input);
@@ -218,7 +268,17 @@ ef_cli_form (int argc, char **argv)
   if (order_s != NULL)
     jp.order = order;
   if (window_s != NULL)
-    jp.backend.range.window = window;
+    {
+      jp.backend.range.window = window;
+      jp.backend.range.taylor_sll_db = shape.taylor_sll_db;
+      jp.backend.range.taylor_nbar = shape.taylor_nbar;
+    }
+  if (az_window_s != NULL)
+    {
+      jp.backend.range.az_window = az_window;
+      jp.backend.range.az_taylor_sll_db = shape.az_taylor_sll_db;
+      jp.backend.range.az_taylor_nbar = shape.az_taylor_nbar;
+    }
   if (precision_s != NULL)
     jp.backend.precision = precision;
   if (upsample_s != NULL)
@@ -268,7 +328,24 @@ ef_cli_form (int argc, char **argv)
   t_start = g_get_monotonic_time ();
   /* Kept with the image: the parameters that reproduce it, and what ran. */
   extra = ef_run_info_sidecar_extra (&run, input, &jp, pulses_used, elapsed_s, bp_per_s);
-  if (kind == OUT_PNG && db_range_s != NULL)
+  if (kind == OUT_SICD)
+    {
+      EfSicdSource src = { 0 };
+
+      src.dataset = ds;
+      src.image = image;
+      src.params = &jp;
+      src.run = &run;
+      src.input = input;
+      src.has_place = place_s != NULL;
+      memcpy (src.place_llh, place, sizeof place);
+      if (place_s != NULL && ds->info.has_geo)
+        ef_cli_warning ("the collection says where it is; --place is not used");
+      ok = ef_sicd_write (output, &src, &error);
+      if (!ok && !ds->info.has_geo && place_s == NULL)
+        g_prefix_error (&error, "give --place LAT,LON,HAE: ");
+    }
+  else if (kind == OUT_PNG && db_range_s != NULL)
     {
       EfPngOptions popts = { db_range[0], db_range[1], 1.0 };
       ok = ef_image_write_full (image, output, extra, &popts, &error);

@@ -119,6 +119,7 @@ print_json (EfDataset *ds, const InfoSummary *s)
     ef_cli_json_double (&j, NULL, s->bp.spacing > 0 ? s->bp.roi[i] : NAN);
   ef_cli_json_end_array (&j);
   ef_cli_json_string (&j, "window", ef_window_to_string (s->bp.window));
+  ef_cli_json_string (&j, "azimuth_window", ef_window_to_string (s->bp.az_window));
   ef_cli_json_string (&j, "order", ef_order_to_string (s->bp.order));
   ef_cli_json_int (&j, "upsample", s->bp.upsample);
   ef_cli_json_begin_object (&j, "block");
@@ -171,9 +172,10 @@ print_text (EfDataset *ds, const InfoSummary *s)
   else
     printf ("Scene centre:           not on the Earth (local frame only)\n");
   if (s->bp.spacing > 0)
-    printf ("Default image:          %u x %u pixels at %.4g m about the scene centre, %s window, %s blocks of "
-            "%u pulses (ffbp, fbp: %u), upsampling %u\n", EF_DEFAULT_ROI_PIXELS, EF_DEFAULT_ROI_PIXELS,
-            s->bp.spacing, ef_window_to_string (s->bp.window), ef_order_to_string (s->bp.order), s->bp.block_size,
+    printf ("Default image:          %u x %u pixels at %.4g m about the scene centre, %s window (cross-range: "
+            "%s), %s blocks of %u pulses (ffbp, fbp: %u), upsampling %u\n", EF_DEFAULT_ROI_PIXELS,
+            EF_DEFAULT_ROI_PIXELS, s->bp.spacing, ef_window_to_string (s->bp.window),
+            ef_window_to_string (s->bp.az_window), ef_order_to_string (s->bp.order), s->bp.block_size,
             s->ffbp.block_size, s->bp.upsample);
   else
     printf ("Default image:          none: the collection does not say its resolution\n");

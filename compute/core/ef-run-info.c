@@ -31,6 +31,7 @@ ef_run_info_clear (EfRunInfo *info)
   g_free (info->algo_reason);
   g_free (info->precision_reason);
   g_free (info->pfa_note);
+  g_free (info->az_window_reason);
   memset (info, 0, sizeof *info);
 }
 
@@ -48,6 +49,7 @@ ef_run_info_copy (const EfRunInfo *src, EfRunInfo *dst)
   dst->algo_reason = g_strdup (src->algo_reason);
   dst->precision_reason = g_strdup (src->precision_reason);
   dst->pfa_note = g_strdup (src->pfa_note);
+  dst->az_window_reason = g_strdup (src->az_window_reason);
 }
 
 void
@@ -85,6 +87,19 @@ ef_run_info_set_precision (EfRunInfo *info, EfPrecision precision, const char *r
   info->precision = precision;
   g_free (info->precision_reason);
   info->precision_reason = g_strdup (reason);
+}
+
+void
+ef_run_info_set_weighting (EfRunInfo *info, EfWindow window, EfWindow az_requested, EfWindow az_applied,
+                           const char *reason)
+{
+  g_return_if_fail (info != NULL);
+
+  info->window = window;
+  info->az_window_requested = az_requested;
+  info->az_window = az_applied;
+  g_free (info->az_window_reason);
+  info->az_window_reason = az_applied != az_requested ? g_strdup (reason) : NULL;
 }
 
 /* algo and algo_reason from the block counts. */
@@ -198,6 +213,10 @@ ef_run_info_warnings (const EfRunInfo *info)
   if (info->algo_reason != NULL)
     g_ptr_array_add (w, g_strdup_printf ("algorithm %s (asked: %s): %s", ef_algo_to_string (info->algo),
                                          ef_algo_to_string (info->algo_requested), info->algo_reason));
+  if (info->az_window != info->az_window_requested)
+    g_ptr_array_add (w, g_strdup_printf ("cross-range window %s (asked: %s): %s", ef_window_to_string (info->az_window),
+                                         ef_window_to_string (info->az_window_requested),
+                                         info->az_window_reason ? info->az_window_reason : "not applied"));
   if (info->nonfinite_samples > 0)
     g_ptr_array_add (w, g_strdup_printf ("%" G_GUINT64_FORMAT " input sample%s %s not finite (NaN or infinite) and "
                                          "%s taken as zero", info->nonfinite_samples,

@@ -49,6 +49,12 @@ typedef struct {
   double        pfa_qpe_rad;        /* largest quadratic phase error over the region, top of the band */
   double        pfa_qpe_limit_rad;  /* where the impulse response widens by 10% */
   char         *pfa_note;           /* owned: one line for the user when outside, else NULL */
+  /* Weighting: the range window, and the cross-range (aperture) window asked for and the one applied
+   * (rect when the pulses span no look angle to weight over), with why they differ (owned, or NULL). */
+  EfWindow      window;
+  EfWindow      az_window_requested;
+  EfWindow      az_window;
+  char         *az_window_reason;
 } EfRunInfo;
 
 /* Starts a record for a request: what ran is what was asked until a backend says otherwise. */
@@ -64,6 +70,9 @@ void   ef_run_info_set_reason (char **slot, const char *format, ...) G_GNUC_PRIN
 void   ef_run_info_set_backend (EfRunInfo *info, const char *backend, guint n_devices, const char *reason);
 /* Records precision as what runs, with why when it differs from the request. */
 void   ef_run_info_set_precision (EfRunInfo *info, EfPrecision precision, const char *reason);
+/* Records the windows: range, cross-range as asked and as applied, with why they differ (or NULL). */
+void   ef_run_info_set_weighting (EfRunInfo *info, EfWindow window, EfWindow az_requested, EfWindow az_applied,
+                                  const char *reason);
 /* Counts one FFBP or FBP block: formed by the tree, or by exact backprojection for the plan's reason
  * `why` (static). Updates algo and algo_reason: bp once every block so far went to exact
  * backprojection, the factorised algorithm with the counts otherwise. */

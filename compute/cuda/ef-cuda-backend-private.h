@@ -58,6 +58,7 @@ typedef struct {
   void          *d_prof;        /* max_block * n */
   void          *d_table;       /* max_block * stride entries */
   float         *d_coef;        /* K: window / K */
+  EfAzWeight     az;            /* each pulse's cross-range weight (az_w of its record) */
   void          *d_chirp;       /* RAW: nc, conj(FFT(chirp)) scaled */
   EfCudaImage   *image;         /* owned reference: the accumulator, shared with displays */
   void          *d_image;       /* float2, width * height; borrowed from image */

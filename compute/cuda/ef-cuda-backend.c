@@ -250,6 +250,8 @@ create_device_state (EfBackend *self, const EfMatchedFilter *mf, GError **error)
                   priv->layout.k);
   for (guint i = 0; i < priv->layout.k; i++)
     coef[i] = (float) (w[i] / priv->layout.k);
+  ef_az_weight_init (&priv->az, self->params.range.az_window, self->params.range.az_taylor_nbar,
+                     self->params.range.az_taylor_sll_db, &self->params.range.aperture);
   EF_CUDA_CHECK (ef_cuda_malloc ((void **) &priv->d_coef, priv->layout.k * sizeof (float)), error);
   EF_CUDA_CHECK (cudaMemcpy (priv->d_coef, coef, priv->layout.k * sizeof (float), cudaMemcpyHostToDevice), error);
 

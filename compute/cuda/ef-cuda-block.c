@@ -41,6 +41,8 @@ pulse_meta (const CudaPriv *priv, const EfDatasetInfo *info, const EfPulse *pu, 
 {
   ef_profile_meta_fill (&priv->layout, pu, m);
   ef_cuda_pulse_from_meta (m, rec);
+  /* Double first, as the CPU's range compression takes it. */
+  rec->az_w = (float) ef_az_weight_at (&priv->az, pu);
   if (priv->layout.domain == EF_DOMAIN_RAW)
     {
       double fs = 1.0 / pu->scss, dfb = fs / priv->layout.nc;
@@ -278,7 +280,7 @@ ef_cuda_backend_run_sub_block (EfBackend *self, const EfPulse *pulses, const EfC
         cufftHandle inv;
 
         if (!ef_cuda_rc_prep_fx (priv->s_comp, priv->d_samples[slot], priv->layout.n_in, priv->layout.n, priv->d_coef,
-                                 priv->d_prof, count, priv->d_bad, error)
+                                 priv->d_pulses[slot], priv->d_prof, count, priv->d_bad, error)
             || !ef_cuda_backend_get_plan (priv, (int) priv->layout.n, (int) priv->max_block, CUFFT_C2C, &inv, error))
           return FALSE;
         EF_CUFFT_CHECK (cufftExecC2C (inv, priv->d_prof, priv->d_prof, CUFFT_INVERSE), error);
@@ -303,8 +305,8 @@ ef_cuda_backend_run_sub_block (EfBackend *self, const EfPulse *pulses, const EfC
       break;
     case EF_DOMAIN_TOA:
     default:
-      if (!ef_cuda_rc_prep_toa (priv->s_comp, priv->d_samples[slot], priv->layout.n_in, priv->d_prof, count,
-                                priv->d_bad, error))
+      if (!ef_cuda_rc_prep_toa (priv->s_comp, priv->d_samples[slot], priv->layout.n_in, priv->d_pulses[slot],
+                                priv->d_prof, count, priv->d_bad, error))
         return FALSE;
       break;
     }

@@ -67,6 +67,7 @@ ef_cuda_pulse_from_meta (const EfProfileMeta *m, EfCudaPulse *out)
   out->cyc0 = m->kr * (m->r_start + 0.5 * m->dr) / (2.0 * G_PI);
   out->cyc_step = m->kr * m->dr / (2.0 * G_PI);
   out->kdr = (float) (m->kr * m->dr);
+  out->az_w = 1.0f;
 }
 
 static double

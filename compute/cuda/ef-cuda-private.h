@@ -24,7 +24,7 @@ typedef struct {
   double raw_cyc0;   /* RAW: carrier term 2 fc r0 / c, in cycles, reduced */
   double raw_cstep;  /* RAW: cycles of the delay shift per FFT bin: (fs / nc) * (2 r0 / c - sc0) */
   float  kdr;        /* kr dr: radians per bin, for the residual inside a pair */
-  float  pad;
+  float  az_w;       /* the cross-range (aperture) weight range compression scales the profile by */
 } EfCudaPulse;
 
 /* Where a backprojection launch reads and writes. */
@@ -69,9 +69,10 @@ int ef_cuda_guard_ext (const EfCudaShape *shape, double spacing, double max_inv_
 
 /* Range compression (ef-cuda-rangecomp.cu). All are asynchronous on stream. */
 gboolean ef_cuda_rc_prep_fx (cudaStream_t stream, const void *samples, guint n_in, guint n, const float *coef,
-                             void *out, guint count, unsigned long long *bad, GError **error);
-gboolean ef_cuda_rc_prep_toa (cudaStream_t stream, const void *samples, guint n_in, void *out, guint count,
-                              unsigned long long *bad, GError **error);
+                             const EfCudaPulse *pulses, void *out, guint count, unsigned long long *bad,
+                             GError **error);
+gboolean ef_cuda_rc_prep_toa (cudaStream_t stream, const void *samples, guint n_in, const EfCudaPulse *pulses,
+                              void *out, guint count, unsigned long long *bad, GError **error);
 gboolean ef_cuda_rc_prep_raw (cudaStream_t stream, const void *samples, guint n_in, guint nc, void *out,
                               guint count, unsigned long long *bad, GError **error);
 gboolean ef_cuda_rc_select_raw (cudaStream_t stream, const void *spec, guint nc, guint k, guint k_first,

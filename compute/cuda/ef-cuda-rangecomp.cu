@@ -33,27 +33,28 @@ check_grid (unsigned gx, unsigned gy, GError **error)
   ef_cuda_check_ ((int) cudaGetLastError (), name "<<<>>>", __FILE__, __LINE__, (error))
 
 extern "C" gboolean
-ef_cuda_rc_prep_fx (cudaStream_t stream, const void *samples, guint n_in, guint n, const float *coef, void *out,
-                    guint count, unsigned long long *bad, GError **error)
+ef_cuda_rc_prep_fx (cudaStream_t stream, const void *samples, guint n_in, guint n, const float *coef,
+                    const EfCudaPulse *pulses, void *out, guint count, unsigned long long *bad, GError **error)
 {
   dim3 grid (blocks_for (n), count);
 
   if (!check_grid (grid.x, grid.y, error))
     return FALSE;
-  prep_fx_kernel<<<grid, kThreads, 0, stream>>> ((const float2 *) samples, (int) n_in, (int) n, coef,
+  prep_fx_kernel<<<grid, kThreads, 0, stream>>> ((const float2 *) samples, (int) n_in, (int) n, coef, pulses,
                                                  (float2 *) out, bad);
   return EF_LAUNCH_CHECK ("prep_fx_kernel", error);
 }
 
 extern "C" gboolean
-ef_cuda_rc_prep_toa (cudaStream_t stream, const void *samples, guint n_in, void *out, guint count,
-                     unsigned long long *bad, GError **error)
+ef_cuda_rc_prep_toa (cudaStream_t stream, const void *samples, guint n_in, const EfCudaPulse *pulses, void *out,
+                     guint count, unsigned long long *bad, GError **error)
 {
   dim3 grid (blocks_for (n_in), count);
 
   if (!check_grid (grid.x, grid.y, error))
     return FALSE;
-  prep_toa_kernel<<<grid, kThreads, 0, stream>>> ((const float2 *) samples, (int) n_in, (float2 *) out, bad);
+  prep_toa_kernel<<<grid, kThreads, 0, stream>>> ((const float2 *) samples, (int) n_in, pulses, (float2 *) out,
+                                                  bad);
   return EF_LAUNCH_CHECK ("prep_toa_kernel", error);
 }
 

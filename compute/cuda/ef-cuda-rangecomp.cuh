@@ -11,7 +11,8 @@
  * The CPU path (ef-rangecomp.c) places spectral bin k at FFT input index i = (k - K/2) mod n, runs an
  * unnormalised inverse FFT, takes output m + n/2 (fftshift) and divides by K. Here the fftshift is a
  * modulation of the input by (-1)^i, and the window and 1/K are one float per bin, so each FX pulse is
- * one pass over its samples and one batched cuFFT call.
+ * one pass over its samples and one batched cuFFT call. The pulse's cross-range weight (az_w of its
+ * record) multiplies the window there too, as the CPU folds it into its window.
  */
 
 namespace ef_cuda {
@@ -35,10 +36,11 @@ count_bad (bool is_bad, unsigned long long *bad)
 /* grid (ceil(n / 256), count): FFT input index i of pulse blockIdx.y. */
 __global__ void
 prep_fx_kernel (const float2 *__restrict__ in, int n_in, int n, const float *__restrict__ coef,
-                float2 *__restrict__ out, unsigned long long *bad)
+                const EfCudaPulse *__restrict__ pulses, float2 *__restrict__ out, unsigned long long *bad)
 {
   const int p = blockIdx.y;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const float wp = pulses[p].az_w;
   bool is_bad = false;
 
   if (i < n)
@@ -52,7 +54,7 @@ prep_fx_kernel (const float2 *__restrict__ in, int n_in, int n, const float *__r
 
           if (finite2 (x))
             {
-              float c = (i & 1) ? -coef[k] : coef[k];
+              float c = (i & 1) ? -coef[k] * wp : coef[k] * wp;
               v = make_float2 (x.x * c, x.y * c);
             }
           else
@@ -64,10 +66,12 @@ prep_fx_kernel (const float2 *__restrict__ in, int n_in, int n, const float *__r
 }
 
 __global__ void
-prep_toa_kernel (const float2 *__restrict__ in, int n_in, float2 *__restrict__ out, unsigned long long *bad)
+prep_toa_kernel (const float2 *__restrict__ in, int n_in, const EfCudaPulse *__restrict__ pulses,
+                 float2 *__restrict__ out, unsigned long long *bad)
 {
   const int p = blockIdx.y;
   const int m = blockIdx.x * blockDim.x + threadIdx.x;
+  const float wp = pulses[p].az_w;
   bool is_bad = false;
 
   if (m < n_in)
@@ -75,7 +79,7 @@ prep_toa_kernel (const float2 *__restrict__ in, int n_in, float2 *__restrict__ o
       float2 x = in[(size_t) p * n_in + m];
 
       is_bad = !finite2 (x);
-      out[(size_t) p * n_in + m] = is_bad ? make_float2 (0.f, 0.f) : x;
+      out[(size_t) p * n_in + m] = is_bad ? make_float2 (0.f, 0.f) : make_float2 (x.x * wp, x.y * wp);
     }
   count_bad (is_bad, bad);
 }
@@ -128,7 +132,7 @@ select_raw_kernel (const float2 *__restrict__ spec, int nc, int K, int k_first, 
       float2 x = spec[(size_t) p * nc + ii], h = chirp_conj[ii];
       double cyc = pulses[p].raw_cyc0 + fb * pulses[p].raw_cstep;
       double sd, cd;
-      float c = (i & 1) ? -coef[k] : coef[k];
+      float c = (i & 1) ? -coef[k] * pulses[p].az_w : coef[k] * pulses[p].az_w;
       float xr = x.x * h.x - x.y * h.y, xi = x.x * h.y + x.y * h.x;
 
       cyc -= rint (cyc);

@@ -166,6 +166,19 @@ ef_backend_run_init (EfBackend *self, const EfBackendParams *params, EfBackendKi
   ef_run_info_clear (&self->run);
   ef_run_info_init (&self->run, kind, params->algo, params->precision);
   ef_run_info_set_backend (&self->run, kind == EF_BACKEND_CUDA ? "cuda" : "cpu", n_devices, NULL);
+  ef_backend_run_set_weighting (&self->run, &params->range);
+}
+
+void
+ef_backend_run_set_weighting (EfRunInfo *run, const EfRangeParams *range)
+{
+  EfAzWeight w;
+
+  g_return_if_fail (run != NULL && range != NULL);
+  ef_az_weight_init (&w, range->az_window, range->az_taylor_nbar, range->az_taylor_sll_db, &range->aperture);
+  ef_run_info_set_weighting (run, range->window, range->az_window,
+                             ef_az_weight_active (&w) ? range->az_window : EF_WINDOW_RECT,
+                             ef_aperture_why_not (&range->aperture));
 }
 
 const EfRunInfo *

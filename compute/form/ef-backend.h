@@ -94,6 +94,9 @@ const EfRunInfo *ef_backend_get_run_info (EfBackend *self);
  * devices). For backend implementations, which then record what they decide. */
 void        ef_backend_run_init (EfBackend *self, const EfBackendParams *params, EfBackendKind kind,
                                  guint n_devices);
+/* Records in run the windows that range (with its aperture) applies: the cross-range window is rect,
+ * with the reason, when the aperture spans no look angle. */
+void        ef_backend_run_set_weighting (EfRunInfo *run, const EfRangeParams *range);
 /* The processed band of the profiles the backend forms (what sets the fast formers' range sampling): the
  * dataset header's, or the first pulse's when the header leaves it out. */
 double      ef_backend_processed_band (const EfBackend *self, const EfPulse *pulses);

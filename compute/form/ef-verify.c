@@ -109,7 +109,13 @@ ef_verify_image (EfDataset *dataset, const EfRangeParams *range, const EfGrid *g
   block = CLAMP (params->block_size, 1u, 4096u);
   ns = dataset->info.n_samples;
 
-  rc = ef_range_compressor_new (&dataset->info, range, TRUE, error);
+  /* The image's cross-range weighting spanned the pulses it was formed from: the same ones here. */
+  {
+    EfRangeParams rp = *range;
+
+    ef_aperture_init (&rp.aperture, dataset->pulses, first, n_used, stride);
+    rc = ef_range_compressor_new (&dataset->info, &rp, TRUE, error);
+  }
   if (rc == NULL)
     return FALSE;
   profiles = ef_profiles_new (block, ef_range_compressor_n_bins (rc), TRUE, error);

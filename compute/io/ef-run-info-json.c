@@ -23,6 +23,9 @@ ef_run_info_add_json (const EfRunInfo *info, JsonBuilder *b)
   ef_json_set_string (b, "algo_reason", info->algo_reason);
   ef_json_set_string (b, "precision_reason", info->precision_reason);
   ef_json_set_int (b, "devices", info->n_devices);
+  ef_json_set_string (b, "azimuth_window", ef_window_to_string (info->az_window));
+  ef_json_set_string (b, "azimuth_window_requested", ef_window_to_string (info->az_window_requested));
+  ef_json_set_string (b, "azimuth_window_reason", info->az_window_reason);
   if (info->algo_requested == EF_ALGO_FFBP || info->algo_requested == EF_ALGO_FBP)
     {
       json_builder_set_member_name (b, "blocks");
@@ -60,6 +63,20 @@ ef_run_info_add_json (const EfRunInfo *info, JsonBuilder *b)
   json_builder_end_array (b);
 }
 
+/* A Taylor window's shape as range compression takes it (ef_window_fill's defaults where none is given):
+ * "<prefix>taylor_sll_db" and "<prefix>taylor_nbar"; nothing for the other windows, which have none. */
+static void
+add_taylor_shape (JsonBuilder *b, const char *prefix, EfWindow window, guint nbar, double sll_db)
+{
+  g_autofree char *sll_name = g_strconcat (prefix, "taylor_sll_db", NULL);
+  g_autofree char *nbar_name = g_strconcat (prefix, "taylor_nbar", NULL);
+
+  if (window != EF_WINDOW_TAYLOR)
+    return;
+  ef_json_set_double (b, sll_name, sll_db < 0 ? sll_db : -35.0);
+  ef_json_set_int (b, nbar_name, nbar ? MIN (nbar, 63u) : 4);
+}
+
 JsonObject *
 ef_run_info_sidecar_extra (const EfRunInfo *info, const char *input, const EfJobParams *params, guint64 pulses,
                            double elapsed_s, double bp_per_s)
@@ -73,6 +90,10 @@ ef_run_info_sidecar_extra (const EfRunInfo *info, const char *input, const EfJob
   ef_json_set_string (b, "input", input);
   ef_run_info_add_json (info, b);
   ef_json_set_string (b, "window", ef_window_to_string (params->backend.range.window));
+  add_taylor_shape (b, "", params->backend.range.window, params->backend.range.taylor_nbar,
+                    params->backend.range.taylor_sll_db);
+  add_taylor_shape (b, "azimuth_", params->backend.range.az_window, params->backend.range.az_taylor_nbar,
+                    params->backend.range.az_taylor_sll_db);
   ef_json_set_int (b, "upsample", params->backend.range.upsample);
   ef_json_set_int (b, "block", params->backend.block_size);
   ef_json_set_string (b, "order", ef_order_to_string (params->order));

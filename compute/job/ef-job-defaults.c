@@ -12,8 +12,12 @@
  * -35 dB and n = 4) as delivered SAR products are weighted, so that a bright scatterer's sidelobes stay
  * below its neighbours; interleaved blocks, so that a display shows full resolution from the first
  * block (a batch run forms the same image); and EF_RANGE_PARAMS_DEFAULT's 16 times range upsampling,
- * which puts linear interpolation's spectral images 60 dB down at the band edge (48 dB at 8). */
+ * which puts linear interpolation's spectral images 60 dB down at the band edge (48 dB at 8). The
+ * aperture is weighted as the range is, so that a point's impulse response has the same sidelobes
+ * and the same broadening in both directions: a bright scatterer's -13 dB cross-range sidelobes
+ * otherwise streak across its neighbours. */
 #define DEFAULT_WINDOW   EF_WINDOW_TAYLOR
+#define DEFAULT_AZ_WINDOW EF_WINDOW_TAYLOR
 #define DEFAULT_ORDER    EF_ORDER_INTERLEAVED
 
 guint
@@ -68,6 +72,7 @@ ef_job_defaults (EfDataset *dataset, EfAlgo algo, EfJobDefaults *out)
       ef_job_default_roi (out->spacing, out->roi);
     }
   out->window = DEFAULT_WINDOW;
+  out->az_window = DEFAULT_AZ_WINDOW;
   out->order = DEFAULT_ORDER;
   out->upsample = (EF_RANGE_PARAMS_DEFAULT).upsample;
   out->block_size = ef_job_default_block_size (algo);
@@ -82,6 +87,9 @@ ef_job_defaults_apply (const EfJobDefaults *defaults, EfJobParams *params)
   params->backend.range.window = defaults->window;
   params->backend.range.taylor_nbar = shape.taylor_nbar;
   params->backend.range.taylor_sll_db = shape.taylor_sll_db;
+  params->backend.range.az_window = defaults->az_window;
+  params->backend.range.az_taylor_nbar = shape.az_taylor_nbar;
+  params->backend.range.az_taylor_sll_db = shape.az_taylor_sll_db;
   params->backend.range.upsample = defaults->upsample;
   params->backend.block_size = defaults->block_size;
   params->order = defaults->order;

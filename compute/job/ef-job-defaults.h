@@ -22,6 +22,7 @@ typedef struct {
   double   roi[4];       /* x0, y0, x1, y1 in m: EF_DEFAULT_ROI_PIXELS square about the scene centre at
                           * spacing (zeros when spacing is 0) */
   EfWindow window;       /* in range, with EF_RANGE_PARAMS_DEFAULT's Taylor shape */
+  EfWindow az_window;    /* in cross-range (over the aperture), with the same shape */
   EfOrder  order;
   guint    upsample;     /* range profile zero-padding */
   guint    block_size;   /* pulses a block, for the algorithm asked */
@@ -31,7 +32,7 @@ typedef struct {
  * by algo. Never blocks. */
 void   ef_job_defaults (EfDataset *dataset, EfAlgo algo, EfJobDefaults *out);
 
-/* Sets params' window (and its Taylor shape), order, upsampling and block size to the defaults'. */
+/* Sets params' windows (and their Taylor shapes), order, upsampling and block size to the defaults'. */
 void   ef_job_defaults_apply (const EfJobDefaults *defaults, EfJobParams *params);
 
 /* The ground-plane pixel spacing for pixels_per_cell pixels across the finer resolution cell of

@@ -120,6 +120,8 @@ ef_job_new (EfDataset *dataset, const EfJobParams *params, GError **error)
   job->pulse_ids = g_new (guint64, job->n_used);
   for (guint64 i = 0; i < job->n_used; i++)
     job->pulse_ids[i] = first + i * stride;
+  /* The cross-range weighting spans exactly the pulses this job forms from. */
+  ef_aperture_init (&job->params.backend.range.aperture, dataset->pulses, first, job->n_used, stride);
   job->n_blocks = (guint) ((job->n_used + block - 1) / block);
   job->order = g_new (guint, job->n_blocks);
   if (params->order == EF_ORDER_INTERLEAVED)
@@ -130,6 +132,7 @@ ef_job_new (EfDataset *dataset, const EfJobParams *params, GError **error)
   g_mutex_init (&job->lock);
   g_cond_init (&job->cond);
   ef_run_info_init (&job->run, params->backend_kind, params->backend.algo, params->backend.precision);
+  ef_backend_run_set_weighting (&job->run, &job->params.backend.range);
   job->state = EF_JOB_PAUSED;
   return job;
 }

@@ -40,6 +40,7 @@ struct _EfRangeCompressor {
   gboolean      fp64;
   EfProfileLayout layout; /* samples, bins kept, profile bins; RAW: the matched filter's FFT */
   double       *window;   /* layout.k */
+  EfAzWeight    az;       /* each pulse's cross-range weight, folded into its window */
   /* RAW matched filter */
   fftw_complex *chirp_conj; /* layout.nc: conj(FFT(chirp)) scaled, g_malloc'd (EfMatchedFilter) */
   fftw_plan     raw_fwd;
@@ -72,28 +73,14 @@ next_pow2 (guint64 n)
   return (guint) p;
 }
 
-/* Taylor window coefficients after Carrara et al., "Spotlight Synthetic Aperture Radar", Appendix D. */
+/* The Taylor window over n bins at (k + 0.5) / n, with the coefficients the aperture weighting uses too. */
 static void
 taylor_fill (double *w, guint n, guint nbar, double sll_db)
 {
-  double eta = pow (10.0, -sll_db / 20.0);
-  double a = acosh (eta) / G_PI;
-  double sigma2 = (double) nbar * nbar / (a * a + (nbar - 0.5) * (nbar - 0.5));
-  double fm[64] = { 0 };
+  double fm[64];
 
+  ef_taylor_coefficients (nbar, sll_db, fm);
   nbar = MIN (nbar, 63u);
-  for (guint m = 1; m < nbar; m++)
-    {
-      double num = 1, den = 1;
-
-      for (guint i = 1; i < nbar; i++)
-        {
-          num *= 1.0 - (double) m * m / (sigma2 * (a * a + (i - 0.5) * (i - 0.5)));
-          if (i != m)
-            den *= 1.0 - (double) m * m / ((double) i * i);
-        }
-      fm[m] = (m % 2 ? 1.0 : -1.0) * num / (2.0 * den);
-    }
   for (guint k = 0; k < n; k++)
     {
       double x = ((double) k + 0.5) / n - 0.5;
@@ -381,6 +368,8 @@ ef_range_compressor_new (const EfDatasetInfo *info, const EfRangeParams *params,
   rc->fp64 = fp64;
   rc->window = g_new (double, rc->layout.k);
   ef_window_fill (params->window, params->taylor_nbar, params->taylor_sll_db, rc->window, rc->layout.k);
+  ef_az_weight_init (&rc->az, params->az_window, params->az_taylor_nbar, params->az_taylor_sll_db,
+                     &params->aperture);
   if (!fp64)
     {
       rc->w32 = g_new (float, rc->layout.k);
@@ -519,21 +508,22 @@ execute_f32 (EfRangeCompressor *rc, Scratch *s, EfCf32 *out)
     }
 }
 
-/* FX samples in float32 straight to a profile: non-finite samples become zero and are counted. */
+/* FX samples in float32 straight to a profile, weighted by the window and the pulse's cross-range
+ * weight wp: non-finite samples become zero and are counted. */
 static guint64
-compress_fx_f32 (EfRangeCompressor *rc, Scratch *s, const EfCf32 *in, EfCf32 *out)
+compress_fx_f32 (EfRangeCompressor *rc, Scratch *s, const EfCf32 *in, float wp, EfCf32 *out)
 {
   guint64 bad = 0;
 
   for (guint k = 0; k < rc->layout.k; k++)
     {
       guint i = rc->at32[k];
-      float re = crealf (in[k]), im = cimagf (in[k]);
+      float re = crealf (in[k]), im = cimagf (in[k]), w = rc->w32[k] * wp;
       int fin = isfinite (re) && isfinite (im);
 
       bad += !fin;
-      s->in32[i][0] = fin ? re * rc->w32[k] : 0.0f;
-      s->in32[i][1] = fin ? im * rc->w32[k] : 0.0f;
+      s->in32[i][0] = fin ? re * w : 0.0f;
+      s->in32[i][1] = fin ? im * w : 0.0f;
     }
   execute_f32 (rc, s, out);
   return bad;
@@ -541,19 +531,21 @@ compress_fx_f32 (EfRangeCompressor *rc, Scratch *s, const EfCf32 *in, EfCf32 *ou
 
 /* Writes the K weighted bins into in32 (its other bins stay zero) and transforms it into out. */
 static void
-compress_one_f32 (EfRangeCompressor *rc, Scratch *s, EfCf32 *out)
+compress_one_f32 (EfRangeCompressor *rc, Scratch *s, float wp, EfCf32 *out)
 {
   for (guint k = 0; k < rc->layout.k; k++)
     {
       guint i = rc->at32[k];
-      s->in32[i][0] = (float) s->spec[k][0] * rc->w32[k];
-      s->in32[i][1] = (float) s->spec[k][1] * rc->w32[k];
+      float w = rc->w32[k] * wp;
+
+      s->in32[i][0] = (float) s->spec[k][0] * w;
+      s->in32[i][1] = (float) s->spec[k][1] * w;
     }
   execute_f32 (rc, s, out);
 }
 
 static void
-compress_one_f64 (EfRangeCompressor *rc, Scratch *s, EfCf64 *out)
+compress_one_f64 (EfRangeCompressor *rc, Scratch *s, double wp, EfCf64 *out)
 {
   guint n = rc->layout.n, h = n / 2;
   double scale = 1.0 / (double) rc->layout.k;
@@ -562,8 +554,8 @@ compress_one_f64 (EfRangeCompressor *rc, Scratch *s, EfCf64 *out)
   for (guint k = 0; k < rc->layout.k; k++)
     {
       guint i = centred_index (k, rc->layout.k, n);
-      s->work64[i][0] = s->spec[k][0] * rc->window[k];
-      s->work64[i][1] = s->spec[k][1] * rc->window[k];
+      s->work64[i][0] = s->spec[k][0] * (rc->window[k] * wp);
+      s->work64[i][1] = s->spec[k][1] * (rc->window[k] * wp);
     }
   fftw_execute_dft (rc->inv64, s->work64, s->work64);
   for (guint m = 0; m < n; m++)
@@ -599,6 +591,8 @@ ef_range_compress (EfRangeCompressor *rc, const EfPulse *pulses, const EfCf32 *s
       Scratch *s;
       const EfPulse *pu = &pulses[p];
       const EfCf32 *in = samples + (gsize) p * rc->layout.n_in;
+      /* The pulse's cross-range weight: 1 where the aperture is not weighted. */
+      double wp = ef_az_weight_at (&rc->az, pu);
 
 #if HAVE_OPENMP
       t = omp_get_thread_num ();
@@ -615,20 +609,20 @@ ef_range_compress (EfRangeCompressor *rc, const EfPulse *pulses, const EfCf32 *s
                   bad++;
                 }
               if (rc->fp64)
-                out->data64[(gsize) p * rc->layout.n + m] = z;
+                out->data64[(gsize) p * rc->layout.n + m] = (EfCf64) z * wp;
               else
-                out->data32[(gsize) p * rc->layout.n + m] = z;
+                out->data32[(gsize) p * rc->layout.n + m] = z * (float) wp;
             }
         }
       else if (rc->info.domain == EF_DOMAIN_FX && !rc->fp64)
-        bad += compress_fx_f32 (rc, s, in, out->data32 + (gsize) p * rc->layout.n);
+        bad += compress_fx_f32 (rc, s, in, (float) wp, out->data32 + (gsize) p * rc->layout.n);
       else
         {
           bad += prepare_spectrum (rc, s, pu, in);
           if (rc->fp64)
-            compress_one_f64 (rc, s, out->data64 + (gsize) p * rc->layout.n);
+            compress_one_f64 (rc, s, wp, out->data64 + (gsize) p * rc->layout.n);
           else
-            compress_one_f32 (rc, s, out->data32 + (gsize) p * rc->layout.n);
+            compress_one_f32 (rc, s, (float) wp, out->data32 + (gsize) p * rc->layout.n);
         }
       ef_profile_meta_fill (&rc->layout, pu, &out->meta[p]);
     }

@@ -4,6 +4,7 @@
 
 #include "ef-types.h"
 #include "ef-dataset.h"
+#include "ef-aperture.h"
 
 G_BEGIN_DECLS
 
@@ -13,9 +14,19 @@ typedef struct {
   double   taylor_sll_db;   /* Taylor: sidelobe level, negative dB (default -35) */
   guint    upsample;        /* zero-padding factor, >= 1; the FFT length is the next power of two of
                              * n_samples * upsample */
+  /* Cross-range (aperture) weighting, the same families and shapes as the range window: each pulse's
+   * profile is scaled by the window at its look angle across `aperture` (ef-aperture.h). The aperture
+   * is the job's pulses; ef_job_new and ef_verify_image fill it, and a caller that drives a backend or
+   * a compressor itself fills it with ef_aperture_init. */
+  EfWindow   az_window;
+  guint      az_taylor_nbar;
+  double     az_taylor_sll_db;
+  EfAperture aperture;
 } EfRangeParams;
 
-#define EF_RANGE_PARAMS_DEFAULT ((EfRangeParams) { EF_WINDOW_RECT, 4, -35.0, 16 })
+#define EF_RANGE_PARAMS_DEFAULT \
+  ((EfRangeParams) { .window = EF_WINDOW_RECT, .taylor_nbar = 4, .taylor_sll_db = -35.0, .upsample = 16, \
+                     .az_window = EF_WINDOW_RECT, .az_taylor_nbar = 4, .az_taylor_sll_db = -35.0 })
 
 /* Per-pulse metadata a backprojector needs for one range profile. A profile sample i sits at
  * differential range dR = r_start + i * dr, where dR = |tx - x|/2 + |rcv - x|/2 - r0 (metres), and

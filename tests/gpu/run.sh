@@ -2,8 +2,8 @@
 # tests/gpu/run.sh: build, test and benchmark the CUDA backend on a GPU machine, from the repository root.
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-#   tests/gpu/run.sh [all|test|bench|multi|e2e|file|tune|ncu|gl|pfa|ffbp|none]...
-#                    (default: all = test bench multi e2e tune ncu ffbp)
+#   tests/gpu/run.sh [all|test|bench|multi|e2e|file|tune|ncu|gl|pfa|ffbp|aperture|none]...
+#                    (default: all = test bench multi e2e tune ncu ffbp aperture)
 #
 # Builds the engine and the CLI with -Dgui=disabled -Dcuda=enabled -Dtest_hooks=true into $EF_BUILD (default
 # /tmp/ef-build-gpu), then:
@@ -32,6 +32,9 @@
 #          at 4096^2 px x 8192 pulses (10 km and 700 km) and 2048^2 x 2048, upsampling 8 (at 2, linear
 #          interpolation of the profiles caps any fast algorithm near 24 dB from BP: timed, not scored);
 #          x BP is taken on range compression plus formation, at the same upsampling.
+#   aperture cross-range (aperture) weighting: test-cuda-aperture (device profiles against the CPU's,
+#          every algorithm's sidelobes in both directions against each window's theory), and test-cuda's
+#          cases of the range-compression kernels that the weighting passes through, unweighted.
 # Logs go to $OUT (default /tmp/ef-gpu-out); a short table is printed last.
 #
 # Exit status: 0 only when every step asked for ran and passed and at least one test or checked
@@ -511,6 +514,28 @@ run_ffbp () {
   note "ffbp step took $((SECONDS - t0)) s"
 }
 
+run_aperture () {
+  local t0=$SECONDS p rc=0 prc
+  ninja -C "$BUILD" tests/gpu/test-cuda-aperture tests/gpu/test-cuda > "$OUT/build-aperture.log" 2>&1 \
+    || { grep -E "error|FAILED" "$OUT/build-aperture.log" | head -30; fail "aperture: build failed"; return 0; }
+  run_paths test-cuda-aperture "$BUILD" tests/gpu/test-cuda-aperture "$OUT/test-cuda-aperture.log" 120
+  grep -E "^# [a-z]|^not ok|ERROR|CRITICAL" "$OUT/test-cuda-aperture.log" | grep -vE "^# random seed" | head -60
+  : > "$OUT/test-cuda-rc.log"
+  for p in /compute/cuda/backend/profiles/fx /compute/cuda/backend/profiles/raw /compute/cuda/backend/scene/airborne-fx \
+           /compute/cuda/backend/scene/spaceborne-fx /compute/cuda/backend/scene/airborne-raw \
+           /compute/cuda/backend/point-targets/fp32 /compute/cuda/backend/bad-samples /compute/cuda/tiny; do
+    (cd "$BUILD" && G_DEBUG=fatal-warnings timeout 120 ./tests/gpu/test-cuda --tap -p "$p") >> "$OUT/test-cuda-rc.log" 2>&1
+    prc=$?
+    if [ $prc -ne 0 ]; then
+      rc=$prc
+      note "test-cuda $p: exit $prc"
+    fi
+  done
+  judge_tap "test-cuda (range compression)" "$rc" "$OUT/test-cuda-rc.log"
+  grep -E "^# .*(SER|PSNR)|^not ok" "$OUT/test-cuda-rc.log" | head -20
+  note "aperture step took $((SECONDS - t0)) s"
+}
+
 ffbp_table () {
   echo
   echo "(rc+form: range compression and formation, device time; x BP on that, at the same upsampling; SER vs f64 over the whole image)"
@@ -536,7 +561,7 @@ case " $STEPS " in *" gl "*) gl_deps || exit 1 ;; esac
 build || exit 1
 for s in $STEPS; do
   case $s in
-    all) run_tests; run_bench; run_multi; run_e2e; run_tune; run_ncu; run_ffbp ;;
+    all) run_tests; run_bench; run_multi; run_e2e; run_tune; run_ncu; run_ffbp; run_aperture ;;
     tune) run_tune ;;
     test) run_tests ;;
     bench) run_bench ;;
@@ -547,6 +572,7 @@ for s in $STEPS; do
     gl) run_gl ;;
     pfa) run_pfa ;;
     ffbp) run_ffbp ;;
+    aperture) run_aperture ;;
     none) ;;
     *) fail "unknown step $s" ;;
   esac

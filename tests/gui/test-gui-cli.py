@@ -28,7 +28,7 @@ def run(args, timeout=180):
 
 # The demo is the simulator's airborne collection: 600 MHz at 30 degrees grazing, square resolution cells
 # of c/2B = 0.2498 m on the ground in cross-range; the program's default window is Taylor (nbar 4, -35 dB) in
-# range, none in cross-range.
+# range and in cross-range.
 C = 299792458.0
 CELL_M = C / (2 * 600e6)
 GRAZING = math.radians(30.0)
@@ -112,14 +112,14 @@ with tempfile.TemporaryDirectory() as tmp:
                     figures.append(float(words[-2]))
                 except ValueError:
                     pass
-    # The demo's point target against the windows' theory: IRW within 1.5% (README.md), PSLR within 1 dB of
-    # the Taylor window's design and 0.15 dB of the sinc's -13.26 dB, ISLR below the Taylor design level in
-    # range and within 0.5 dB of a sinc's -10.2 dB (integrated over +-10 IRW) in cross-range.
+    # The demo's point target against the windows' theory: IRW within 1.5% (README.md), PSLR within 0.3 dB of
+    # the Taylor window's (its transform's, in both directions: the aperture is weighted as the band is), ISLR
+    # below the Taylor design level in both.
     t_irw, t_pslr = irw_pslr(taylor(512))
-    want = (t_irw * CELL_M / math.cos(GRAZING), t_pslr, 0.8859 * CELL_M, -13.26)
-    good = (len(figures) == 6 and abs(figures[0] / want[0] - 1) < 0.015 and abs(figures[1] - want[1]) < 1.0
-            and figures[2] < -25 and abs(figures[3] / want[2] - 1) < 0.015 and abs(figures[4] - want[3]) < 0.15
-            and abs(figures[5] + 10.2) < 0.5)
+    want = (t_irw * CELL_M / math.cos(GRAZING), t_pslr, t_irw * CELL_M, t_pslr)
+    good = (len(figures) == 6 and abs(figures[0] / want[0] - 1) < 0.015 and abs(figures[1] - want[1]) < 0.3
+            and figures[2] < -25 and abs(figures[3] / want[2] - 1) < 0.015 and abs(figures[4] - want[3]) < 0.3
+            and figures[5] < -25)
     ok(good, "--verbose reports the point's IRW, PSLR and ISLR in range and cross-range (%s; theory: range IRW "
        "%.3f m, PSLR %.2f dB, cross-range IRW %.3f m, PSLR %.2f dB)" % (point, *want))
     ok(any(l.startswith("echoform: region 10.00,6.00,18.00,14.00 formed: ") for l in lines),

@@ -19,6 +19,7 @@ check_processing (const EfProcessing *p, const char *what)
                   ef_window_to_string (p->window), ef_order_to_string (p->order), p->upsample, p->block_size,
                   p->samples_per_cell);
   g_assert_cmpint (p->window, ==, d.window);
+  g_assert_cmpint (p->az_window, ==, d.az_window);
   g_assert_cmpint (p->order, ==, d.order);
   g_assert_cmpuint (p->upsample, ==, d.upsample);
   g_assert_cmpuint (p->block_size, ==, d.block_size);
@@ -72,6 +73,9 @@ test_region (void)
   g_assert_cmpint (gui.backend.range.window, ==, cli.backend.range.window);
   g_assert_cmpuint (gui.backend.range.taylor_nbar, ==, cli.backend.range.taylor_nbar);
   g_assert_cmpfloat (gui.backend.range.taylor_sll_db, ==, cli.backend.range.taylor_sll_db);
+  g_assert_cmpint (gui.backend.range.az_window, ==, cli.backend.range.az_window);
+  g_assert_cmpuint (gui.backend.range.az_taylor_nbar, ==, cli.backend.range.az_taylor_nbar);
+  g_assert_cmpfloat (gui.backend.range.az_taylor_sll_db, ==, cli.backend.range.az_taylor_sll_db);
   g_assert_cmpuint (gui.backend.range.upsample, ==, cli.backend.range.upsample);
   g_assert_cmpuint (gui.backend.block_size, ==, cli.backend.block_size);
   g_assert_cmpint (gui.order, ==, cli.order);

@@ -42,6 +42,14 @@ test_roundtrip (void)
   a.roi[0] = -12.5, a.roi[1] = -3.25, a.roi[2] = 7.75, a.roi[3] = 9.0;
   a.proc.upsample = 4;
   a.proc.block_size = 128;
+  a.proc.az_window = EF_WINDOW_HANN;
+  /* Two kept regions, each with its own processing. */
+  a.n_regions = 2;
+  a.regions[0] = (EfSessionRegion) { { -5, -5, 5, 5 }, a.proc, "1: bp fp32" };
+  a.regions[1] = (EfSessionRegion) { { 1.5, -2.25, 9, 3 }, a.proc, "2: pfa, rect" };
+  a.regions[1].proc.algo = EF_ALGO_PFA;
+  a.regions[1].proc.az_window = EF_WINDOW_RECT;
+  a.regions[1].proc.upsample = 8;
   a.proc.spacing_auto = FALSE;
   a.proc.spacing = 0.05;
   a.proc.samples_per_cell = 3.0;
@@ -58,6 +66,15 @@ test_roundtrip (void)
   g_assert_cmpmem (b.roi, sizeof b.roi, a.roi, sizeof a.roi);
   g_assert_cmpuint (b.proc.upsample, ==, 4);
   g_assert_cmpuint (b.proc.block_size, ==, 128);
+  g_assert_cmpint (b.proc.az_window, ==, EF_WINDOW_HANN);
+  g_assert_cmpuint (b.n_regions, ==, 2);
+  g_assert_cmpmem (b.regions[1].roi, sizeof b.regions[1].roi, a.regions[1].roi, sizeof a.regions[1].roi);
+  g_assert_cmpstr (b.regions[0].label, ==, "1: bp fp32");
+  g_assert_cmpstr (b.regions[1].label, ==, "2: pfa, rect");
+  g_assert_cmpint (b.regions[0].proc.algo, ==, EF_ALGO_BP);
+  g_assert_cmpint (b.regions[1].proc.algo, ==, EF_ALGO_PFA);
+  g_assert_cmpint (b.regions[1].proc.az_window, ==, EF_WINDOW_RECT);
+  g_assert_cmpuint (b.regions[1].proc.upsample, ==, 8);
   g_assert_false (b.proc.spacing_auto);
   g_assert_cmpfloat (b.proc.spacing, ==, 0.05);
   g_assert_cmpfloat (b.proc.samples_per_cell, ==, 3.0);

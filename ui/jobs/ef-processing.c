@@ -18,6 +18,7 @@ ef_processing_init (EfProcessing *proc)
   proc->backend = EF_BACKEND_AUTO;
   proc->order = d.order;
   proc->window = d.window;
+  proc->az_window = d.az_window;
   proc->upsample = d.upsample;
   proc->block_size = d.block_size;
   proc->n_threads = 0;
@@ -30,6 +31,7 @@ void
 ef_processing_load_settings (EfProcessing *proc, GSettings *settings)
 {
   g_autofree char *algo = NULL, *precision = NULL, *backend = NULL, *order = NULL, *window = NULL;
+  g_autofree char *az_window = NULL;
   double spacing;
 
   g_return_if_fail (proc != NULL && G_IS_SETTINGS (settings));
@@ -39,11 +41,13 @@ ef_processing_load_settings (EfProcessing *proc, GSettings *settings)
   backend = g_settings_get_string (settings, "backend");
   order = g_settings_get_string (settings, "order");
   window = g_settings_get_string (settings, "window-function");
+  az_window = g_settings_get_string (settings, "azimuth-window-function");
   ef_algo_from_string (algo, &proc->algo);
   ef_precision_from_string (precision, &proc->precision);
   ef_backend_kind_from_string (backend, &proc->backend);
   ef_order_from_string (order, &proc->order);
   ef_window_from_string (window, &proc->window);
+  ef_window_from_string (az_window, &proc->az_window);
   proc->upsample = MAX (1, g_settings_get_uint (settings, "upsample"));
   proc->block_size = MAX (1, g_settings_get_uint (settings, "block-size"));
   proc->n_threads = g_settings_get_uint (settings, "threads");
@@ -66,6 +70,7 @@ ef_processing_to_job_params (const EfProcessing *proc, const EfGrid *grid, EfJob
   params->backend.block_size = proc->block_size;
   params->backend.n_threads = proc->n_threads;
   params->backend.range.window = proc->window;
+  params->backend.range.az_window = proc->az_window;
   params->backend.range.upsample = MAX (1, proc->upsample);
   params->backend_kind = proc->backend;
   params->order = proc->order;

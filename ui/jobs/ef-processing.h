@@ -14,6 +14,7 @@ typedef struct {
   EfBackendKind backend;
   EfOrder       order;
   EfWindow      window;
+  EfWindow      az_window;          /* cross-range (aperture) weighting */
   guint         upsample;
   guint         block_size;
   guint         n_threads;          /* 0 = all cores */

@@ -1,4 +1,4 @@
-/* ef-processing-panel.c: algorithm, precision, backend, window, upsampling, blocks, order, spacing. */
+/* ef-processing-panel.c: algorithm, precision, backend, windows, upsampling, blocks, order, spacing. */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "ef-processing-panel"
 #include "config.h"
@@ -17,7 +17,7 @@ struct _EfProcessingPanel {
   GtkWidget      parent_instance;
 
   GtkWidget     *page;          /* owned child */
-  AdwComboRow   *algo, *precision, *backend, *window, *order;
+  AdwComboRow   *algo, *precision, *backend, *window, *az_window, *order;
   GtkSpinButton *upsample, *block_size, *spacing, *samples_per_cell;
   GtkSwitch     *spacing_auto;
   GtkLabel      *in_use, *roi_info;
@@ -65,6 +65,7 @@ ef_processing_panel_set (EfProcessingPanel *self, const EfProcessing *p, double 
   adw_combo_row_set_selected (self->precision, (guint) p->precision);
   adw_combo_row_set_selected (self->backend, (guint) p->backend);
   adw_combo_row_set_selected (self->window, (guint) p->window);
+  adw_combo_row_set_selected (self->az_window, (guint) p->az_window);
   adw_combo_row_set_selected (self->order, (guint) p->order);
   gtk_spin_button_set_value (self->upsample, p->upsample);
   gtk_spin_button_set_value (self->block_size, p->block_size);
@@ -84,6 +85,7 @@ ef_processing_panel_get (EfProcessingPanel *self, EfProcessing *p)
   p->precision = (EfPrecision) adw_combo_row_get_selected (self->precision);
   p->backend = (EfBackendKind) adw_combo_row_get_selected (self->backend);
   p->window = (EfWindow) adw_combo_row_get_selected (self->window);
+  p->az_window = (EfWindow) adw_combo_row_get_selected (self->az_window);
   p->order = (EfOrder) adw_combo_row_get_selected (self->order);
   p->upsample = (guint) gtk_spin_button_get_value_as_int (self->upsample);
   p->block_size = (guint) gtk_spin_button_get_value_as_int (self->block_size);
@@ -307,6 +309,9 @@ ef_processing_panel_init (EfProcessingPanel *self)
    * subtitle, which would leave its choice too little room. */
   adw_preferences_group_set_description (g, _("Sequential order grows the aperture; interleaved shows full "
                                               "resolution at once"));
+  self->az_window = ef_panel_add_combo_row (g, _("Cross-range window"), windows);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->az_window),
+                               _("Weighting over the aperture, which sets the cross-range sidelobes"));
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (self->page), g);
 
   g = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
@@ -341,6 +346,7 @@ ef_processing_panel_init (EfProcessingPanel *self)
   g_signal_connect_swapped (self->precision, "notify::selected", G_CALLBACK (changed), self);
   g_signal_connect_swapped (self->backend, "notify::selected", G_CALLBACK (changed), self);
   g_signal_connect_swapped (self->window, "notify::selected", G_CALLBACK (changed), self);
+  g_signal_connect_swapped (self->az_window, "notify::selected", G_CALLBACK (changed), self);
   g_signal_connect_swapped (self->order, "notify::selected", G_CALLBACK (changed), self);
   g_signal_connect_swapped (self->upsample, "value-changed", G_CALLBACK (changed), self);
   g_signal_connect_swapped (self->block_size, "value-changed", G_CALLBACK (changed), self);

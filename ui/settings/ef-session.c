@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -120,6 +121,79 @@ load_file (void)
       parse (s_, &(field));                                            \
   } while (0)
 
+/* The kept regions: "regions" counts them, and region N's keys start "regionN-". A region whose box is
+ * missing or absurd is dropped; its processing fields that are missing or unknown keep the view's. */
+static void
+load_regions (GKeyFile *kf, const char *group, EfSessionState *state)
+{
+  int n = g_key_file_get_integer (kf, group, "regions", NULL);
+
+  state->n_regions = 0;
+  for (int i = 0; i < CLAMP (n, 0, EF_SESSION_MAX_REGIONS); i++)
+    {
+      EfSessionRegion *r = &state->regions[state->n_regions];
+      g_autofree char *k_roi = g_strdup_printf ("region%d-roi", i);
+      g_autofree char *k_label = g_strdup_printf ("region%d-label", i);
+      g_autofree char *k_algo = g_strdup_printf ("region%d-algorithm", i);
+      g_autofree char *k_prec = g_strdup_printf ("region%d-precision", i);
+      g_autofree char *k_win = g_strdup_printf ("region%d-window-function", i);
+      g_autofree char *k_az = g_strdup_printf ("region%d-azimuth-window-function", i);
+      g_autofree char *k_ups = g_strdup_printf ("region%d-upsample", i);
+      g_autofree double *roi = NULL;
+      g_autofree char *label = NULL;
+      gsize len = 0;
+      gboolean ok;
+      int ups;
+
+      roi = g_key_file_get_double_list (kf, group, k_roi, &len, NULL);
+      ok = roi != NULL && len == 4 && roi[0] != roi[2] && roi[1] != roi[3];
+      for (gsize j = 0; ok && j < 4; j++)
+        ok = isfinite (roi[j]) && fabs (roi[j]) <= ROI_ABS_MAX;
+      if (!ok)
+        continue;
+      memset (r, 0, sizeof *r);
+      memcpy (r->roi, roi, sizeof r->roi);
+      r->proc = state->proc;
+      label = g_key_file_get_string (kf, group, k_label, NULL);
+      g_strlcpy (r->label, label != NULL ? label : "", sizeof r->label);
+      GET_ENUM (k_algo, ef_algo_from_string, r->proc.algo);
+      GET_ENUM (k_prec, ef_precision_from_string, r->proc.precision);
+      GET_ENUM (k_win, ef_window_from_string, r->proc.window);
+      GET_ENUM (k_az, ef_window_from_string, r->proc.az_window);
+      ups = g_key_file_get_integer (kf, group, k_ups, NULL);
+      if (ups > 0 && ups <= UPSAMPLE_MAX)
+        r->proc.upsample = (guint) ups;
+      state->n_regions++;
+    }
+}
+
+static void
+save_regions (GKeyFile *kf, const char *group, const EfSessionState *state)
+{
+  guint n = MIN (state->n_regions, (guint) EF_SESSION_MAX_REGIONS);
+
+  g_key_file_set_integer (kf, group, "regions", (int) n);
+  for (guint i = 0; i < n; i++)
+    {
+      const EfSessionRegion *r = &state->regions[i];
+      g_autofree char *k_roi = g_strdup_printf ("region%u-roi", i);
+      g_autofree char *k_label = g_strdup_printf ("region%u-label", i);
+      g_autofree char *k_algo = g_strdup_printf ("region%u-algorithm", i);
+      g_autofree char *k_prec = g_strdup_printf ("region%u-precision", i);
+      g_autofree char *k_win = g_strdup_printf ("region%u-window-function", i);
+      g_autofree char *k_az = g_strdup_printf ("region%u-azimuth-window-function", i);
+      g_autofree char *k_ups = g_strdup_printf ("region%u-upsample", i);
+
+      g_key_file_set_double_list (kf, group, k_roi, (double *) r->roi, 4);
+      g_key_file_set_string (kf, group, k_label, r->label);
+      g_key_file_set_string (kf, group, k_algo, ef_algo_to_string (r->proc.algo));
+      g_key_file_set_string (kf, group, k_prec, ef_precision_to_string (r->proc.precision));
+      g_key_file_set_string (kf, group, k_win, ef_window_to_string (r->proc.window));
+      g_key_file_set_string (kf, group, k_az, ef_window_to_string (r->proc.az_window));
+      g_key_file_set_integer (kf, group, k_ups, (int) r->proc.upsample);
+    }
+}
+
 gboolean
 ef_session_load (const char *key, EfSessionState *state)
 {
@@ -152,6 +226,7 @@ ef_session_load (const char *key, EfSessionState *state)
   GET_ENUM ("backend", ef_backend_kind_from_string, p->backend);
   GET_ENUM ("order", ef_order_from_string, p->order);
   GET_ENUM ("window-function", ef_window_from_string, p->window);
+  GET_ENUM ("azimuth-window-function", ef_window_from_string, p->az_window);
 #define GET_UINT(name, field, max)                               \
   do {                                                           \
     int v = g_key_file_get_integer (kf, group, name, &error);    \
@@ -189,6 +264,7 @@ ef_session_load (const char *key, EfSessionState *state)
     }
 #undef GET_UINT
 #undef GET_DOUBLE
+  load_regions (kf, group, state);
   return TRUE;
 }
 
@@ -253,6 +329,7 @@ ef_session_save (const char *key, const EfSessionState *state, GError **error)
   g_key_file_set_string (kf, group, "backend", ef_backend_kind_to_string (p->backend));
   g_key_file_set_string (kf, group, "order", ef_order_to_string (p->order));
   g_key_file_set_string (kf, group, "window-function", ef_window_to_string (p->window));
+  g_key_file_set_string (kf, group, "azimuth-window-function", ef_window_to_string (p->az_window));
   g_key_file_set_integer (kf, group, "upsample", (int) p->upsample);
   g_key_file_set_integer (kf, group, "block-size", (int) p->block_size);
   g_key_file_set_boolean (kf, group, "spacing-auto", p->spacing_auto);
@@ -268,6 +345,7 @@ ef_session_save (const char *key, const EfSessionState *state, GError **error)
       g_key_file_set_double (kf, group, "gamma", state->display.gamma);
       g_key_file_set_boolean (kf, group, "db-auto", state->db_auto);
     }
+  save_regions (kf, group, state);
   forget_oldest (kf);
   /* g_key_file_save_to_file writes a temporary file and renames it: a crash never leaves half a file. */
   return g_key_file_save_to_file (kf, path, error);

@@ -8,6 +8,16 @@
 
 G_BEGIN_DECLS
 
+/* The regions a collection holds beside the one in view: each with its own processing, to be formed
+ * again or compared. */
+#define EF_SESSION_MAX_REGIONS 16
+
+typedef struct {
+  double       roi[4];          /* x0, y0, x1, y1, m */
+  EfProcessing proc;
+  char         label[64];       /* the user's name for it, NUL-terminated */
+} EfSessionRegion;
+
 typedef struct {
   gboolean        has_roi;
   double          roi[4];        /* x0, y0, x1, y1, m */
@@ -15,6 +25,8 @@ typedef struct {
   gboolean        has_display;
   EfDisplayParams display;
   gboolean        db_auto;
+  guint           n_regions;
+  EfSessionRegion regions[EF_SESSION_MAX_REGIONS];
 } EfSessionState;
 
 /* The key a dataset is remembered by: its absolute path, or "demo" for the built-in scene. Owned. */

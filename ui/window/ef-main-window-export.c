@@ -6,9 +6,11 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "ef-error.h"
 #include "ef-export-png.h"
 #include "ef-image-io.h"
 #include "ef-run-info-json.h"
+#include "ef-sicd.h"
 #include "ef-main-window-private.h"
 
 typedef void (*SaveFunc) (EfMainWindow *self, const char *path);
@@ -83,7 +85,21 @@ typedef struct {
   EfJobRunner *runner;  /* owned */
   char        *path;    /* owned */
   JsonObject  *extra;   /* owned: the parameters and what ran, for the sidecar (or the TIFF's description) */
+  /* SICD: the job's parameters and what ran, copied on the main thread; the dataset, owned */
+  gboolean     sicd;
+  EfDataset   *dataset;
+  EfJobParams  params;
+  EfRunInfo    run;
+  char        *why_not; /* owned: why the region cannot be a SICD yet, or NULL */
 } ExportData;
+
+static gboolean
+is_sicd_path (const char *path)
+{
+  g_autofree char *lower = g_ascii_strdown (path, -1);
+
+  return g_str_has_suffix (lower, ".nitf") || g_str_has_suffix (lower, ".ntf");
+}
 
 static void
 export_data_free (gpointer data)
@@ -93,6 +109,9 @@ export_data_free (gpointer data)
   g_object_unref (d->runner);
   g_free (d->path);
   g_clear_pointer (&d->extra, json_object_unref);
+  g_clear_pointer (&d->dataset, ef_dataset_unref);
+  ef_run_info_clear (&d->run);
+  g_free (d->why_not);
   g_free (d);
 }
 
@@ -105,10 +124,34 @@ export_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *c
   GError *error = NULL;
   EfRect rect = { 0, 0, grid->width, grid->height };
 
+  if (d->why_not != NULL)
+    {
+      g_task_return_new_error (task, EF_IO_ERROR, EF_IO_ERROR_INVALID_DATA, "%s", d->why_not);
+      return;
+    }
   /* The copy and the write both take a while for a large region: neither belongs on the main thread. */
   image = ef_image_new (grid, &error);
-  if (image == NULL || !ef_job_runner_read (d->runner, &rect, image->data, &error)
-      || !ef_image_write_full (image, d->path, d->extra, NULL, &error))
+  if (image == NULL || !ef_job_runner_read (d->runner, &rect, image->data, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  if (d->sicd)
+    {
+      EfSicdSource src = { 0 };
+
+      src.dataset = d->dataset;
+      src.image = image;
+      src.params = &d->params;
+      src.run = &d->run;
+      src.input = d->dataset->info.path;
+      if (!ef_sicd_write (d->path, &src, &error))
+        {
+          g_task_return_error (task, error);
+          return;
+        }
+    }
+  else if (!ef_image_write_full (image, d->path, d->extra, NULL, &error))
     {
       g_task_return_error (task, error);
       return;
@@ -160,6 +203,18 @@ ef_main_window_export_image_to (EfMainWindow *self, const char *path)
     d->extra = ef_run_info_sidecar_extra (ef_job_runner_get_run_info (runner), ds->info.path,
                                           ef_job_runner_get_params (runner), p->pulses_done, p->elapsed_s,
                                           p->bp_per_s);
+    d->sicd = is_sicd_path (path);
+    if (d->sicd)
+      {
+        /* A SICD describes the whole aperture it names: only a region formed from all of it. */
+        d->dataset = ef_dataset_ref (ds);
+        d->params = *ef_job_runner_get_params (runner);
+        ef_run_info_copy (ef_job_runner_get_run_info (runner), &d->run);
+        if (p->pulses_done == 0)
+          d->why_not = g_strdup (_("The region has no pulses formed yet"));
+        else if (p->state != EF_JOB_DONE || p->pulses_done < p->pulses_total)
+          d->why_not = g_strdup (_("The region is still forming; a SICD describes the whole aperture"));
+      }
   }
   task = g_task_new (self, NULL, export_done, NULL);
   g_task_set_task_data (task, d, export_data_free);
@@ -171,7 +226,7 @@ ef_main_window_export_image (EfMainWindow *self)
 {
   g_autofree char *name = suggested_name (self, self->roi_runner ? "region" : "overview", "tif");
   GtkFileFilter *filters[] = { filter (_("Float TIFF"), "tif"), filter (_("NumPy array with JSON metadata"), "npy"),
-                               NULL };
+                               filter (_("SICD (NITF)"), "nitf"), NULL };
 
   ask_save_path (self, _("Export the Complex Image"), name, ef_main_window_export_image_to, filters);
 }

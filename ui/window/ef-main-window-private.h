@@ -10,6 +10,7 @@
 #include "ef-measure-panel.h"
 #include "ef-processing.h"
 #include "ef-processing-panel.h"
+#include "ef-session.h"
 #include "ef-main-window.h"
 
 G_BEGIN_DECLS
@@ -99,11 +100,32 @@ struct _EfMainWindow {
   char                *last_toast;        /* owned: the newest toast's message, or NULL */
   AdwToast            *last_toast_object; /* owned: the newest toast, or NULL */
 #endif
+  /* The regions kept (ef-main-window-regions.c): boxes and processing, remembered with the session, and
+   * their images (owned; NULL for one remembered from an earlier session and not formed since). */
+  guint                n_regions;
+  EfSessionRegion      regions[EF_SESSION_MAX_REGIONS];
+  EfImage             *region_images[EF_SESSION_MAX_REGIONS];
+  GtkWindow           *compare_window;    /* owned ref: the last comparison opened, or NULL */
 };
 
 /* ef-main-window-actions.c */
 void ef_main_window_actions_init (EfMainWindow *self);
 void ef_main_window_actions_sync (EfMainWindow *self);
+
+/* ef-main-window-regions.c */
+void ef_main_window_regions_add_actions (EfMainWindow *self);
+void ef_main_window_regions_clear (EfMainWindow *self);
+void ef_main_window_regions_to_state (EfMainWindow *self, EfSessionState *state);
+void ef_main_window_regions_from_state (EfMainWindow *self, const EfSessionState *state);
+/* Keeps the region in view, formed, with its processing; FALSE with error when there is none yet. */
+gboolean ef_main_window_keep_region (EfMainWindow *self, GError **error);
+/* Opens a window comparing kept regions a and b (0-based). */
+gboolean ef_main_window_compare_regions (EfMainWindow *self, guint a, guint b, GError **error);
+/* Forms kept region index (0-based) again: its box and processing become the view's. */
+gboolean ef_main_window_restore_region (EfMainWindow *self, guint index, GError **error);
+guint                  ef_main_window_get_n_regions (EfMainWindow *self);
+const EfSessionRegion *ef_main_window_get_region (EfMainWindow *self, guint index);
+const EfImage         *ef_main_window_get_region_image (EfMainWindow *self, guint index);
 
 /* ef-main-window-jobs.c */
 void ef_main_window_jobs_start_overview (EfMainWindow *self);

@@ -110,6 +110,7 @@ session_save_now (EfMainWindow *self)
   state.proc = self->proc;
   state.has_display = self->display_known;
   state.display = self->display;
+  ef_main_window_regions_to_state (self, &state);
   if (!ef_session_save (self->session_key, &state, &error))
     g_debug ("The session could not be saved: %s", error->message);
 }
@@ -186,7 +187,8 @@ processing_panel_changed (EfMainWindow *self)
   ef_main_window_actions_sync (self);
   ef_main_window_queue_session_save (self);
   /* Range compression and the backend shape the overview too. */
-  if (before.window != self->proc.window || before.upsample != self->proc.upsample
+  if (before.window != self->proc.window || before.az_window != self->proc.az_window
+      || before.upsample != self->proc.upsample
       || before.backend != self->proc.backend)
     ef_main_window_jobs_start_overview (self);
   if (self->has_roi
@@ -299,6 +301,7 @@ ef_main_window_set_dataset (EfMainWindow *self, EfDataset *dataset)
   ef_display_params_init (&state.display);
   self->has_roi = FALSE;
   self->display_known = FALSE;
+  state.n_regions = 0;
   if (ef_session_load (self->session_key, &state))
     {
       self->proc = state.proc;
@@ -323,6 +326,7 @@ ef_main_window_set_dataset (EfMainWindow *self, EfDataset *dataset)
           self->display_known = TRUE;
         }
     }
+  ef_main_window_regions_from_state (self, &state);
   g_array_set_size (self->measurements, 0);
   self->has_marker = FALSE;
   self->remeasure = FALSE;
@@ -768,6 +772,9 @@ ef_main_window_dispose (GObject *object)
     ef_main_window_jobs_stop (self);
   g_clear_object (&self->overview);
   g_clear_object (&self->roi_runner);
+  if (self->compare_window != NULL)
+    gtk_window_destroy (self->compare_window);
+  g_clear_object (&self->compare_window);
   g_clear_object (&self->settings);
   g_clear_pointer (&self->dataset, ef_dataset_unref);
 
@@ -789,6 +796,7 @@ ef_main_window_finalize (GObject *object)
   g_array_unref (self->measurements);
   g_array_unref (self->roi_undo);
   g_array_unref (self->roi_redo);
+  ef_main_window_regions_clear (self);
   ef_batch_clear (&self->batch);
   G_OBJECT_CLASS (ef_main_window_parent_class)->finalize (object);
 }
@@ -922,6 +930,7 @@ ef_main_window_init (EfMainWindow *self)
   ef_processing_panel_set (self->processing_panel, &self->proc, 0);
   ef_display_panel_set (self->display_panel, &self->display);
   ef_main_window_actions_init (self);
+  ef_main_window_regions_add_actions (self);
   ef_main_window_files_init (self);
   g_signal_connect_object (self->flap, "notify::folded", G_CALLBACK (flap_folded), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (gtk_menu_button_get_popover (self->main_menu_button), "closed",

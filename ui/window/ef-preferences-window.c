@@ -117,6 +117,8 @@ ef_preferences_window_init (EfPreferencesWindow *self)
              "block-size");
   bind_combo (self, ef_panel_add_combo_row (g, _("Order"), orders), "order", order_words);
   bind_combo (self, ef_panel_add_combo_row (g, _("Window"), windows), "window-function", window_words);
+  bind_combo (self, ef_panel_add_combo_row (g, _("Cross-range window"), windows), "azimuth-window-function",
+              window_words);
   bind_spin (self, ef_panel_add_spin_row (g, _("Upsampling"), _("Zero-padding factor of the range FFT"), 1, 32, 1, 0),
              "upsample");
   adw_preferences_page_add (page, g);
