@@ -40,6 +40,7 @@ ENGINE_STAGES = {
     "compute/job": 3,
     "compute/io": 4,
     "compute/cuda": 4,
+    "compute/stack": 5,      # forms passes through the job and writes them with io
 }
 SOURCE_EXT = (".c", ".h", ".cu", ".cuh")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
