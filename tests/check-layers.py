@@ -34,6 +34,7 @@ ENGINE_STAGES = {
     "compute/core": 0,
     "compute/signal": 1,
     "compute/sim": 1,
+    "compute/arcs": 1,       # time-series estimators: they need only the data model
     "compute/form/cpu": 1,
     "compute/form": 2,
     "compute/metrics": 2,

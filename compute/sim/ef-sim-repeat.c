@@ -99,7 +99,7 @@ ef_repeat_params_init (EfRepeatParams *p, guint width, guint height)
   p->height_max = 10.0;
   p->clutter_coherence = 0.2;
   p->aps_rms = 1.0;
-  p->aps_length = 30.0;
+  p->aps_length = 200.0;
   p->noise_db = -10.0;
   p->seed = 1;
 }
@@ -114,6 +114,27 @@ double
 ef_repeat_displacement (const EfRepeatPs *ps, double t_years)
 {
   return ps->velocity * t_years + ps->seasonal_amp * sin (2 * G_PI * t_years);
+}
+
+double
+ef_repeat_linear_velocity (const EfRepeatTruth *truth, const EfRepeatPs *ps)
+{
+  guint n = truth->params.n_passes;
+  double tm = 0, dm = 0, st = 0, sd = 0;
+
+  for (guint k = 0; k < n; k++)
+    {
+      tm += truth->t_years[k] / n;
+      dm += ef_repeat_displacement (ps, truth->t_years[k]) / n;
+    }
+  for (guint k = 0; k < n; k++)
+    {
+      double dt = truth->t_years[k] - tm;
+
+      st += dt * dt;
+      sd += dt * (ef_repeat_displacement (ps, truth->t_years[k]) - dm);
+    }
+  return sd / st;
 }
 
 static gboolean

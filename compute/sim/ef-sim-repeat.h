@@ -59,7 +59,8 @@ typedef struct {
 } EfRepeatTruth;
 
 /* X-band spaceborne defaults: 60 passes over two years, lambda 3.1 cm, 700 km at 35 deg, bperp std
- * 150 m; PS at 10..20 dB SCR; clutter coherence 0.2; 1 rad of atmosphere over 30 pixels. */
+ * 150 m; PS at 10..20 dB SCR; clutter coherence 0.2; 1 rad of atmosphere correlated over 200 pixels
+ * (an atmosphere varies over kilometres). */
 void ef_repeat_params_init (EfRepeatParams *p, guint width, guint height);
 
 /* Draws dates, baselines and scatterers. Returns owned truth, or NULL with error on bad parameters (sizes
@@ -69,6 +70,11 @@ void           ef_repeat_truth_free (EfRepeatTruth *truth);
 
 /* The line-of-sight displacement of a PS at date t (years): v t + A sin (2 pi t). */
 double ef_repeat_displacement (const EfRepeatPs *ps, double t_years);
+/* The least-squares linear trend of a PS's true displacement over the truth's dates, m/yr: what a
+ * linear-velocity estimator can see. Over a finite span the seasonal term leaks into it (over two whole
+ * years by about -0.48 A per year for A sin (2 pi t)), so estimates are compared with this, not with
+ * ps->velocity alone. */
+double ef_repeat_linear_velocity (const EfRepeatTruth *truth, const EfRepeatPs *ps);
 /* The height term's factor 1 / (R sin theta). */
 double ef_repeat_height_factor (const EfRepeatParams *p);
 
