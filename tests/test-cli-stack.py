@@ -57,6 +57,18 @@ def main():
         check("ps height rms", (t.get("height_rms_m") or 9) <= 1.0, str(t))
         check("ps records what ran", s.get("backend") == "cpu" and s.get("estimator") == "periodogram", str(s))
 
+        # Asked for CUDA: the device's scores give the same candidates; without a device the CPU runs them,
+        # and the summary says so and why.
+        rc, out, err = run("ps", a, "--backend", "cuda", "--json", "-o", os.path.join(tmp, "cg.json"))
+        g = json.loads(out) if rc == 0 else {}
+        if g.get("backend") == "cuda":
+            x, y = candidates(ca), candidates(os.path.join(tmp, "cg.json"))
+            check("ps on the device: the same candidates", x.keys() == y.keys(), str(g))
+        else:
+            check("ps without a device falls back and says why",
+                  g.get("backend") == "cpu" and g.get("backend_requested") == "cuda" and g.get("backend_reason")
+                  and "runs on the CPU" in err, out + err)
+
         # The same scene in tiles of 32 (strips of 32 rows with halos): the same candidates and values.
         rc, out, err = run("stack", "simulate", b, "--size", "96x80", "--passes", "60", "--ps", "700", "--seed", "11",
                            "--tile", "32")

@@ -14,6 +14,10 @@
 #include "ef-json.h"
 #include "ef-stack.h"
 #include "ef-stack-truth.h"
+#if HAVE_CUDA
+#include "cuda/ef-cuda.h"
+#include "cuda/ef-cuda-arcs.h"
+#endif
 
 static const char ps_description[] =
   "Every pixel forms an arc with each neighbour in the search window; an arc's coherence over the passes\n"
@@ -110,7 +114,8 @@ int
 ef_cli_ps (int argc, char **argv)
 {
   g_autofree char *radius_s = NULL, *shape_s = NULL, *thr_s = NULL, *arc_thr_s = NULL, *vel_s = NULL;
-  g_autofree char *hgt_s = NULL, *ref_s = NULL, *truth_s = NULL, *out_s = NULL;
+  g_autofree char *hgt_s = NULL, *ref_s = NULL, *truth_s = NULL, *out_s = NULL, *backend_s = NULL;
+  g_autofree char *mapping_s = NULL;
   gboolean plain = FALSE, json_out = FALSE;
   GOptionEntry entries[] = {
     { "radius", 'r', 0, G_OPTION_ARG_STRING, &radius_s, "Search window radius, pixels (default 3)", "N" },
@@ -126,6 +131,10 @@ ef_cli_ps (int argc, char **argv)
     { "truth", 0, 0, G_OPTION_ARG_FILENAME, &truth_s, "Measure against a simulation's truth.json", "FILE" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out_s, "Write the candidates as JSON", "FILE" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json_out, "Print a JSON summary on stdout", NULL },
+    { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend_s,
+      "Arc coherence on: auto (CUDA when there is a device), cpu, cuda (default cpu)", "NAME" },
+    { "mapping", 0, 0, G_OPTION_ARG_STRING, &mapping_s,
+      "CUDA plain coherence's thread mapping: window, arc, graph (default graph)", "NAME" },
     { NULL },
   };
   g_autoptr (GOptionContext) ctx = ef_cli_option_context_new ("ps", "STACK",
@@ -146,6 +155,14 @@ ef_cli_ps (int argc, char **argv)
   double elapsed;
   Score sc;
   gboolean have_truth = FALSE;
+  EfBackendKind backend_kind = EF_BACKEND_CPU;
+  const char *ran = "cpu";
+  g_autofree char *reason = NULL;
+#if HAVE_CUDA
+  EfCudaArcsMapping mapping = EF_CUDA_ARCS_GRAPH;
+  g_autoptr (EfCudaArcs) dev = NULL;
+  double device_ms = 0;
+#endif
 
   if (!ef_cli_option_parse (ctx, "ps", &argc, &argv))
     return EF_CLI_EXIT_USAGE;
@@ -183,6 +200,15 @@ ef_cli_ps (int argc, char **argv)
     }
   if (!ef_arc_grid_check (&pp.grid, &error))
     return ef_cli_usage_error ("ps", "%s", error->message);
+  if (backend_s != NULL && !ef_backend_kind_from_string (backend_s, &backend_kind))
+    return ef_cli_usage_error ("ps", "--backend: expected auto, cpu or cuda, got “%s”", backend_s);
+#if HAVE_CUDA
+  if (mapping_s != NULL && !ef_cuda_arcs_mapping_from_string (mapping_s, &mapping))
+    return ef_cli_usage_error ("ps", "--mapping: expected window, arc or graph, got “%s”", mapping_s);
+#else
+  if (mapping_s != NULL)
+    ef_cli_warning ("--mapping only applies to CUDA, which this build lacks");
+#endif
 
   stack = ef_stack_open (argv[1], &error);
   if (stack == NULL)
@@ -230,6 +256,28 @@ ef_cli_ps (int argc, char **argv)
         return EF_CLI_EXIT_FAILURE;
       }
   }
+  if (backend_kind != EF_BACKEND_CPU)
+    {
+#if HAVE_CUDA
+      g_autoptr (GError) local = NULL;
+      EfArcOffset off[EF_ARC_MAX_OFFSETS];
+      guint n_off = ef_arc_offsets (&pp.window, off);
+
+      dev = ef_cuda_arcs_new (-1, grid->width, MIN (grid->height, strip + 2 * radius), n, off, n_off,
+                              plain ? NULL : &m, plain ? NULL : &pp.grid, &local);
+      if (dev != NULL)
+        ran = "cuda";
+      else
+        reason = g_strdup (local->message);
+#else
+      reason = g_strdup ("this build has no CUDA");
+#endif
+      if (reason != NULL)
+        {
+          g_autofree char *msg = g_strdup_printf ("arc coherence runs on the CPU: %s", reason);
+          ef_cli_warn_once (msg);
+        }
+    }
   net = ef_ps_network_new (grid->width, grid->height);
   t0 = g_get_monotonic_time ();
   for (guint y0 = 0; y0 < grid->height; y0 += strip)
@@ -239,8 +287,39 @@ ef_cli_ps (int argc, char **argv)
       EfRect rect = { 0, r0, grid->width, r1 - r0 };
       EfRect core = { 0, y0, grid->width, y1 - y0 };
 
-      if (!ef_stack_read_region (stack, &rect, 0, n, region, &error)
-          || !ef_ps_network_add_region (net, region, &rect, &core, &m, &pp, NULL, &error))
+      if (!ef_stack_read_region (stack, &rect, 0, n, region, &error))
+        return ef_cli_report ("ps", error);
+#if HAVE_CUDA
+      if (dev != NULL)
+        {
+          g_autoptr (EfArcPhasors) ph = ef_arc_phasors_new (region, rect.width, rect.height, n, &error);
+          g_autoptr (GError) local = NULL;
+          EfArcOffset off[EF_ARC_MAX_OFFSETS];
+          gsize n_coh = (gsize) rect.width * rect.height * ef_arc_offsets (&pp.window, off);
+          g_autofree float *coh = g_try_new (float, n_coh);
+          g_autofree guint16 *best = plain ? NULL : g_try_new (guint16, n_coh);
+          EfCudaArcsTiming tm;
+
+          if (ph == NULL || coh == NULL || (!plain && best == NULL))
+            {
+              ef_cli_error ("no memory for a strip's arcs");
+              return EF_CLI_EXIT_FAILURE;
+            }
+          if (ef_cuda_arcs_run (dev, ph->re, ph->im, rect.height, mapping, !plain, coh, best, NULL, &tm, &local))
+            {
+              device_ms += tm.kernel_ms;
+              if (!ef_ps_network_add_arcs (net, ph, coh, best, &rect, &core, &m, &pp, NULL, &error))
+                return ef_cli_report ("ps", error);
+              continue;
+            }
+          /* A device failure: the CPU takes this strip and the rest, and the summary says why. */
+          reason = g_strdup_printf ("the device failed: %s", local->message);
+          ef_cli_warn_once (reason);
+          g_clear_pointer (&dev, ef_cuda_arcs_free);
+          ran = "cpu";
+        }
+#endif
+      if (!ef_ps_network_add_region (net, region, &rect, &core, &m, &pp, NULL, &error))
         return ef_cli_report ("ps", error);
       if (ef_cli_stderr_is_tty ())
         ef_cli_progress_draw ("ps", (double) y1 / grid->height, NULL);
@@ -297,7 +376,15 @@ ef_cli_ps (int argc, char **argv)
 
       ef_cli_json_init (&j);
       ef_cli_json_begin_object (&j, NULL);
-      ef_cli_json_string (&j, "backend", "cpu");
+      ef_cli_json_string (&j, "backend", ran);
+      ef_cli_json_string (&j, "backend_requested", ef_backend_kind_to_string (backend_kind));
+      ef_cli_json_string (&j, "backend_reason", reason);
+#if HAVE_CUDA
+      ef_cli_json_string (&j, "mapping", g_strcmp0 (ran, "cuda") == 0 && plain
+                                         ? ef_cuda_arcs_mapping_to_string (mapping) : NULL);
+      if (g_strcmp0 (ran, "cuda") == 0)
+        ef_cli_json_double (&j, "device_kernels_s", device_ms / 1e3);
+#endif
       ef_cli_json_string (&j, "estimator", plain ? "plain" : "periodogram");
       ef_cli_json_int (&j, "radius", radius);
       ef_cli_json_int (&j, "passes", n);
@@ -321,8 +408,9 @@ ef_cli_ps (int argc, char **argv)
     }
   else
     {
-      printf ("%u candidates (%u connected to the reference by %u arcs) in %.2f s on the CPU, %s scores\n",
-              net->candidates->len, net->n_connected, net->arcs->len, elapsed, plain ? "plain" : "periodogram");
+      printf ("%u candidates (%u connected to the reference by %u arcs) in %.2f s, arc coherence on the %s, %s "
+              "scores\n", net->candidates->len, net->n_connected, net->arcs->len, elapsed,
+              g_strcmp0 (ran, "cuda") == 0 ? "CUDA device" : "CPU", plain ? "plain" : "periodogram");
       if (have_truth)
         printf ("against the truth (%u PS): precision %.4f, recall %.4f; velocity rms %.3f mm/yr, height rms %.3f m\n",
                 truth->n_ps, sc.precision, sc.recall, sc.v_rms * 1e3, sc.h_rms);

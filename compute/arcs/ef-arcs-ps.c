@@ -84,11 +84,9 @@ ef_ps_network_add_region (EfPsNetwork *net, const EfCf32 *region_data, const EfR
   g_autoptr (EfArcPhasors) ph = NULL;
   g_autofree float *coh = NULL;
   g_autofree guint16 *best = NULL;
-  g_autofree float *rscore = NULL;
   EfArcOffset off[EF_ARC_MAX_OFFSETS];
-  guint n_off, n_grid;
+  guint n_off;
   gsize plane, n_coh;
-  GArray *found;
 
   g_return_val_if_fail (net != NULL && region_data != NULL && rect != NULL && core != NULL, FALSE);
   g_return_val_if_fail (model != NULL && params != NULL, FALSE);
@@ -111,10 +109,9 @@ ef_ps_network_add_region (EfPsNetwork *net, const EfCf32 *region_data, const EfR
   plane = (gsize) rect->width * rect->height;
   n_coh = plane * n_off;
   coh = g_try_new (float, n_coh);
-  rscore = g_try_new (float, plane);
   if (!params->plain)
     best = g_try_new (guint16, n_coh);
-  if (coh == NULL || rscore == NULL || (!params->plain && best == NULL))
+  if (coh == NULL || (!params->plain && best == NULL))
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "No memory for the arcs of a %u x %u region",
                    rect->width, rect->height);
@@ -124,6 +121,45 @@ ef_ps_network_add_region (EfPsNetwork *net, const EfCf32 *region_data, const EfR
     ef_arcs_plain (ph, off, n_off, coh);
   else if (!ef_arcs_periodogram (ph, off, n_off, model, &params->grid, coh, best, error))
     return FALSE;
+  return ef_ps_network_add_arcs (net, ph, coh, best, rect, core, model, params, score, error);
+}
+
+gboolean
+ef_ps_network_add_arcs (EfPsNetwork *net, const EfArcPhasors *ph, const float *coh, const guint16 *best,
+                        const EfRect *rect, const EfRect *core, const EfArcModel *model, const EfPsParams *params,
+                        float *score, GError **error)
+{
+  g_autofree float *rscore = NULL;
+  EfArcOffset off[EF_ARC_MAX_OFFSETS];
+  guint n_off, n_grid;
+  gsize plane;
+  GArray *found;
+
+  g_return_val_if_fail (net != NULL && ph != NULL && coh != NULL && rect != NULL && core != NULL, FALSE);
+  g_return_val_if_fail (model != NULL && params != NULL && (params->plain || best != NULL), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!ef_arc_window_check (&params->window, error) || !ef_arc_model_check (model, error)
+      || !ef_arc_grid_check (&params->grid, error))
+    return FALSE;
+  if (!rect_inside (core, rect) || rect->x + rect->width > net->width || rect->y + rect->height > net->height
+      || core->width == 0 || core->height == 0 || ph->width != rect->width || ph->height != rect->height
+      || ph->n_passes != model->n_passes)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "A region's core must lie inside the region, the region inside the image, and the phasors "
+                   "must be the region's");
+      return FALSE;
+    }
+  n_off = ef_arc_offsets (&params->window, off);
+  plane = (gsize) rect->width * rect->height;
+  rscore = g_try_new (float, plane);
+  if (rscore == NULL)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "No memory for the scores of a %u x %u region",
+                   rect->width, rect->height);
+      return FALSE;
+    }
   ef_arcs_pixel_scores (coh, rect->width, rect->height, off, n_off, rscore);
 
   for (guint r = core->y; r < core->y + core->height; r++)

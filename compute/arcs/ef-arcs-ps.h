@@ -59,6 +59,13 @@ gboolean ef_ps_network_add_region (EfPsNetwork *net, const EfCf32 *region_data, 
                                    const EfRect *core, const EfArcModel *model, const EfPsParams *params,
                                    float *score, GError **error);
 
+/* The same, with the region's arc coherence already computed (on a device, say): ph the region's
+ * phasors, coh laid out as ef_arcs_plain's for params->window's offsets, and best as
+ * ef_arcs_periodogram's (NULL with params->plain). None of them is kept. Blocks (OpenMP). */
+gboolean ef_ps_network_add_arcs (EfPsNetwork *net, const EfArcPhasors *ph, const float *coh, const guint16 *best,
+                                 const EfRect *rect, const EfRect *core, const EfArcModel *model,
+                                 const EfPsParams *params, float *score, GError **error);
+
 /* Keeps the arcs whose two ends are candidates, picks the reference, and integrates the arcs' velocity
  * and height differences over the reference's connected part of the network by weighted least squares
  * (conjugate gradients; weight g^2 / (1 - g^2) for coherence g). FALSE with error when there is no
