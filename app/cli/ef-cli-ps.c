@@ -289,6 +289,7 @@ ef_cli_ps (int argc, char **argv)
 
       if (!ef_stack_read_region (stack, &rect, 0, n, region, &error))
         return ef_cli_report ("ps", error);
+      ef_stack_unmap (stack);
 #if HAVE_CUDA
       if (dev != NULL)
         {

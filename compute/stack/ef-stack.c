@@ -34,8 +34,9 @@ struct _EfStack {
   EfStackGeometry geometry;
   GArray         *passes;      /* owned, of EfStackPass */
   GMutex          lock;        /* guards maps */
-  GMappedFile   **maps;        /* owned, [pass][tile_y][tile_x], grown with passes; NULL until mapped */
-  guint           maps_len;
+  GHashTable     *maps;        /* owned: slot ((pass * tiles_y + tile_y) * tiles_x + tile_x, a gint64)
+                                * -> GMappedFile, for the tiles mapped so far: no table sized by what
+                                * an index claims */
 };
 
 static void
@@ -62,6 +63,7 @@ stack_new (const char *dir, const EfGrid *grid, guint tile, const EfStackGeometr
   s->passes = g_array_new (FALSE, TRUE, sizeof (EfStackPass));
   g_array_set_clear_func (s->passes, pass_clear);
   g_mutex_init (&s->lock);
+  s->maps = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_mapped_file_unref);
   return s;
 }
 
@@ -70,10 +72,7 @@ ef_stack_free (EfStack *stack)
 {
   if (stack == NULL)
     return;
-  for (guint i = 0; i < stack->maps_len; i++)
-    if (stack->maps[i] != NULL)
-      g_mapped_file_unref (stack->maps[i]);
-  g_free (stack->maps);
+  g_hash_table_unref (stack->maps);
   g_array_unref (stack->passes);
   g_mutex_clear (&stack->lock);
   g_free (stack->dir);
@@ -502,7 +501,8 @@ const EfCf32 *
 ef_stack_map_tile (EfStack *stack, guint k, guint tile_row, guint tile_col, guint *width, guint *height,
                    GError **error)
 {
-  gsize slot, need, offset = 0;
+  gint64 slot;
+  gsize offset = 0;
   guint tw, th;
   GMappedFile *m;
   const EfCf32 *data = NULL;
@@ -512,18 +512,11 @@ ef_stack_map_tile (EfStack *stack, guint k, guint tile_row, guint tile_col, guin
 
   tw = MIN (stack->tile, stack->grid.width - tile_col * stack->tile);
   th = MIN (stack->tile, stack->grid.height - tile_row * stack->tile);
-  /* At most 1000 passes of at most 65536^2 / 16^2 tiles: far below overflow. */
-  slot = ((gsize) k * stack->tiles_y + tile_row) * stack->tiles_x + tile_col;
-  need = (gsize) stack->passes->len * stack->tiles_y * stack->tiles_x;
+  /* At most 1000 passes of at most 65536^2 / 16^2 tiles: far below overflow of 64 bits. */
+  slot = ((gint64) k * stack->tiles_y + tile_row) * stack->tiles_x + tile_col;
 
   g_mutex_lock (&stack->lock);
-  if (stack->maps_len < need)
-    {
-      stack->maps = g_renew (GMappedFile *, stack->maps, need);
-      memset (stack->maps + stack->maps_len, 0, (need - stack->maps_len) * sizeof (GMappedFile *));
-      stack->maps_len = need;
-    }
-  m = stack->maps[slot];
+  m = g_hash_table_lookup (stack->maps, &slot);
   if (m == NULL)
     {
       g_autofree char *path = tile_path (stack, k, tile_row, tile_col);
@@ -531,7 +524,7 @@ ef_stack_map_tile (EfStack *stack, guint k, guint tile_row, guint tile_col, guin
       m = g_mapped_file_new (path, FALSE, error);
       if (m == NULL)
         goto out;
-      stack->maps[slot] = m;
+      g_hash_table_insert (stack->maps, g_memdup2 (&slot, sizeof slot), m);
     }
   {
     g_autofree char *path = tile_path (stack, k, tile_row, tile_col);
@@ -559,6 +552,15 @@ ef_stack_map_tile (EfStack *stack, guint k, guint tile_row, guint tile_col, guin
 out:
   g_mutex_unlock (&stack->lock);
   return data;
+}
+
+void
+ef_stack_unmap (EfStack *stack)
+{
+  g_return_if_fail (stack != NULL);
+  g_mutex_lock (&stack->lock);
+  g_hash_table_remove_all (stack->maps);
+  g_mutex_unlock (&stack->lock);
 }
 
 gboolean

@@ -67,6 +67,12 @@ const char            *ef_stack_get_source (EfStack *stack, guint k);
  * Thread-safe; blocks only to map the file the first time. */
 const EfCf32 *ef_stack_map_tile (EfStack *stack, guint k, guint tile_row, guint tile_col, guint *width,
                                  guint *height, GError **error);
+/* Unmaps every tile mapped so far, invalidating the pointers ef_stack_map_tile returned. A reader that
+ * walks a large stack a strip at a time calls it after each strip: every tile of every pass would
+ * otherwise stay mapped, and a large stack has more tiles than a process may map (vm.max_map_count).
+ * Thread-safe; must not run while another thread uses a mapped tile. */
+void ef_stack_unmap (EfStack *stack);
+
 /* Copies passes [k0, k0 + n) of rect (inside the image) into out, pass-major: out[(k - k0) * rect->width *
  * rect->height + row * rect->width + col]. Thread-safe; blocks for page faults. */
 gboolean ef_stack_read_region (EfStack *stack, const EfRect *rect, guint k0, guint n, EfCf32 *out,

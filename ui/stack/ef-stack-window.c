@@ -94,6 +94,7 @@ analyse (GTask *task, gpointer source, gpointer task_data, GCancellable *cancel)
 
       if (g_cancellable_set_error_if_cancelled (cancel, &error)
           || !ef_stack_read_region (stack, &rect, 0, n, region, &error)
+          || (ef_stack_unmap (stack), FALSE)
           || !ef_ps_network_add_region (an->net, region, &rect, &core, &m, &pp, an->score, &error))
         {
           g_task_return_error (task, g_steal_pointer (&error));
