@@ -67,7 +67,7 @@ def main():
         else:
             check("ps without a device falls back and says why",
                   g.get("backend") == "cpu" and g.get("backend_requested") == "cuda" and g.get("backend_reason")
-                  and "runs on the CPU" in err, out + err)
+                  and "on the CPU" in err, out + err)
 
         # The same scene in tiles of 32 (strips of 32 rows with halos): the same candidates and values.
         rc, out, err = run("stack", "simulate", b, "--size", "96x80", "--passes", "60", "--ps", "700", "--seed", "11",

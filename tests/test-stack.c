@@ -13,6 +13,8 @@
 #include "ef-metrics.h"
 #include "ef-image-io.h"
 #include "ef-error.h"
+#include "ef-arcs-accel.h"
+#include "ef-stack-ps.h"
 
 static const EfStackGeometry geo = { 0.031, 700e3, 35.0 };
 
@@ -304,6 +306,155 @@ test_coregistration (void)
   remove_tree (dir);
 }
 
+/* A stand-in accelerator that computes on the CPU and fails on its third strip: the dispatcher must
+ * give the same answer as the CPU alone, and say that the CPU took over. */
+struct _EfArcsSession {
+  guint calls;
+  EfArcOffset off[EF_ARC_MAX_OFFSETS];
+  guint n_off;
+  EfArcModel model;
+  EfArcGrid grid;
+  gboolean periodogram;
+};
+
+static guint fake_runs;
+
+static gboolean
+fake_available (char **why)
+{
+  return TRUE;
+}
+
+static EfArcsSession *
+fake_new (guint width, guint max_rows, guint n_passes, const EfArcOffset *off, guint n_off, const EfArcModel *model,
+          const EfArcGrid *grid, GError **error)
+{
+  EfArcsSession *s = g_new0 (EfArcsSession, 1);
+
+  memcpy (s->off, off, n_off * sizeof *off);
+  s->n_off = n_off;
+  s->periodogram = model != NULL;
+  if (model != NULL)
+    {
+      s->model = *model;
+      s->grid = *grid;
+    }
+  return s;
+}
+
+static gboolean
+fake_run (EfArcsSession *s, const EfArcPhasors *ph, guint mapping, gboolean periodogram, float *coh, guint16 *best,
+          double *kernel_ms, GError **error)
+{
+  fake_runs++;
+  if (++s->calls == 3)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_DEVICE, "the stand-in fails here");
+      return FALSE;
+    }
+  *kernel_ms = 1;
+  if (!periodogram)
+    {
+      ef_arcs_plain (ph, s->off, s->n_off, coh);
+      return TRUE;
+    }
+  return ef_arcs_periodogram (ph, s->off, s->n_off, &s->model, &s->grid, coh, best, error);
+}
+
+static void
+fake_free (EfArcsSession *s)
+{
+  g_free (s);
+}
+
+static const char *const fake_mappings[] = { "only", NULL };
+static const EfArcsProvider fake_provider = { "Stand-in", fake_mappings, fake_available, fake_new, fake_run,
+                                              fake_free };
+
+/* The whole stack a strip at a time against the whole image in memory, on the CPU and through an
+ * accelerator that fails part way. */
+static void
+test_stack_ps (void)
+{
+  g_autofree char *dir = temp_dir ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (EfRepeatTruth) truth = NULL;
+  g_autoptr (EfStack) s = NULL;
+  g_autoptr (EfPsNetwork) mem = NULL;
+  g_autoptr (EfPsNetwork) cpu = NULL;
+  g_autoptr (EfPsNetwork) acc = NULL;
+  g_autofree EfCf32 *all = NULL;
+  EfRepeatParams rp;
+  EfGrid grid;
+  EfPsParams pp;
+  EfStackPsOptions opt = { EF_BACKEND_CPU, 0 };
+  EfStackPsReport rep = { 0 };
+  EfArcModel m;
+  gsize plane;
+
+  ef_repeat_params_init (&rp, 48, 80);
+  rp.n_passes = 30;
+  rp.n_ps = 300;
+  truth = ef_repeat_truth_new (&rp, &error);
+  g_assert_true (ef_grid_init_roi (&grid, 0, 0, 24, 40, 0.5, &error));
+  s = ef_stack_create (dir, &grid, 16, &geo, &error);
+  plane = (gsize) 48 * 80;
+  all = g_new (EfCf32, plane * rp.n_passes);
+  for (guint k = 0; k < rp.n_passes; k++)
+    {
+      g_autoptr (EfImage) img = ef_image_new (&grid, &error);
+
+      ef_repeat_slc (truth, k, img->data);
+      memcpy (all + k * plane, img->data, plane * sizeof (EfCf32));
+      g_assert_true (ef_stack_add_pass (s, img, truth->t_years[k], truth->bperp[k], NULL, NULL, &error));
+    }
+  ef_ps_params_init (&pp);
+  m = (EfArcModel) { geo.wavelength, geo.range, geo.incidence_deg, rp.n_passes, truth->t_years, truth->bperp };
+  mem = ef_ps_run (all, 48, 80, &m, &pp, NULL, &error);
+  g_assert_no_error (error);
+  cpu = ef_stack_ps_run (s, &pp, &opt, NULL, NULL, NULL, &rep, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (rep.backend, ==, "cpu");
+  g_assert_null (rep.reason);
+  ef_stack_ps_report_clear (&rep);
+
+  ef_arcs_register (&fake_provider);
+  opt.backend = EF_BACKEND_AUTO;
+  acc = ef_stack_ps_run (s, &pp, &opt, NULL, NULL, NULL, &rep, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (fake_runs, ==, 3);
+  g_assert_cmpstr (rep.backend, ==, "cpu");
+  g_assert_nonnull (strstr (rep.reason, "the stand-in fails here"));
+  ef_stack_ps_report_clear (&rep);
+
+  /* Strips of 16 rows (with halos) find what the whole image does, with the same velocities. */
+  for (EfPsNetwork **other = (EfPsNetwork *[]) { cpu, acc, NULL }; *other != NULL; other++)
+    {
+      g_assert_cmpuint ((*other)->candidates->len, ==, mem->candidates->len);
+      g_assert_cmpuint ((*other)->n_connected, ==, mem->n_connected);
+      for (guint i = 0; i < mem->candidates->len; i++)
+        {
+          EfPsCandidate *a = &g_array_index (mem->candidates, EfPsCandidate, i);
+          gboolean found = FALSE;
+
+          for (guint j = 0; j < (*other)->candidates->len && !found; j++)
+            {
+              EfPsCandidate *b = &g_array_index ((*other)->candidates, EfPsCandidate, j);
+
+              if (a->col == b->col && a->row == b->row)
+                {
+                  found = TRUE;
+                  g_assert_cmpfloat (fabs (a->score - b->score), <, 1e-6);
+                  if (a->connected)
+                    g_assert_cmpfloat (fabs (a->velocity - b->velocity), <, 1e-9);
+                }
+            }
+          g_assert_true (found);
+        }
+    }
+  remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -312,5 +463,6 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/stack/bad-input", test_bad_input);
   g_test_add_func ("/compute/stack/truth-json", test_truth_json);
   g_test_add_func ("/compute/stack/coregistration", test_coregistration);
+  g_test_add_func ("/compute/stack/ps-strips", test_stack_ps);
   return g_test_run ();
 }

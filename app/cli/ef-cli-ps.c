@@ -14,10 +14,8 @@
 #include "ef-json.h"
 #include "ef-stack.h"
 #include "ef-stack-truth.h"
-#if HAVE_CUDA
-#include "cuda/ef-cuda.h"
-#include "cuda/ef-cuda-arcs.h"
-#endif
+#include "ef-arcs-accel.h"
+#include "ef-stack-ps.h"
 
 static const char ps_description[] =
   "Every pixel forms an arc with each neighbour in the search window; an arc's coherence over the passes\n"
@@ -144,25 +142,14 @@ ef_cli_ps (int argc, char **argv)
   g_autoptr (EfStack) stack = NULL;
   g_autoptr (EfPsNetwork) net = NULL;
   g_autoptr (EfRepeatTruth) truth = NULL;
-  g_autofree double *t = NULL, *b = NULL;
-  g_autofree EfCf32 *region = NULL;
   EfPsParams pp;
-  EfArcModel m;
   const EfGrid *grid;
-  const EfStackGeometry *geo;
-  guint n, strip, radius = 3;
-  gint64 t0;
-  double elapsed;
+  guint n, radius = 3;
   Score sc;
   gboolean have_truth = FALSE;
-  EfBackendKind backend_kind = EF_BACKEND_CPU;
-  const char *ran = "cpu";
-  g_autofree char *reason = NULL;
-#if HAVE_CUDA
-  EfCudaArcsMapping mapping = EF_CUDA_ARCS_GRAPH;
-  g_autoptr (EfCudaArcs) dev = NULL;
-  double device_ms = 0;
-#endif
+  EfStackPsOptions opt = { EF_BACKEND_CPU, 0 };
+  EfStackPsReport report = { 0 };
+  const EfArcsProvider *acc = ef_arcs_provider ();
 
   if (!ef_cli_option_parse (ctx, "ps", &argc, &argv))
     return EF_CLI_EXIT_USAGE;
@@ -200,15 +187,21 @@ ef_cli_ps (int argc, char **argv)
     }
   if (!ef_arc_grid_check (&pp.grid, &error))
     return ef_cli_usage_error ("ps", "%s", error->message);
-  if (backend_s != NULL && !ef_backend_kind_from_string (backend_s, &backend_kind))
+  if (backend_s != NULL && !ef_backend_kind_from_string (backend_s, &opt.backend))
     return ef_cli_usage_error ("ps", "--backend: expected auto, cpu or cuda, got “%s”", backend_s);
-#if HAVE_CUDA
-  if (mapping_s != NULL && !ef_cuda_arcs_mapping_from_string (mapping_s, &mapping))
-    return ef_cli_usage_error ("ps", "--mapping: expected window, arc or graph, got “%s”", mapping_s);
-#else
-  if (mapping_s != NULL)
-    ef_cli_warning ("--mapping only applies to CUDA, which this build lacks");
-#endif
+  /* The accelerator's mappings, by name; the last it lists (the warp graph, in CUDA) by default. */
+  if (acc != NULL && acc->mappings != NULL)
+    {
+      guint i = 0;
+
+      while (acc->mappings[i] != NULL && (mapping_s == NULL || strcmp (acc->mappings[i], mapping_s) != 0))
+        opt.mapping = i++;
+      if (mapping_s != NULL && acc->mappings[i] == NULL)
+        return ef_cli_usage_error ("ps", "--mapping: %s has no mapping “%s”", acc->name, mapping_s);
+      opt.mapping = mapping_s != NULL ? i : opt.mapping;
+    }
+  else if (mapping_s != NULL)
+    ef_cli_warning ("--mapping only applies to an accelerator, which this build lacks");
 
   stack = ef_stack_open (argv[1], &error);
   if (stack == NULL)
@@ -221,7 +214,6 @@ ef_cli_ps (int argc, char **argv)
       have_truth = TRUE;
     }
   grid = ef_stack_get_grid (stack);
-  geo = ef_stack_get_geometry (stack);
   n = ef_stack_get_n_passes (stack);
   if (n < 2)
     {
@@ -234,102 +226,17 @@ ef_cli_ps (int argc, char **argv)
       ef_cli_error ("%s does not describe %s: another size or number of passes", truth_s, argv[1]);
       return EF_CLI_EXIT_FAILURE;
     }
-  t = g_new (double, n);
-  b = g_new (double, n);
-  for (guint k = 0; k < n; k++)
+  net = ef_stack_ps_run (stack, &pp, &opt, NULL, NULL, NULL, &report, &error);
+  if (report.reason != NULL && opt.backend != EF_BACKEND_CPU)
     {
-      t[k] = ef_stack_get_t_years (stack, k);
-      b[k] = ef_stack_get_bperp (stack, k);
+      g_autofree char *msg = g_strdup_printf ("arc coherence ran on the CPU: %s", report.reason);
+      ef_cli_warn_once (msg);
     }
-  m = (EfArcModel) { geo->wavelength, geo->range, geo->incidence_deg, n, t, b };
-
-  /* A strip of tile rows at a time, with the window's radius of halo above and below. */
-  strip = ef_stack_get_tile (stack);
-  {
-    gsize region_px;
-    gsize bytes;
-
-    if (!g_size_checked_mul (&region_px, (gsize) grid->width, MIN (grid->height, strip + 2 * radius))
-        || !g_size_checked_mul (&bytes, region_px * n, sizeof (EfCf32)) || (region = g_try_malloc (bytes)) == NULL)
-      {
-        ef_cli_error ("no memory for a strip of %u rows of %u passes", strip, n);
-        return EF_CLI_EXIT_FAILURE;
-      }
-  }
-  if (backend_kind != EF_BACKEND_CPU)
+  if (net == NULL)
     {
-#if HAVE_CUDA
-      g_autoptr (GError) local = NULL;
-      EfArcOffset off[EF_ARC_MAX_OFFSETS];
-      guint n_off = ef_arc_offsets (&pp.window, off);
-
-      dev = ef_cuda_arcs_new (-1, grid->width, MIN (grid->height, strip + 2 * radius), n, off, n_off,
-                              plain ? NULL : &m, plain ? NULL : &pp.grid, &local);
-      if (dev != NULL)
-        ran = "cuda";
-      else
-        reason = g_strdup (local->message);
-#else
-      reason = g_strdup ("this build has no CUDA");
-#endif
-      if (reason != NULL)
-        {
-          g_autofree char *msg = g_strdup_printf ("arc coherence runs on the CPU: %s", reason);
-          ef_cli_warn_once (msg);
-        }
+      ef_stack_ps_report_clear (&report);
+      return ef_cli_report ("ps", error);
     }
-  net = ef_ps_network_new (grid->width, grid->height);
-  t0 = g_get_monotonic_time ();
-  for (guint y0 = 0; y0 < grid->height; y0 += strip)
-    {
-      guint y1 = MIN (y0 + strip, grid->height);
-      guint r0 = y0 >= radius ? y0 - radius : 0, r1 = MIN (y1 + radius, grid->height);
-      EfRect rect = { 0, r0, grid->width, r1 - r0 };
-      EfRect core = { 0, y0, grid->width, y1 - y0 };
-
-      if (!ef_stack_read_region (stack, &rect, 0, n, region, &error))
-        return ef_cli_report ("ps", error);
-      ef_stack_unmap (stack);
-#if HAVE_CUDA
-      if (dev != NULL)
-        {
-          g_autoptr (EfArcPhasors) ph = ef_arc_phasors_new (region, rect.width, rect.height, n, &error);
-          g_autoptr (GError) local = NULL;
-          EfArcOffset off[EF_ARC_MAX_OFFSETS];
-          gsize n_coh = (gsize) rect.width * rect.height * ef_arc_offsets (&pp.window, off);
-          g_autofree float *coh = g_try_new (float, n_coh);
-          g_autofree guint16 *best = plain ? NULL : g_try_new (guint16, n_coh);
-          EfCudaArcsTiming tm;
-
-          if (ph == NULL || coh == NULL || (!plain && best == NULL))
-            {
-              ef_cli_error ("no memory for a strip's arcs");
-              return EF_CLI_EXIT_FAILURE;
-            }
-          if (ef_cuda_arcs_run (dev, ph->re, ph->im, rect.height, mapping, !plain, coh, best, NULL, &tm, &local))
-            {
-              device_ms += tm.kernel_ms;
-              if (!ef_ps_network_add_arcs (net, ph, coh, best, &rect, &core, &m, &pp, NULL, &error))
-                return ef_cli_report ("ps", error);
-              continue;
-            }
-          /* A device failure: the CPU takes this strip and the rest, and the summary says why. */
-          reason = g_strdup_printf ("the device failed: %s", local->message);
-          ef_cli_warn_once (reason);
-          g_clear_pointer (&dev, ef_cuda_arcs_free);
-          ran = "cpu";
-        }
-#endif
-      if (!ef_ps_network_add_region (net, region, &rect, &core, &m, &pp, NULL, &error))
-        return ef_cli_report ("ps", error);
-      if (ef_cli_stderr_is_tty ())
-        ef_cli_progress_draw ("ps", (double) y1 / grid->height, NULL);
-    }
-  if (ef_cli_stderr_is_tty ())
-    ef_cli_progress_end ();
-  if (!ef_ps_network_solve (net, &pp, &error))
-    return ef_cli_report ("ps", error);
-  elapsed = (g_get_monotonic_time () - t0) / 1e6;
   if (have_truth)
     score_truth (net, truth, &sc);
 
@@ -377,22 +284,20 @@ ef_cli_ps (int argc, char **argv)
 
       ef_cli_json_init (&j);
       ef_cli_json_begin_object (&j, NULL);
-      ef_cli_json_string (&j, "backend", ran);
-      ef_cli_json_string (&j, "backend_requested", ef_backend_kind_to_string (backend_kind));
-      ef_cli_json_string (&j, "backend_reason", reason);
-#if HAVE_CUDA
-      ef_cli_json_string (&j, "mapping", g_strcmp0 (ran, "cuda") == 0 && plain
-                                         ? ef_cuda_arcs_mapping_to_string (mapping) : NULL);
-      if (g_strcmp0 (ran, "cuda") == 0)
-        ef_cli_json_double (&j, "device_kernels_s", device_ms / 1e3);
-#endif
+      ef_cli_json_string (&j, "backend", report.backend);
+      ef_cli_json_string (&j, "backend_requested", ef_backend_kind_to_string (opt.backend));
+      ef_cli_json_string (&j, "backend_reason", report.reason);
+      ef_cli_json_string (&j, "mapping", g_strcmp0 (report.backend, "cpu") != 0 && plain
+                                         ? acc->mappings[opt.mapping] : NULL);
+      if (g_strcmp0 (report.backend, "cpu") != 0)
+        ef_cli_json_double (&j, "device_kernels_s", report.device_s);
       ef_cli_json_string (&j, "estimator", plain ? "plain" : "periodogram");
       ef_cli_json_int (&j, "radius", radius);
       ef_cli_json_int (&j, "passes", n);
       ef_cli_json_int (&j, "candidates", net->candidates->len);
       ef_cli_json_int (&j, "connected", net->n_connected);
       ef_cli_json_int (&j, "arcs", net->arcs->len);
-      ef_cli_json_double (&j, "elapsed_s", elapsed);
+      ef_cli_json_double (&j, "elapsed_s", report.elapsed_s);
       if (have_truth)
         {
           ef_cli_json_begin_object (&j, "truth");
@@ -410,11 +315,12 @@ ef_cli_ps (int argc, char **argv)
   else
     {
       printf ("%u candidates (%u connected to the reference by %u arcs) in %.2f s, arc coherence on the %s, %s "
-              "scores\n", net->candidates->len, net->n_connected, net->arcs->len, elapsed,
-              g_strcmp0 (ran, "cuda") == 0 ? "CUDA device" : "CPU", plain ? "plain" : "periodogram");
+              "scores\n", net->candidates->len, net->n_connected, net->arcs->len, report.elapsed_s,
+              g_strcmp0 (report.backend, "cpu") == 0 ? "CPU" : report.backend, plain ? "plain" : "periodogram");
       if (have_truth)
         printf ("against the truth (%u PS): precision %.4f, recall %.4f; velocity rms %.3f mm/yr, height rms %.3f m\n",
                 truth->n_ps, sc.precision, sc.recall, sc.v_rms * 1e3, sc.h_rms);
     }
+  ef_stack_ps_report_clear (&report);
   return EF_CLI_EXIT_OK;
 }

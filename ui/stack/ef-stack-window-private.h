@@ -6,6 +6,7 @@
 #include "ef-arcs-ps.h"
 #include "ef-sim-repeat.h"
 #include "ef-stack.h"
+#include "ef-stack-ps.h"
 
 G_BEGIN_DECLS
 
@@ -18,6 +19,7 @@ typedef struct {
   double          *t_years, *bperp;
   EfStackGeometry  geometry;
   EfRepeatTruth   *truth;      /* NULL without truth.json */
+  EfStackPsReport  report;     /* what ran */
 } EfStackAnalysis;
 
 void ef_stack_analysis_free (EfStackAnalysis *an);

@@ -23,6 +23,7 @@ ef_stack_analysis_free (EfStackAnalysis *an)
   g_free (an->t_years);
   g_free (an->bperp);
   ef_repeat_truth_free (an->truth);
+  ef_stack_ps_report_clear (&an->report);
   g_free (an);
 }
 
@@ -37,13 +38,12 @@ analyse (GTask *task, gpointer source, gpointer task_data, GCancellable *cancel)
   g_autoptr (GError) error = NULL;
   g_autoptr (EfStack) stack = ef_stack_open (dir, &error);
   g_autoptr (EfStackAnalysis) an = NULL;
-  g_autofree EfCf32 *region = NULL;
   g_autofree char *truth_path = NULL;
   const EfGrid *grid;
   EfPsParams pp;
-  EfArcModel m;
-  guint strip, radius, n;
-  gsize region_bytes;
+  /* The accelerator where there is one: echoform-cli ps --backend auto. */
+  EfStackPsOptions opt = { EF_BACKEND_AUTO, 0 };
+  guint n;
 
   if (stack == NULL)
     {
@@ -52,18 +52,13 @@ analyse (GTask *task, gpointer source, gpointer task_data, GCancellable *cancel)
     }
   grid = ef_stack_get_grid (stack);
   n = ef_stack_get_n_passes (stack);
-  if (n < 2)
-    {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("The stack holds fewer than two passes"));
-      return;
-    }
   an = g_new0 (EfStackAnalysis, 1);
   an->width = grid->width;
   an->height = grid->height;
   an->n_passes = n;
   an->geometry = *ef_stack_get_geometry (stack);
-  an->t_years = g_new (double, n);
-  an->bperp = g_new (double, n);
+  an->t_years = g_new (double, MAX (n, 1));
+  an->bperp = g_new (double, MAX (n, 1));
   for (guint k = 0; k < n; k++)
     {
       an->t_years[k] = ef_stack_get_t_years (stack, k);
@@ -71,46 +66,14 @@ analyse (GTask *task, gpointer source, gpointer task_data, GCancellable *cancel)
     }
   an->amp_db = g_try_new0 (float, (gsize) grid->width * grid->height);
   an->score = g_try_new0 (float, (gsize) grid->width * grid->height);
-  ef_ps_params_init (&pp);
-  radius = pp.window.radius;
-  strip = ef_stack_get_tile (stack);
-  if (!g_size_checked_mul (&region_bytes, (gsize) grid->width * MIN (grid->height, strip + 2 * radius),
-                           (gsize) n * sizeof (EfCf32))
-      || an->amp_db == NULL || an->score == NULL || (region = g_try_malloc (region_bytes)) == NULL)
+  if (an->amp_db == NULL || an->score == NULL)
     {
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NO_SPACE, _("Not enough memory for the stack"));
       return;
     }
-  m = (EfArcModel) { an->geometry.wavelength, an->geometry.range, an->geometry.incidence_deg, n, an->t_years,
-                     an->bperp };
-  an->net = ef_ps_network_new (grid->width, grid->height);
-  for (guint y0 = 0; y0 < grid->height; y0 += strip)
-    {
-      guint y1 = MIN (y0 + strip, grid->height);
-      guint r0 = y0 >= radius ? y0 - radius : 0, r1 = MIN (y1 + radius, grid->height);
-      EfRect rect = { 0, r0, grid->width, r1 - r0 };
-      EfRect core = { 0, y0, grid->width, y1 - y0 };
-      gsize plane = (gsize) rect.width * rect.height;
-
-      if (g_cancellable_set_error_if_cancelled (cancel, &error)
-          || !ef_stack_read_region (stack, &rect, 0, n, region, &error)
-          || (ef_stack_unmap (stack), FALSE)
-          || !ef_ps_network_add_region (an->net, region, &rect, &core, &m, &pp, an->score, &error))
-        {
-          g_task_return_error (task, g_steal_pointer (&error));
-          return;
-        }
-      for (guint r = y0; r < y1; r++)
-        for (guint c = 0; c < grid->width; c++)
-          {
-            double sum = 0;
-
-            for (guint k = 0; k < n; k++)
-              sum += cabsf (region[k * plane + (gsize) (r - r0) * rect.width + c]);
-            an->amp_db[(gsize) r * grid->width + c] = (float) (20 * log10 (sum / n + 1e-30));
-          }
-    }
-  if (!ef_ps_network_solve (an->net, &pp, &error))
+  ef_ps_params_init (&pp);
+  an->net = ef_stack_ps_run (stack, &pp, &opt, an->score, an->amp_db, cancel, &an->report, &error);
+  if (an->net == NULL)
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
@@ -487,8 +450,9 @@ on_analysed (GObject *source, GAsyncResult *result, gpointer data)
   self->an = an;
   build_layers (self);
   text = g_strdup_printf (_("%u passes of %u × %u pixels: %u PS candidates, %u connected to the reference; "
-                            "velocities ±%.1f mm/yr%s"), an->n_passes, an->width, an->height,
+                            "velocities ±%.1f mm/yr; arcs on the %s%s"), an->n_passes, an->width, an->height,
                           an->net->candidates->len, an->net->n_connected, self->vmax * 1e3,
+                          g_strcmp0 (an->report.backend, "cpu") == 0 ? _("CPU") : an->report.backend,
                           an->truth != NULL ? _("; truth loaded") : "");
   gtk_label_set_text (GTK_LABEL (self->status), text);
   gtk_widget_queue_draw (self->map);
