@@ -297,21 +297,20 @@ ef_repeat_truth_free (EfRepeatTruth *truth)
   g_free (truth);
 }
 
-/* One pass of separable Gaussian smoothing along a line of n samples, stride apart, edges clamped. */
+/* A running box mean of half-width r along a line of n samples, stride apart, edges clamped: O(1) a
+ * sample whatever r. Three of them make a close approximation of a Gaussian. */
 static void
-blur_line (const float *in, float *out, guint n, gsize stride, const float *kern, int half)
+box_line (const float *in, float *out, guint n, gsize stride, int r)
 {
-  for (guint i = 0; i < n; i++)
+  double sum = 0;
+  int last = (int) n - 1;
+
+  for (int j = -r; j <= r; j++)
+    sum += in[(gsize) CLAMP (j, 0, last) * stride];
+  for (int i = 0; i < (int) n; i++)
     {
-      double acc = 0;
-
-      for (int j = -half; j <= half; j++)
-        {
-          int s = CLAMP ((int) i + j, 0, (int) n - 1);
-
-          acc += kern[j + half] * in[(gsize) s * stride];
-        }
-      out[(gsize) i * stride] = (float) acc;
+      out[(gsize) i * stride] = (float) (sum / (2 * r + 1));
+      sum += in[(gsize) CLAMP (i + r + 1, 0, last) * stride] - in[(gsize) CLAMP (i - r, 0, last) * stride];
     }
 }
 
@@ -321,7 +320,6 @@ ef_repeat_aps (const EfRepeatTruth *truth, guint k, float *out)
   const EfRepeatParams *p;
   gsize n_px;
   g_autofree float *tmp = NULL;
-  g_autofree float *kern = NULL;
   int half;
   double sum2 = 0, scale;
 
@@ -344,22 +342,19 @@ ef_repeat_aps (const EfRepeatTruth *truth, guint k, float *out)
       if (i + 1 < n_px)
         out[i + 1] = (float) b;
     }
-  /* A field of white noise smoothed by a Gaussian of sigma aps_length: correlated over that many pixels. */
-  half = (int) ceil (3 * p->aps_length);
+  /* A field of white noise smoothed by a Gaussian of sigma aps_length, correlated over that many pixels:
+   * three box means of half-width r in each direction, each of variance r (r + 1) / 3, so r (r + 1) in all. */
+  half = (int) floor (0.5 * (sqrt (1 + 4 * p->aps_length * p->aps_length) - 1) + 0.5);
   if (half > 0)
     {
-      double ksum = 0;
-
-      kern = g_new (float, 2 * half + 1);
-      for (int j = -half; j <= half; j++)
-        ksum += kern[j + half] = (float) exp (-0.5 * j * j / (p->aps_length * p->aps_length));
-      for (int j = 0; j <= 2 * half; j++)
-        kern[j] /= (float) ksum;
       tmp = g_new (float, n_px);
-      for (guint r = 0; r < p->height; r++)
-        blur_line (out + (gsize) r * p->width, tmp + (gsize) r * p->width, p->width, 1, kern, half);
-      for (guint c = 0; c < p->width; c++)
-        blur_line (tmp + c, out + c, p->height, p->width, kern, half);
+      for (int pass = 0; pass < 3; pass++)
+        {
+          for (guint r = 0; r < p->height; r++)
+            box_line (out + (gsize) r * p->width, tmp + (gsize) r * p->width, p->width, 1, half);
+          for (guint c = 0; c < p->width; c++)
+            box_line (tmp + c, out + c, p->height, p->width, half);
+        }
     }
   for (gsize i = 0; i < n_px; i++)
     sum2 += (double) out[i] * out[i];
