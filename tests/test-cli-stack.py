@@ -45,7 +45,7 @@ def main():
         check("stack info", rc == 0 and len(info.get("passes", [])) == 60 and info.get("width") == 96, err)
 
         # Detection, velocity and height against the simulator's truth: PS at 10-20 dB SCR, 60 passes over
-        # two years (the brief's limits: precision and recall 0.95, 1 mm/yr, 1 m).
+        # two years (the limits README.md states: precision and recall 0.95, 1 mm/yr, 1 m).
         ca = os.path.join(tmp, "ca.json")
         rc, out, err = run("ps", a, "--truth", os.path.join(a, "truth.json"), "--json", "-o", ca)
         s = json.loads(out) if rc == 0 else {"truth": {}}
