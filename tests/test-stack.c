@@ -159,7 +159,10 @@ test_bad_input (void)
   g_assert_null (ef_stack_open (dir, &error));
   g_assert_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT);
   g_clear_error (&error);
-  g_remove (g_build_filename (dir, "stack.json", NULL));
+  {
+    g_autofree char *index = g_build_filename (dir, "stack.json", NULL);
+    g_remove (index);
+  }
 
   g_assert_true (ef_grid_init_roi (&grid, 0, 0, 20, 20, 1.0, &error));
   s = ef_stack_create (dir, &grid, 16, &geo, &error);
@@ -176,7 +179,6 @@ test_bad_input (void)
   g_assert_error (error, EF_IO_ERROR, EF_IO_ERROR_TRUNCATED);
   g_clear_error (&error);
   /* A tile of another size than the index says. */
-  g_assert_true (g_file_get_contents (tile, &bytes, &len, NULL));
   {
     g_autofree char *t2 = g_build_filename (dir, "tiles", "0-1", "0.npy", NULL);
     g_autofree char *b2 = NULL;
