@@ -57,7 +57,7 @@ main (int argc, char **argv)
 {
   int width = 15000, height = 8000, passes = 100, radius = 2, strip = 256, pg_rows = 32, cpu_rows = 64;
   int gv = 40, gh = 40;
-  gboolean no_cpu = FALSE;
+  gboolean no_cpu = FALSE, cpu_only = FALSE;
   g_autofree char *only = NULL;
   GOptionEntry entries[] = {
     { "width", 0, 0, G_OPTION_ARG_INT, &width, "Image width (15000)", "N" },
@@ -69,6 +69,7 @@ main (int argc, char **argv)
     { "grid", 0, 0, G_OPTION_ARG_INT, &gv, "Periodogram grid edge (40: 40 x 40)", "N" },
     { "cpu-rows", 0, 0, G_OPTION_ARG_INT, &cpu_rows, "Rows the CPU is timed on (64)", "N" },
     { "no-cpu", 0, 0, G_OPTION_ARG_NONE, &no_cpu, "Skip the CPU", NULL },
+    { "cpu-only", 0, 0, G_OPTION_ARG_NONE, &cpu_only, "Time the CPU alone (no device needed)", NULL },
     { "only", 0, 0, G_OPTION_ARG_STRING, &only, "Mappings to run (window,arc,graph)", "LIST" },
     { NULL },
   };
@@ -85,7 +86,7 @@ main (int argc, char **argv)
   g_autofree float *score = NULL;
   g_autofree float *coh_gpu = NULL;
   g_autofree float *coh_cpu = NULL;
-  double gbps, workload_bytes, workload_arcs;
+  double gbps = 0, workload_bytes, workload_arcs;
   int n_strips, failures = 0;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
@@ -95,7 +96,7 @@ main (int argc, char **argv)
       return 2;
     }
   gh = gv;
-  if (!ef_cuda_available (&why))
+  if (!cpu_only && !ef_cuda_available (&why))
     {
       fprintf (stderr, "bench-cuda-arcs: %s\n", why);
       return 77;
@@ -106,7 +107,7 @@ main (int argc, char **argv)
       return 2;
     }
   strip = MIN (strip, height);
-  device = ef_cuda_device_name (-1);
+  device = cpu_only ? g_strdup ("cpu") : ef_cuda_device_name (-1);
   win = (EfArcWindow) { (guint) radius, EF_ARC_WINDOW_SQUARE };
   n_off = ef_arc_offsets (&win, off);
   rows_max = strip + 2 * radius;
@@ -119,11 +120,20 @@ main (int argc, char **argv)
           "phasors; %d strips of %d rows (+%d halo rows each side)\n", device, width, height, passes, 2 * radius + 1,
           2 * radius + 1, n_off, workload_arcs, workload_bytes / 1e9, n_strips, strip, radius);
 
-  re = ef_cuda_arcs_host_alloc (data_max * sizeof (float), &error);
-  im = re != NULL ? ef_cuda_arcs_host_alloc (data_max * sizeof (float), &error) : NULL;
-  if (im == NULL)
+  if (cpu_only)
     {
-      fprintf (stderr, "bench-cuda-arcs: %s\n", error->message);
+      re = g_try_malloc (data_max * sizeof (float));
+      im = g_try_malloc (data_max * sizeof (float));
+    }
+  else
+    {
+      re = ef_cuda_arcs_host_alloc (data_max * sizeof (float), &error);
+      im = re != NULL ? ef_cuda_arcs_host_alloc (data_max * sizeof (float), &error) : NULL;
+    }
+  if (re == NULL || im == NULL)
+    {
+      fprintf (stderr, "bench-cuda-arcs: no memory for the phasors of a strip%s%s\n", error != NULL ? ": " : "",
+               error != NULL ? error->message : "");
       return 1;
     }
   fill_phasors (re, im, data_max);
@@ -139,15 +149,18 @@ main (int argc, char **argv)
         b[k] = 300.0 * sin (k * 1.7);
       }
     m = (EfArcModel) { 0.031, 700e3, 35.0, (guint) passes, t, b };
-    dev = ef_cuda_arcs_new (-1, width, rows_max, passes, off, n_off, passes <= 1000 && pg_rows > 0 ? &m : NULL,
-                            passes <= 1000 && pg_rows > 0 ? &grid : NULL, &error);
-    if (dev == NULL)
+    if (!cpu_only)
       {
-        fprintf (stderr, "bench-cuda-arcs: %s\n", error->message);
-        return 1;
+        dev = ef_cuda_arcs_new (-1, width, rows_max, passes, off, n_off, passes <= 1000 && pg_rows > 0 ? &m : NULL,
+                                passes <= 1000 && pg_rows > 0 ? &grid : NULL, &error);
+        if (dev == NULL)
+          {
+            fprintf (stderr, "bench-cuda-arcs: %s\n", error->message);
+            return 1;
+          }
+        gbps = ef_cuda_arcs_h2d_gbps (dev, MIN (data_max * sizeof (float), (gsize) 1 << 30), &error);
+        printf ("# host-to-device (pinned, 1 GB): %.1f GB/s\n", gbps);
       }
-    gbps = ef_cuda_arcs_h2d_gbps (dev, MIN (data_max * sizeof (float), (gsize) 1 << 30), &error);
-    printf ("# host-to-device (pinned, 1 GB): %.1f GB/s\n", gbps);
 
     /* Correctness on the first strip, every mapping against the CPU. */
     coh_gpu = g_new (float, plane_max * n_off);
@@ -182,9 +195,10 @@ main (int argc, char **argv)
                   valid_arcs (width, part.height, off, n_off) * passes / cpu_s,
                   workload_arcs / valid_arcs (width, part.height, off, n_off) * cpu_s);
           /* The whole first strip on the CPU, as the reference for the mappings. */
-          ef_arcs_plain (&ph, off, n_off, coh_cpu);
+          if (!cpu_only)
+            ef_arcs_plain (&ph, off, n_off, coh_cpu);
         }
-      for (int mi = EF_CUDA_ARCS_WINDOW; mi <= EF_CUDA_ARCS_GRAPH && !no_cpu; mi++)
+      for (int mi = EF_CUDA_ARCS_WINDOW; mi <= EF_CUDA_ARCS_GRAPH && !no_cpu && !cpu_only; mi++)
         {
           double worst = 0;
 
@@ -206,7 +220,7 @@ main (int argc, char **argv)
         }
     }
 
-    for (int mi = EF_CUDA_ARCS_WINDOW; mi <= EF_CUDA_ARCS_GRAPH; mi++)
+    for (int mi = EF_CUDA_ARCS_WINDOW; mi <= EF_CUDA_ARCS_GRAPH && !cpu_only; mi++)
       {
         EfCudaArcsTiming sum = { 0 }, t1;
         gint64 t0;
@@ -247,13 +261,15 @@ main (int argc, char **argv)
         double arcs = valid_arcs (width, rows, off, n_off);
         EfCudaArcsTiming t1;
 
-        if (!ef_cuda_arcs_run (dev, re, im, rows, EF_CUDA_ARCS_WINDOW, TRUE, NULL, NULL, NULL, &t1, &error)
-            || !ef_cuda_arcs_run (dev, re, im, rows, EF_CUDA_ARCS_WINDOW, TRUE, NULL, NULL, NULL, &t1, &error))
+        if (!cpu_only
+            && (!ef_cuda_arcs_run (dev, re, im, rows, EF_CUDA_ARCS_WINDOW, TRUE, NULL, NULL, NULL, &t1, &error)
+                || !ef_cuda_arcs_run (dev, re, im, rows, EF_CUDA_ARCS_WINDOW, TRUE, NULL, NULL, NULL, &t1, &error)))
           {
             fprintf (stderr, "bench-cuda-arcs: %s\n", error->message);
             return 1;
           }
-        printf ("RESULT\tperiodogram-cuda-cores\t%s\t%d x %d grid\tkernel %.3f ms for %u rows\t%.4g arcs*passes*grid/s\t"
+        if (!cpu_only)
+          printf ("RESULT\tperiodogram-cuda-cores\t%s\t%d x %d grid\tkernel %.3f ms for %u rows\t%.4g arcs*passes*grid/s\t"
                 "%.1f TFLOP/s (8 a complex multiply-add)\twhole workload at this rate: %.1f s\n", device, gv, gh,
                 t1.kernel_ms, rows, arcs * passes * gv * gh / (t1.kernel_ms / 1e3),
                 8 * arcs * passes * gv * gh / (t1.kernel_ms / 1e3) / 1e12,
@@ -287,7 +303,15 @@ main (int argc, char **argv)
           }
       }
   }
-  ef_cuda_arcs_host_free (re);
-  ef_cuda_arcs_host_free (im);
+  if (cpu_only)
+    {
+      g_free (re);
+      g_free (im);
+    }
+  else
+    {
+      ef_cuda_arcs_host_free (re);
+      ef_cuda_arcs_host_free (im);
+    }
   return failures ? 1 : 0;
 }
