@@ -14,6 +14,7 @@
 #include "ef-job-runner.h"
 #include "ef-preferences-window.h"
 #include "ef-main-window.h"
+#include "ef-stack-window.h"
 
 struct _EfApplication {
   AdwApplication parent_instance;
@@ -37,6 +38,8 @@ static const GOptionEntry options[] = {
   { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, NULL,
     N_("Save a PNG of the window once the region is formed, then quit"), N_("FILE") },
   { "simulate-demo", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Simulate the demo scene instead of reading its file"), NULL },
+  { "stack", 0, 0, G_OPTION_ARG_FILENAME, NULL,
+    N_("Open a stack of repeat passes (echoform-cli stack) and find its persistent scatterers"), N_("FOLDER") },
   { "version", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Show the version and quit"), NULL },
   /* No description: the usage line's parameter string names the file once. */
   { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, NULL, NULL, NULL },
@@ -138,6 +141,7 @@ ef_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
   GVariantDict *dict = g_application_command_line_get_options_dict (cmdline);
   g_autofree const char **files = NULL;
   const char *roi = NULL, *measure = NULL, *panel = NULL, *screenshot = NULL, *view = NULL, *colormap = NULL;
+  const char *stack_dir = NULL;
   double spacing = 0;
   gboolean simulate = FALSE, zoom_roi = FALSE;
   EfBatch batch = { 0 };
@@ -154,6 +158,14 @@ ef_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
   g_variant_dict_lookup (dict, "spacing", "d", &spacing);
   g_variant_dict_lookup (dict, "simulate-demo", "b", &simulate);
   g_variant_dict_lookup (dict, "zoom-roi", "b", &zoom_roi);
+  if (g_variant_dict_lookup (dict, "stack", "^&ay", &stack_dir) && stack_dir != NULL && *stack_dir)
+    {
+      EfStackWindow *sw = ef_stack_window_new (GTK_APPLICATION (self));
+
+      ef_stack_window_open (sw, stack_dir);
+      gtk_window_present (GTK_WINDOW (sw));
+      return 0;
+    }
 
   if (roi != NULL && !parse_numbers (roi, batch.roi, 4))
     {

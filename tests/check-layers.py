@@ -34,12 +34,14 @@ ENGINE_STAGES = {
     "compute/core": 0,
     "compute/signal": 1,
     "compute/sim": 1,
+    "compute/arcs": 1,       # time-series estimators: they need only the data model
     "compute/form/cpu": 1,
     "compute/form": 2,
     "compute/metrics": 2,
     "compute/job": 3,
     "compute/io": 4,
     "compute/cuda": 4,
+    "compute/stack": 5,      # forms passes through the job and writes them with io
 }
 SOURCE_EXT = (".c", ".h", ".cu", ".cuh")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)

@@ -22,6 +22,8 @@ static const EfCliCommand commands[] = {
   { "metrics",  ef_cli_metrics,  "Measure an image: impulse response, or a comparison with another" },
   { "bench",    ef_cli_bench,    "Time the backprojection kernels on simulated scenes" },
   { "tune",     ef_cli_tune,     "Choose the fastest CUDA kernel shape for this GPU and cache it" },
+  { "stack",    ef_cli_stack,    "Make or describe a stack of co-registered repeat passes" },
+  { "ps",       ef_cli_ps,       "Find persistent scatterers in a stack: arc coherence, velocity, height" },
 };
 
 static void

@@ -4,6 +4,8 @@
 #include "config.h"
 
 #include "ef-cuda.h"
+#include "ef-cuda-arcs.h"
+#include "ef-arcs-accel.h"
 
 static gboolean
 available (const EfBackendParams *params, char **why)
@@ -29,8 +31,57 @@ const EfBackendProvider ef_cuda_backend_provider = {
   .create = ef_backend_cuda_new,
 };
 
+/* Arc coherence: the session is the CUDA one, seen through the engine's opaque type. */
+static const char *const arcs_mappings[] = { "window", "arc", "graph", NULL };
+
+static gboolean
+arcs_available (char **why)
+{
+  if (ef_cuda_available (why))
+    return TRUE;
+  if (*why == NULL)
+    *why = g_strdup ("No CUDA device");
+  return FALSE;
+}
+
+static EfArcsSession *
+arcs_session_new (guint width, guint max_rows, guint n_passes, const EfArcOffset *off, guint n_off,
+                  const EfArcModel *model, const EfArcGrid *grid, GError **error)
+{
+  return (EfArcsSession *) ef_cuda_arcs_new (-1, width, max_rows, n_passes, off, n_off, model, grid, error);
+}
+
+static gboolean
+arcs_session_run (EfArcsSession *s, const EfArcPhasors *ph, guint mapping, gboolean periodogram, float *coh,
+                  guint16 *best, double *kernel_ms, GError **error)
+{
+  EfCudaArcsTiming t = { 0 };
+  gboolean ok = ef_cuda_arcs_run ((EfCudaArcs *) s, ph->re, ph->im, ph->height, (EfCudaArcsMapping) mapping,
+                                  periodogram, coh, best, NULL, &t, error);
+
+  if (kernel_ms != NULL)
+    *kernel_ms = t.kernel_ms;
+  return ok;
+}
+
+static void
+arcs_session_free (EfArcsSession *s)
+{
+  ef_cuda_arcs_free ((EfCudaArcs *) s);
+}
+
+static const EfArcsProvider ef_cuda_arcs_provider = {
+  .name = "CUDA",
+  .mappings = arcs_mappings,
+  .available = arcs_available,
+  .session_new = arcs_session_new,
+  .session_run = arcs_session_run,
+  .session_free = arcs_session_free,
+};
+
 __attribute__ ((constructor)) static void
 register_provider (void)
 {
   ef_backend_register (&ef_cuda_backend_provider);
+  ef_arcs_register (&ef_cuda_arcs_provider);
 }

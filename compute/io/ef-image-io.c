@@ -483,6 +483,65 @@ ef_read_sidecar (const char *path, guint64 height, guint64 width, double spacing
   return TRUE;
 }
 
+gboolean
+ef_npy_c8_view (const guint8 *bytes, gsize len, const char *path, guint64 *height, guint64 *width, gsize *offset,
+                GError **error)
+{
+  g_autofree char *header = NULL;
+  guint64 hlen, data_off, n;
+  gsize prefix;
+
+  g_return_val_if_fail (bytes != NULL || len == 0, FALSE);
+  g_return_val_if_fail (path != NULL && height != NULL && width != NULL && offset != NULL, FALSE);
+
+  if (len < 10 || memcmp (bytes, "\x93NUMPY", 6) != 0)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "“%s” is not a NumPy .npy file", path);
+      return FALSE;
+    }
+  if (bytes[6] == 1)
+    {
+      hlen = bytes[8] | (guint) bytes[9] << 8;
+      prefix = 10;
+    }
+  else if ((bytes[6] == 2 || bytes[6] == 3) && len >= 12)
+    {
+      hlen = bytes[8] | (guint32) bytes[9] << 8 | (guint32) bytes[10] << 16 | (guint32) bytes[11] << 24;
+      prefix = 12;
+    }
+  else
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_UNSUPPORTED, "“%s” uses .npy format version %u, which is unknown",
+                   path, bytes[6]);
+      return FALSE;
+    }
+  if (hlen == 0 || hlen > EF_NPY_MAX_HEADER || prefix + hlen > len)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "“%s” has a .npy header of absurd length", path);
+      return FALSE;
+    }
+  header = g_strndup ((const char *) bytes + prefix, hlen);
+  if (!ef_npy_parse_header (header, path, height, width, error))
+    return FALSE;
+  data_off = prefix + hlen;
+  /* The edge limits keep the product far from overflow; the file's length bounds it. */
+  if (*width == 0 || *height == 0 || *width > EF_IMAGE_MAX_EDGE || *height > EF_IMAGE_MAX_EDGE
+      || (n = *width * *height) > EF_IMAGE_MAX_PIXELS || data_off + n * sizeof (EfCf32) > len)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_TRUNCATED,
+                   "“%s” is shorter than its %" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT " array, or the array is absurd",
+                   path, *height, *width);
+      return FALSE;
+    }
+#if G_BYTE_ORDER == G_BIG_ENDIAN
+  g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_UNSUPPORTED,
+               "“%s” is little-endian and cannot be used in place on this big-endian machine", path);
+  return FALSE;
+#endif
+  *offset = data_off;
+  return TRUE;
+}
+
 EfImage *
 ef_image_read_npy (const char *path, GError **error)
 {

@@ -32,6 +32,12 @@ EfImage *ef_image_read_npy_full (const char *path, double spacing, gboolean *had
 /* The same with spacing 0. */
 EfImage *ef_image_read_npy (const char *path, GError **error);
 
+/* Where the complex64 array of a .npy file held in memory (a mapped file: bytes, len) starts: checks the
+ * header as ef_image_read_npy does and that len holds the whole array. path names the file in messages.
+ * Does not block. */
+gboolean ef_npy_c8_view (const guint8 *bytes, gsize len, const char *path, guint64 *height, guint64 *width,
+                         gsize *offset, GError **error);
+
 /* Percentile-based dB range for display: [p_lo, p_hi] percentiles of 20 log10 |z| over non-zero pixels. */
 void ef_image_db_range (const EfCf32 *data, gsize n, double p_lo, double p_hi, double *db_min, double *db_max);
 

@@ -2,7 +2,7 @@
 # tests/gpu/run.sh: build, test and benchmark the CUDA backend on a GPU machine, from the repository root.
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-#   tests/gpu/run.sh [all|test|bench|multi|e2e|file|tune|ncu|gl|pfa|ffbp|aperture|none]...
+#   tests/gpu/run.sh [all|test|bench|multi|e2e|file|tune|ncu|gl|pfa|ffbp|aperture|arcs|none]...
 #                    (default: all = test bench multi e2e tune ncu ffbp aperture)
 #
 # Builds the engine and the CLI with -Dgui=disabled -Dcuda=enabled -Dtest_hooks=true into $EF_BUILD (default
@@ -35,6 +35,11 @@
 #   aperture cross-range (aperture) weighting: test-cuda-aperture (device profiles against the CPU's,
 #          every algorithm's sidelobes in both directions against each window's theory), and test-cuda's
 #          cases of the range-compression kernels that the weighting passes through, unweighted.
+#   arcs   (not in all) temporal arc coherence: test-cuda-arcs, bench-cuda-arcs at the poster's scale
+#          (15,000 x 8,000 px, 100 passes, 5 x 5 window) for each mapping, the CPU and the periodogram,
+#          and ncu's counters for each kernel (EF_ARCS_NCU=0 skips them).
+# EF_BUILD_TARGETS replaces the targets the build step makes (the default: the backprojection tests,
+# benchmarks and the CLI).
 # Logs go to $OUT (default /tmp/ef-gpu-out); a short table is printed last.
 #
 # Exit status: 0 only when every step asked for ran and passed and at least one test or checked
@@ -184,8 +189,9 @@ build () {
     meson setup "$BUILD" "$ROOT" -Dgui=disabled -Dcuda=enabled -Ddemo=false -Dgpu_archs="$archs" \
       -Dtest_hooks=true -Dbuildtype=debugoptimized > "$OUT/meson-setup.log" 2>&1 || { tail -40 "$OUT/meson-setup.log"; return 1; }
   fi
-  ninja -C "$BUILD" tests/gpu/test-cuda tests/gpu/test-cuda-model tests/gpu/bench-cuda tests/gpu/bench-job \
-    app/cli/echoform-cli \
+  # shellcheck disable=SC2086
+  ninja -C "$BUILD" ${EF_BUILD_TARGETS:-tests/gpu/test-cuda tests/gpu/test-cuda-model tests/gpu/bench-cuda \
+    tests/gpu/bench-job app/cli/echoform-cli} \
     > "$OUT/build.log" 2>&1 || { grep -E "error|FAILED" "$OUT/build.log" | head -40; tail -20 "$OUT/build.log"; return 1; }
   echo "built in $BUILD"
 }
@@ -346,6 +352,36 @@ run_tune () {
   note "echoform-cli tune --device all: exit $rc; $(grep -c fastest "$OUT/tune.txt") tables; $(grep fastest "$OUT/tune.txt" | tr '\n' ' ')"
   [ $rc -ne 0 ] && fail "echoform-cli tune: exit $rc"
   cat "$OUT/tune.txt"
+}
+
+run_arcs () {
+  # Temporal arc coherence: test-cuda-arcs (each mapping and the periodogram against the CPU), the
+  # benchmark at the poster's scale (15,000 x 8,000 px, 100 passes, 5 x 5 window; EF_ARCS_ARGS adds
+  # options), and Nsight Compute's counters for each kernel on one strip.
+  local t0=$SECONDS rc k
+  ninja -C "$BUILD" tests/gpu/test-cuda-arcs tests/gpu/bench-cuda-arcs > "$OUT/build-arcs.log" 2>&1 \
+    || { grep -E "error|FAILED" "$OUT/build-arcs.log" | head -30; fail "arcs: build failed"; return 0; }
+  run_paths test-cuda-arcs "$BUILD" tests/gpu/test-cuda-arcs "$OUT/test-cuda-arcs.log" 200
+  grep -E "^# [a-z]|^not ok|ERROR|CRITICAL" "$OUT/test-cuda-arcs.log" | grep -vE "^# (random seed|Start|End)" | head -40
+  # shellcheck disable=SC2086
+  timeout 300 "$BUILD/tests/gpu/bench-cuda-arcs" ${EF_ARCS_ARGS:-} > "$OUT/bench-arcs.txt" 2> "$OUT/bench-arcs.log"
+  rc=$?
+  note "bench-cuda-arcs: exit $rc in $((SECONDS - t0)) s"
+  judge_bench "bench-cuda-arcs" $rc "$OUT/bench-arcs.txt"
+  cat "$OUT/bench-arcs.txt"
+  tail -5 "$OUT/bench-arcs.log"
+  grep -E '^RESULT' "$OUT/bench-arcs.txt" >> "$SUMMARY"
+  if command -v ncu > /dev/null && [ "${EF_ARCS_NCU:-1}" = 1 ]; then
+    for k in window_kernel soa_coherence_kernel graph_kernel periodogram_kernel; do
+      timeout 90 ncu --clock-control none -k "$k" --launch-count 1 \
+        --metrics smsp__warps_eligible.avg.per_cycle_active,sm__cycles_active.avg.pct_of_peak_sustained_elapsed,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,dram__bytes_read.sum.per_second,dram__bytes_read.sum,lts__t_sector_hit_rate.pct,l1tex__t_sector_hit_rate.pct,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,gpu__time_duration.sum \
+        "$BUILD/tests/gpu/bench-cuda-arcs" --width 4096 --height 256 --strip 256 --no-cpu --pg-rows 16 \
+        > "$OUT/ncu-arcs-$k.log" 2>&1
+      note "ncu $k: exit $?"
+      grep -E "^ *(smsp__|sm__|dram__|lts__|l1tex__|gpu__time)" "$OUT/ncu-arcs-$k.log" | sed "s/^ */ncu $k: /" | tee -a "$SUMMARY"
+    done
+  fi
+  note "arcs step took $((SECONDS - t0)) s"
 }
 
 run_ncu () {
@@ -573,6 +609,7 @@ for s in $STEPS; do
     pfa) run_pfa ;;
     ffbp) run_ffbp ;;
     aperture) run_aperture ;;
+    arcs) run_arcs ;;
     none) ;;
     *) fail "unknown step $s" ;;
   esac

@@ -1,0 +1,458 @@
+/* ef-arcs.c: temporal arc coherence on the CPU: unit phasors, plain coherence, the velocity-height periodogram. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "ef-arcs"
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "ef-arcs.h"
+#include "ef-error.h"
+#include "ef-grid.h"
+#include "ef-simd.h"
+
+/* Arcs the periodogram takes at once along a row: their series (N passes x CHUNK, re and im) stay in L1
+ * while every grid point runs over them, and the accumulators fill a few vector registers. */
+#define CHUNK 32
+
+guint
+ef_arc_offsets (const EfArcWindow *window, EfArcOffset *out)
+{
+  int r;
+  guint n = 0;
+
+  g_return_val_if_fail (window != NULL && out != NULL, 0);
+  r = (int) MIN (window->radius, EF_ARC_MAX_RADIUS);
+  for (int dy = 0; dy <= r; dy++)
+    for (int dx = -r; dx <= r; dx++)
+      {
+        if (dy == 0 && dx <= 0)
+          continue;
+        if (window->shape == EF_ARC_WINDOW_DISC && dx * dx + dy * dy > r * r)
+          continue;
+        out[n++] = (EfArcOffset) { dx, dy };
+      }
+  return n;
+}
+
+gboolean
+ef_arc_window_check (const EfArcWindow *window, GError **error)
+{
+  if (window->radius < 1 || window->radius > EF_ARC_MAX_RADIUS
+      || (window->shape != EF_ARC_WINDOW_SQUARE && window->shape != EF_ARC_WINDOW_DISC))
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "The search window's radius is 1 to %d pixels (got %u)", EF_ARC_MAX_RADIUS, window->radius);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+ef_arc_model_check (const EfArcModel *m, GError **error)
+{
+  if (m->n_passes < 2 || m->t_years == NULL || m->bperp == NULL || !(m->wavelength > 0) || !(m->range > 0)
+      || !(m->incidence_deg > 0 && m->incidence_deg < 90) || !isfinite (m->wavelength) || !isfinite (m->range))
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "The arcs need at least two passes with dates and baselines, a positive wavelength and range, "
+                   "and an incidence in (0, 90) degrees");
+      return FALSE;
+    }
+  for (guint k = 0; k < m->n_passes; k++)
+    if (!isfinite (m->t_years[k]) || !isfinite (m->bperp[k]))
+      {
+        g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                     "Pass %u's date or baseline is not finite", k);
+        return FALSE;
+      }
+  return TRUE;
+}
+
+gboolean
+ef_arc_grid_check (const EfArcGrid *g, GError **error)
+{
+  if (g->nv < 1 || g->nh < 1 || (guint64) g->nv * g->nh > EF_ARC_MAX_GRID || !isfinite (g->v_min)
+      || !isfinite (g->v_max) || !isfinite (g->h_min) || !isfinite (g->h_max) || g->v_max < g->v_min
+      || g->h_max < g->h_min)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "The velocity-height grid must be ordered, finite and of 1 to %d points (got %u x %u)",
+                   EF_ARC_MAX_GRID, g->nv, g->nh);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+void
+ef_arc_grid_point (const EfArcGrid *g, guint i, double *v, double *h)
+{
+  guint iv = i / g->nh, ih = i % g->nh;
+
+  *v = g->nv > 1 ? g->v_min + iv * (g->v_max - g->v_min) / (g->nv - 1) : g->v_min;
+  *h = g->nh > 1 ? g->h_min + ih * (g->h_max - g->h_min) / (g->nh - 1) : g->h_min;
+}
+
+EfArcPhasors *
+ef_arc_phasors_new (const EfCf32 *stack, guint width, guint height, guint n_passes, GError **error)
+{
+  g_autoptr (EfArcPhasors) ph = g_new0 (EfArcPhasors, 1);
+  gsize n, bytes;
+
+  g_return_val_if_fail (stack != NULL, NULL);
+  if (!g_size_checked_mul (&n, (gsize) width * height, n_passes)
+      || !g_size_checked_mul (&bytes, n, sizeof (float)) || n == 0)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "A region of %u x %u pixels and %u passes is empty or too large", width, height, n_passes);
+      return NULL;
+    }
+  ph->width = width;
+  ph->height = height;
+  ph->n_passes = n_passes;
+  ph->re = ef_aligned_alloc (bytes);
+  ph->im = ef_aligned_alloc (bytes);
+  if (ph->re == NULL || ph->im == NULL)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY,
+                   "No memory for the phasors of %u x %u pixels and %u passes", width, height, n_passes);
+      return NULL;
+    }
+#pragma omp parallel for schedule(static)
+  for (gsize i = 0; i < n; i++)
+    {
+      float re = crealf (stack[i]), im = cimagf (stack[i]);
+      float a = hypotf (re, im);
+      /* A zero (or non-finite) pixel has no phase: it adds nothing to any arc. */
+      float s = (a > 0 && isfinite (a)) ? 1.0f / a : 0.0f;
+
+      ph->re[i] = re * s;
+      ph->im[i] = im * s;
+    }
+  return g_steal_pointer (&ph);
+}
+
+void
+ef_arc_phasors_free (EfArcPhasors *ph)
+{
+  if (ph == NULL)
+    return;
+  ef_aligned_free (ph->re);
+  ef_aligned_free (ph->im);
+  g_free (ph);
+}
+
+/* The columns whose neighbour along dx lies inside a row of width w. */
+static inline void
+valid_columns (int dx, guint w, guint *c0, guint *c1)
+{
+  *c0 = dx < 0 ? (guint) MIN (-dx, (int) w) : 0;
+  *c1 = dx > 0 ? (guint) MAX ((int) w - dx, 0) : w;
+}
+
+EF_CLONES static void
+plain_row (const EfArcPhasors *ph, guint row, EfArcOffset o, float *acc_re, float *acc_im, float *out)
+{
+  gsize plane = (gsize) ph->width * ph->height;
+  guint c0, c1;
+  float inv_n = 1.0f / ph->n_passes;
+
+  for (guint c = 0; c < ph->width; c++)
+    out[c] = NAN;
+  if ((int) row + o.dy >= (int) ph->height)
+    return;
+  valid_columns (o.dx, ph->width, &c0, &c1);
+  if (c1 <= c0)
+    return;
+  memset (acc_re, 0, ph->width * sizeof (float));
+  memset (acc_im, 0, ph->width * sizeof (float));
+  for (guint k = 0; k < ph->n_passes; k++)
+    {
+      const float *pr = ph->re + k * plane + (gsize) row * ph->width;
+      const float *pi = ph->im + k * plane + (gsize) row * ph->width;
+      const float *qr = ph->re + k * plane + (gsize) (row + o.dy) * ph->width + o.dx;
+      const float *qi = ph->im + k * plane + (gsize) (row + o.dy) * ph->width + o.dx;
+
+      EF_SIMD
+      for (guint c = c0; c < c1; c++)
+        {
+          /* p conj (q) */
+          acc_re[c] += pr[c] * qr[c] + pi[c] * qi[c];
+          acc_im[c] += pi[c] * qr[c] - pr[c] * qi[c];
+        }
+    }
+  EF_SIMD
+  for (guint c = c0; c < c1; c++)
+    out[c] = sqrtf (acc_re[c] * acc_re[c] + acc_im[c] * acc_im[c]) * inv_n;
+}
+
+void
+ef_arcs_plain (const EfArcPhasors *ph, const EfArcOffset *off, guint n_off, float *coh)
+{
+  gsize plane;
+
+  g_return_if_fail (ph != NULL && off != NULL && coh != NULL);
+  plane = (gsize) ph->width * ph->height;
+#pragma omp parallel
+  {
+    float *acc_re = g_new (float, ph->width);
+    float *acc_im = g_new (float, ph->width);
+
+#pragma omp for collapse(2) schedule(dynamic, 4)
+    for (guint o = 0; o < n_off; o++)
+      for (guint row = 0; row < ph->height; row++)
+        plain_row (ph, row, off[o], acc_re, acc_im, coh + o * plane + (gsize) row * ph->width);
+    g_free (acc_re);
+    g_free (acc_im);
+  }
+}
+
+void
+ef_arc_phase_table (const EfArcModel *m, const EfArcGrid *grid, float *table_re, float *table_im)
+{
+  guint n_grid = grid->nv * grid->nh;
+  double a = 4 * G_PI / m->wavelength;
+  double hf = 1.0 / (m->range * sin (m->incidence_deg * G_PI / 180));
+
+  for (guint g = 0; g < n_grid; g++)
+    {
+      double v, h;
+
+      ef_arc_grid_point (grid, g, &v, &h);
+      for (guint k = 0; k < m->n_passes; k++)
+        {
+          double ph = a * (v * m->t_years[k] + h * m->bperp[k] * hf);
+
+          table_re[(gsize) g * m->n_passes + k] = (float) cos (ph);
+          table_im[(gsize) g * m->n_passes + k] = (float) -sin (ph);
+        }
+    }
+}
+
+/* The periodogram of up to CHUNK arcs whose series are in zr, zi ([k][CHUNK]): the best |sum|^2 and its
+ * grid point for each. */
+EF_CLONES static void
+periodogram_chunk (const float *zr, const float *zi, guint n, const float *tr, const float *ti, guint n_grid,
+                   float *best_m2, guint16 *best_g)
+{
+  float ar[CHUNK], ai[CHUNK];
+
+  for (guint b = 0; b < CHUNK; b++)
+    {
+      best_m2[b] = -1.0f;
+      best_g[b] = 0;
+    }
+  for (guint g = 0; g < n_grid; g++)
+    {
+      const float *er = tr + (gsize) g * n, *ei = ti + (gsize) g * n;
+
+      EF_SIMD
+      for (guint b = 0; b < CHUNK; b++)
+        ar[b] = ai[b] = 0;
+      for (guint k = 0; k < n; k++)
+        {
+          float cr = er[k], ci = ei[k];
+          const float *xr = zr + (gsize) k * CHUNK, *xi = zi + (gsize) k * CHUNK;
+
+          EF_SIMD
+          for (guint b = 0; b < CHUNK; b++)
+            {
+              ar[b] += xr[b] * cr - xi[b] * ci;
+              ai[b] += xr[b] * ci + xi[b] * cr;
+            }
+        }
+      EF_SIMD
+      for (guint b = 0; b < CHUNK; b++)
+        {
+          float m2 = ar[b] * ar[b] + ai[b] * ai[b];
+          gboolean better = m2 > best_m2[b];
+
+          best_m2[b] = better ? m2 : best_m2[b];
+          best_g[b] = better ? (guint16) g : best_g[b];
+        }
+    }
+}
+
+gboolean
+ef_arcs_periodogram (const EfArcPhasors *ph, const EfArcOffset *off, guint n_off, const EfArcModel *model,
+                     const EfArcGrid *grid, float *coh, guint16 *best, GError **error)
+{
+  gsize plane, table_n;
+  guint n_grid, n;
+  float *tr, *ti;
+
+  g_return_val_if_fail (ph != NULL && off != NULL && model != NULL && grid != NULL && coh != NULL, FALSE);
+  if (!ef_arc_model_check (model, error) || !ef_arc_grid_check (grid, error))
+    return FALSE;
+  if (model->n_passes != ph->n_passes)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "The model has %u passes and the stack %u", model->n_passes, ph->n_passes);
+      return FALSE;
+    }
+  n = ph->n_passes;
+  n_grid = grid->nv * grid->nh;
+  plane = (gsize) ph->width * ph->height;
+  table_n = (gsize) n_grid * n;
+  tr = ef_aligned_alloc (table_n * sizeof (float));
+  ti = ef_aligned_alloc (table_n * sizeof (float));
+  if (tr == NULL || ti == NULL)
+    {
+      ef_aligned_free (tr);
+      ef_aligned_free (ti);
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "No memory for the periodogram's table");
+      return FALSE;
+    }
+  ef_arc_phase_table (model, grid, tr, ti);
+
+#pragma omp parallel
+  {
+    float *zr = ef_aligned_alloc ((gsize) n * CHUNK * sizeof (float));
+    float *zi = ef_aligned_alloc ((gsize) n * CHUNK * sizeof (float));
+    float m2[CHUNK];
+    guint16 bg[CHUNK];
+    float inv_n = 1.0f / n;
+
+#pragma omp for collapse(2) schedule(dynamic, 2)
+    for (guint o = 0; o < n_off; o++)
+      for (guint row = 0; row < ph->height; row++)
+        {
+          float *out = coh + o * plane + (gsize) row * ph->width;
+          guint16 *bout = best != NULL ? best + o * plane + (gsize) row * ph->width : NULL;
+          guint c0, c1;
+
+          for (guint c = 0; c < ph->width; c++)
+            {
+              out[c] = NAN;
+              if (bout != NULL)
+                bout[c] = G_MAXUINT16;
+            }
+          if ((int) row + off[o].dy >= (int) ph->height)
+            continue;
+          valid_columns (off[o].dx, ph->width, &c0, &c1);
+          for (guint cs = c0; cs < c1; cs += CHUNK)
+            {
+              guint nb = MIN (CHUNK, c1 - cs);
+
+              for (guint k = 0; k < n; k++)
+                {
+                  gsize base = k * plane + (gsize) row * ph->width + cs;
+                  gsize qbase = k * plane + (gsize) (row + off[o].dy) * ph->width + cs + off[o].dx;
+
+                  for (guint b = 0; b < CHUNK; b++)
+                    {
+                      float pr = b < nb ? ph->re[base + b] : 0, pi = b < nb ? ph->im[base + b] : 0;
+                      float qr = b < nb ? ph->re[qbase + b] : 0, qi = b < nb ? ph->im[qbase + b] : 0;
+
+                      zr[k * CHUNK + b] = pr * qr + pi * qi;
+                      zi[k * CHUNK + b] = pi * qr - pr * qi;
+                    }
+                }
+              periodogram_chunk (zr, zi, n, tr, ti, n_grid, m2, bg);
+              for (guint b = 0; b < nb; b++)
+                {
+                  out[cs + b] = sqrtf (MAX (m2[b], 0.0f)) * inv_n;
+                  if (bout != NULL)
+                    bout[cs + b] = bg[b];
+                }
+            }
+        }
+    ef_aligned_free (zr);
+    ef_aligned_free (zi);
+  }
+  ef_aligned_free (tr);
+  ef_aligned_free (ti);
+  return TRUE;
+}
+
+double
+ef_arc_periodogram64 (const EfCf64 *z, const EfArcModel *m, double v, double h)
+{
+  double a = 4 * G_PI / m->wavelength;
+  double hf = 1.0 / (m->range * sin (m->incidence_deg * G_PI / 180));
+  EfCf64 acc = 0;
+
+  for (guint k = 0; k < m->n_passes; k++)
+    {
+      double ph = a * (v * m->t_years[k] + h * m->bperp[k] * hf);
+
+      acc += z[k] * (cos (ph) - I * sin (ph));
+    }
+  return cabs (acc) / m->n_passes;
+}
+
+double
+ef_arc_refine (const EfCf64 *z, const EfArcModel *m, const EfArcGrid *grid, double *v, double *h)
+{
+  double sv = grid->nv > 1 ? (grid->v_max - grid->v_min) / (grid->nv - 1) : 0;
+  double sh = grid->nh > 1 ? (grid->h_max - grid->h_min) / (grid->nh - 1) : 0;
+  double best = ef_arc_periodogram64 (z, m, *v, *h);
+
+  /* A pattern search: the coarse grid has put the arc on the main lobe, within half a step of the peak.
+   * At each step, move to the best of the eight neighbours while one is better (the coherence rises with
+   * every move, so this ends), then halve the step: ten halvings leave it a thousandth of the grid's. */
+  for (int level = 0; level < 10; level++)
+    {
+      gboolean moved = TRUE;
+
+      sv *= 0.5;
+      sh *= 0.5;
+      for (int moves = 0; moved && moves < 16; moves++)
+        {
+          double bv = *v, bh = *h;
+
+          moved = FALSE;
+          for (int i = -1; i <= 1; i++)
+            for (int j = -1; j <= 1; j++)
+              {
+                double cv = *v + i * sv, ch = *h + j * sh, c;
+
+                if ((i == 0 && j == 0) || (sv == 0 && i != 0) || (sh == 0 && j != 0))
+                  continue;
+                c = ef_arc_periodogram64 (z, m, cv, ch);
+                if (c > best)
+                  {
+                    best = c;
+                    bv = cv;
+                    bh = ch;
+                    moved = TRUE;
+                  }
+              }
+          *v = bv;
+          *h = bh;
+        }
+    }
+  return best;
+}
+
+void
+ef_arcs_pixel_scores (const float *coh, guint width, guint height, const EfArcOffset *off, guint n_off,
+                      float *score)
+{
+  gsize plane = (gsize) width * height;
+
+  g_return_if_fail (coh != NULL && off != NULL && score != NULL);
+#pragma omp parallel for schedule(static)
+  for (guint row = 0; row < height; row++)
+    for (guint col = 0; col < width; col++)
+      {
+        float s = 0;
+
+        for (guint o = 0; o < n_off; o++)
+          {
+            int qc = (int) col - off[o].dx, qr = (int) row - off[o].dy;
+            float a = coh[o * plane + (gsize) row * width + col];
+
+            /* The arc that starts here, and the one along the same offset that ends here. */
+            if (a > s)
+              s = a;
+            if (qc >= 0 && qr >= 0 && qc < (int) width)
+              {
+                float b = coh[o * plane + (gsize) qr * width + qc];
+                if (b > s)
+                  s = b;
+              }
+          }
+        score[(gsize) row * width + col] = s;
+      }
+}

@@ -1,0 +1,63 @@
+/* ef-cuda-arcs.h: temporal arc coherence and the velocity-height periodogram on a CUDA device. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/* Plain C: no CUDA header. */
+#include "ef-types.h"
+#include "ef-arcs.h"
+
+G_BEGIN_DECLS
+
+/* The three thread mappings of the plain coherence (all agree with ef_arcs_plain):
+ *   WINDOW  a thread a pixel: it visits its window's arcs in row order, each over every pass;
+ *   ARC     a thread an arc: the arcs' end pixels are listed (structure of arrays: p and q indices) and
+ *           their phasors gathered into arc-major arrays first, so that every read is coalesced, at the
+ *           price of reading the image twice over;
+ *   GRAPH   a thread an arc, the arcs grouped so that a warp's 32 are a compact graph: 8 neighbouring
+ *           pixels times 4 neighbouring offsets of the window, 32 edges among about 19 pixels, so that
+ *           neighbouring lanes read pixels the others have just brought into cache. */
+typedef enum {
+  EF_CUDA_ARCS_WINDOW,
+  EF_CUDA_ARCS_ARC,
+  EF_CUDA_ARCS_GRAPH,
+} EfCudaArcsMapping;
+
+const char *ef_cuda_arcs_mapping_to_string (EfCudaArcsMapping mapping);
+gboolean    ef_cuda_arcs_mapping_from_string (const char *s, EfCudaArcsMapping *out);
+
+typedef struct _EfCudaArcs EfCudaArcs;
+
+typedef struct {
+  double h2d_ms;      /* the phasors in */
+  double kernel_ms;   /* the coherence (and gather, and scores) kernels */
+  double d2h_ms;      /* the results out */
+} EfCudaArcsTiming;
+
+/* A device session for regions up to width x max_rows pixels of n_passes passes and the window's n_off
+ * offsets: the device buffers, a stream and its events. With model and grid (both or neither) it also
+ * runs the periodogram (on CUDA cores, fp32, a thread an arc with the rotations staged in shared
+ * memory). device < 0: the default. Owned, or NULL with error (no device: EF_COMPUTE_ERROR_NO_DEVICE;
+ * too little memory: EF_COMPUTE_ERROR_NO_MEMORY). Blocks while it allocates. */
+EfCudaArcs *ef_cuda_arcs_new (int device, guint width, guint max_rows, guint n_passes, const EfArcOffset *off,
+                              guint n_off, const EfArcModel *model, const EfArcGrid *grid, GError **error);
+void        ef_cuda_arcs_free (EfCudaArcs *s);
+
+/* One region of `rows` rows: copies the phasors in (re, im as EfArcPhasors lays them out; pinned host
+ * memory from ef_cuda_arcs_host_alloc copies fastest), runs the plain coherence with mapping, or the
+ * periodogram when periodogram is TRUE, then each pixel's score, and copies out what is asked for (any
+ * of coh, best, score may be NULL; laid out as ef_arcs_plain, ef_arcs_periodogram and
+ * ef_arcs_pixel_scores lay them out). Blocks until the results are in host memory. */
+gboolean ef_cuda_arcs_run (EfCudaArcs *s, const float *re, const float *im, guint rows, EfCudaArcsMapping mapping,
+                           gboolean periodogram, float *coh, guint16 *best, float *score, EfCudaArcsTiming *timing,
+                           GError **error);
+
+/* Pinned host memory for the phasors (NULL with error when refused); freed with ef_cuda_arcs_host_free. */
+gpointer ef_cuda_arcs_host_alloc (gsize bytes, GError **error);
+void     ef_cuda_arcs_host_free (gpointer p);
+
+/* The host-to-device bandwidth of this session's device, GB/s, measured on pinned memory of bytes. */
+double   ef_cuda_arcs_h2d_gbps (EfCudaArcs *s, gsize bytes, GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (EfCudaArcs, ef_cuda_arcs_free)
+
+G_END_DECLS
