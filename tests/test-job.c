@@ -159,6 +159,75 @@ run_and_compare (EfOrder order, guint stride, guint64 first, guint64 count)
 }
 
 typedef struct {
+  guint  n;
+  double fraction[64];
+  guint64 pulses_done[64], pulses_total;
+} EnergyWatch;
+
+static void
+energy_cb (EfJob *job, const EfJobProgress *pr, gpointer data)
+{
+  EnergyWatch *w = data;
+
+  /* On the worker, one report at a time. */
+  if (w->n < G_N_ELEMENTS (w->fraction))
+    {
+      w->fraction[w->n] = pr->energy_fraction;
+      w->pulses_done[w->n++] = pr->pulses_done;
+    }
+  w->pulses_total = pr->pulses_total;
+}
+
+/* The share of the finished image's energy a job reports: the pulses' count with no cross-range window;
+ * with Taylor's, the squared window over the pulses' places in the aperture, so that the first blocks,
+ * at the aperture's edge, carry much less than their count. */
+static void
+test_energy_fraction (void)
+{
+  g_autoptr (EfDataset) ds = scene (96);
+  EfGrid grid;
+  EfJobParams jp;
+  EfWindow windows[2] = { EF_WINDOW_RECT, EF_WINDOW_TAYLOR };
+
+  g_assert_true (ef_grid_init_roi (&grid, -3, -3, 3, 3, 0.3, NULL));
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr (EfJob) job = NULL;
+      g_autoptr (GError) error = NULL;
+      EnergyWatch w = { 0 };
+      double sum = 0, first = 0;
+
+      ef_job_params_init (&jp, &grid);
+      jp.backend.block_size = 8;
+      jp.backend.range.az_window = windows[i];
+      job = ef_job_new (ds, &jp, &error);
+      g_assert_no_error (error);
+      g_assert_true (ef_job_run (job, energy_cb, &w, &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (w.n, ==, 96 / 8);  /* a report a block, the last one the end's */
+      for (guint k = 1; k < w.n; k++)
+        g_assert_cmpfloat (w.fraction[k], >=, w.fraction[k - 1]);
+      g_assert_cmpfloat (fabs (w.fraction[w.n - 1] - 1), <, 1e-12);
+      /* The window sampled at the pulses' places, as if they were evenly spread in angle. */
+      for (guint k = 0; k < 96; k++)
+        {
+          double v = ef_window_value (windows[i], 4, -35, (k + 0.5) / 96);
+
+          sum += v * v;
+          first += k < 8 ? v * v : 0;
+        }
+      g_test_message ("%s: first block %.4f of the energy for %.4f of the pulses (even angles: %.4f)",
+                      i ? "Taylor" : "no window", w.fraction[0], (double) w.pulses_done[0] / w.pulses_total,
+                      first / sum);
+      if (windows[i] == EF_WINDOW_RECT)
+        for (guint k = 0; k < w.n; k++)
+          g_assert_cmpfloat (fabs (w.fraction[k] - (double) w.pulses_done[k] / w.pulses_total), <, 1e-12);
+      else
+        g_assert_cmpfloat (fabs (w.fraction[0] / (first / sum) - 1), <, 0.05);
+    }
+}
+
+typedef struct {
   guint    running;         /* reports while running */
   guint    running_dirty;   /* of which with dirty tiles */
   guint    final_dirty;
@@ -618,6 +687,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/job/subset", test_subset);
   g_test_add_func ("/compute/job/order", test_order);
   g_test_add_func ("/compute/job/publish-interval", test_publish_interval);
+  g_test_add_func ("/compute/job/energy-fraction", test_energy_fraction);
   g_test_add_func ("/compute/job/cancel", test_cancel);
   g_test_add_func ("/compute/job/pause-resume", test_pause_resume);
   g_test_add_func ("/compute/job/restart", test_restart);

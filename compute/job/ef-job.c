@@ -44,7 +44,25 @@ struct _EfJob {
   EfRunInfo     run;       /* what ran so far: the backend's record as of the last block */
   GError       *error;
   EfDeviceImage *device_image; /* owned ref, set once by the worker: the backend's image on its device */
+  EfAzWeight    az;          /* the cross-range weighting range compression applies */
+  double        energy_total; /* the sum of the used pulses' squared weights */
+  double        energy_done;  /* the same over the pulses formed so far (worker thread only) */
 };
+
+/* The sum of the squared cross-range weights of n pulses: the share of the image's energy they carry. */
+static double
+weight_energy (const EfAzWeight *az, const EfPulse *pulses, const guint64 *ids, gsize n)
+{
+  double sum = 0;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      double w = ef_az_weight_at (az, &pulses[ids != NULL ? ids[i] : i]);
+
+      sum += w * w;
+    }
+  return sum;
+}
 
 void
 ef_job_params_init (EfJobParams *params, const EfGrid *grid)
@@ -122,6 +140,9 @@ ef_job_new (EfDataset *dataset, const EfJobParams *params, GError **error)
     job->pulse_ids[i] = first + i * stride;
   /* The cross-range weighting spans exactly the pulses this job forms from. */
   ef_aperture_init (&job->params.backend.range.aperture, dataset->pulses, first, job->n_used, stride);
+  ef_az_weight_init (&job->az, job->params.backend.range.az_window, job->params.backend.range.az_taylor_nbar,
+                     job->params.backend.range.az_taylor_sll_db, &job->params.backend.range.aperture);
+  job->energy_total = weight_energy (&job->az, dataset->pulses, job->pulse_ids, job->n_used);
   job->n_blocks = (guint) ((job->n_used + block - 1) / block);
   job->order = g_new (guint, job->n_blocks);
   if (params->order == EF_ORDER_INTERLEAVED)
@@ -227,6 +248,8 @@ publish (EfJob *job, EfJobState state, guint blocks_done, guint64 pulses_done, g
   pr.blocks_total = job->n_blocks;
   pr.pulses_done = pulses_done;
   pr.pulses_total = job->n_used;
+  pr.energy_fraction = job->energy_total > 0 ? MIN (job->energy_done / job->energy_total, 1.0)
+                                             : (job->n_used > 0 ? (double) pulses_done / job->n_used : 0);
   pr.elapsed_s = elapsed;
   pr.bp_per_s = elapsed > 0 ? (double) ef_grid_n_pixels (g) * pulses_done / elapsed : 0;
   pr.eta_s = pulses_done > 0 ? elapsed * (double) (job->n_used - pulses_done) / pulses_done : 0;
@@ -444,6 +467,7 @@ worker_main (gpointer data)
           break;
         }
       pulses_done += blk->count;
+      job->energy_done += weight_energy (&job->az, blk->pulses, NULL, blk->count);
       done++;
       g_async_queue_push (free_q, blk);
       take_run_info (job, backend);

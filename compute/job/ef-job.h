@@ -42,6 +42,9 @@ typedef struct {
   guint      blocks_total;
   guint64    pulses_done;
   guint64    pulses_total;
+  double     energy_fraction; /* the share of the finished image's energy the pulses so far carry: the sum
+                               * of their squared cross-range weights over the whole aperture's, which is
+                               * pulses_done / pulses_total when the aperture is not weighted */
   double     elapsed_s;
   double     bp_per_s;        /* pixel-pulse backprojections per second so far */
   double     eta_s;

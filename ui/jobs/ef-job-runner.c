@@ -264,6 +264,7 @@ progress_cb (EfJob *job, const EfJobProgress *p, gpointer user_data)
   news->latest.blocks_total = p->blocks_total;
   news->latest.pulses_done = p->pulses_done;
   news->latest.pulses_total = p->pulses_total;
+  news->latest.energy_fraction = p->energy_fraction;
   news->latest.elapsed_s = p->elapsed_s;
   news->latest.bp_per_s = p->bp_per_s;
   news->latest.eta_s = p->eta_s;

@@ -16,6 +16,7 @@ typedef struct {
   EfJobState state;
   guint      blocks_done, blocks_total;
   guint64    pulses_done, pulses_total;
+  double     energy_fraction;  /* as EfJobProgress's */
   double     elapsed_s, bp_per_s, eta_s;
 } EfRunnerProgress;
 

@@ -125,13 +125,15 @@ static double
 layer_gain (EfJobRunner *runner)
 {
   const EfRunnerProgress *p = ef_job_runner_get_progress (runner);
-  double n = (double) p->pulses_done, total = (double) MAX (p->pulses_total, p->pulses_done);
+  double total = (double) MAX (p->pulses_total, p->pulses_done);
+  /* The pulses so far, counted by the energy they carry: a weighted aperture's edge pulses count less. */
+  double n = p->pulses_done > 0 ? p->energy_fraction * total : 0;
 
   /* A finished image is shown at its per-pulse level, 1 / N in amplitude, so that layers formed from
    * different pulse counts agree. While it forms from n pulses, the image's energy has grown as n (the
-   * sum of the pulses' energies, for clutter and for a point's whole response alike), while a point's
-   * peak grows as n: scaling by 1 / sqrt (n N) keeps the energy where the finished image will have it,
-   * so that the first blocks look like the last ones, only blurrier. At n = N it is 1 / N. */
+   * sum of the pulses' weighted energies, for clutter and for a point's whole response alike), while a
+   * point's peak grows as n: scaling by 1 / sqrt (n N) keeps the energy where the finished image will
+   * have it, so that the first blocks look like the last ones, only blurrier. At n = N it is 1 / N. */
   if (n <= 0)
     return 0.0;
   return -10.0 * log10 (n) - 10.0 * log10 (total);
