@@ -10,7 +10,7 @@
 #include "ef-annotate.h"
 #include "ef-application.h"
 #include "ef-export-png.h"
-#include "ef-gui-test-util.h"
+#include "ef-gui-window-test.h"
 #include "ef-demo-test.h"
 #include "ef-image-view-test.h"
 #include "ef-display-panel-test.h"
@@ -18,64 +18,6 @@
 #include "ef-main-window-test.h"
 #include "ef-processing-panel-test.h"
 
-static EfApplication *app;
-static EfDataset *demo;
-
-static void
-spin_until (gboolean (*cond) (gpointer), gpointer data, double timeout_s)
-{
-  gint64 end = g_get_monotonic_time () + (gint64) (timeout_s * G_USEC_PER_SEC);
-
-  while (!cond (data))
-    {
-      if (g_get_monotonic_time () > end)
-        g_error ("timed out after %.0f s", timeout_s);
-      if (!g_main_context_iteration (NULL, FALSE))
-        g_usleep (500);
-    }
-}
-
-static void
-spin (double seconds)
-{
-  gint64 end = g_get_monotonic_time () + (gint64) (seconds * G_USEC_PER_SEC);
-
-  while (g_get_monotonic_time () < end)
-    if (!g_main_context_iteration (NULL, FALSE))
-      g_usleep (500);
-}
-
-static gboolean
-window_idle (gpointer data)
-{
-  return ef_main_window_is_idle (data);
-}
-
-static gboolean
-no_pending_frees (gpointer data)
-{
-  return ef_job_runner_get_n_pending_frees () == 0;
-}
-
-static EfMainWindow *
-new_window (void)
-{
-  EfMainWindow *window = ef_main_window_new (GTK_APPLICATION (app));
-
-  g_object_ref (window);
-  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
-  gtk_window_present (GTK_WINDOW (window));
-  return window;
-}
-
-static void
-close_window (EfMainWindow *window)
-{
-  gtk_window_close (GTK_WINDOW (window));
-  spin_until (no_pending_frees, NULL, 30);
-  spin (0.1);
-  g_assert_finalize_object (window);
-}
 
 /* A PNG's pixels as BGRA bytes (owned), its size in *w, *h. */
 static guint8 *
@@ -500,22 +442,9 @@ test_measurement_csv (void)
 int
 main (int argc, char *argv[])
 {
-  g_autoptr (GError) error = NULL;
   int status;
 
-  ef_test_isolate_user_dirs ();
-  gtk_test_init (&argc, &argv, NULL);
-  adw_init ();
-
-  app = ef_application_new (G_APPLICATION_NON_UNIQUE);
-  if (!g_application_register (G_APPLICATION (app), NULL, &error))
-    g_error ("%s", error->message);
-  {
-    g_autoptr (GSettings) settings = g_settings_new (APP_ID);
-    g_settings_set_string (settings, "backend", "cpu");
-  }
-  demo = ef_demo_simulate (&error);
-  g_assert_no_error (error);
+  ef_test_window_setup (&argc, &argv);
 
   g_test_add_func ("/gui/analyst/export-scale-bar", test_export_scale_bar);
   g_test_add_func ("/gui/analyst/window-export-region", test_window_export_region);
@@ -525,7 +454,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/gui/analyst/measurement-csv", test_measurement_csv);
   status = g_test_run ();
 
-  ef_dataset_unref (demo);
-  g_object_unref (app);
+  ef_test_window_teardown ();
   return status;
 }

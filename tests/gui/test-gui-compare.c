@@ -12,47 +12,9 @@
 #include "ef-compare-view.h"
 #include "ef-compare-window.h"
 #include "ef-demo-test.h"
-#include "ef-gui-test-util.h"
+#include "ef-gui-window-test.h"
 #include "ef-main-window-test.h"
 
-static EfApplication *app;
-static EfDataset *demo;
-
-static void
-spin_until (gboolean (*cond) (gpointer), gpointer data, double timeout_s)
-{
-  gint64 end = g_get_monotonic_time () + (gint64) (timeout_s * G_USEC_PER_SEC);
-
-  while (!cond (data))
-    {
-      if (g_get_monotonic_time () > end)
-        g_error ("timed out after %.0f s", timeout_s);
-      if (!g_main_context_iteration (NULL, FALSE))
-        g_usleep (500);
-    }
-}
-
-static void
-spin (double seconds)
-{
-  gint64 end = g_get_monotonic_time () + (gint64) (seconds * G_USEC_PER_SEC);
-
-  while (g_get_monotonic_time () < end)
-    if (!g_main_context_iteration (NULL, FALSE))
-      g_usleep (500);
-}
-
-static gboolean
-window_idle (gpointer data)
-{
-  return ef_main_window_is_idle (data);
-}
-
-static gboolean
-no_pending_frees (gpointer data)
-{
-  return ef_job_runner_get_n_pending_frees () == 0;
-}
 
 /* A random complex image on a ground-plane grid. */
 static EfImage *
@@ -343,28 +305,14 @@ test_regions (void)
 int
 main (int argc, char *argv[])
 {
-  g_autoptr (GError) error = NULL;
   int status;
 
-  ef_test_isolate_user_dirs ();
-  gtk_test_init (&argc, &argv, NULL);
-  adw_init ();
-
-  app = ef_application_new (G_APPLICATION_NON_UNIQUE);
-  if (!g_application_register (G_APPLICATION (app), NULL, &error))
-    g_error ("%s", error->message);
-  {
-    g_autoptr (GSettings) settings = g_settings_new (APP_ID);
-    g_settings_set_string (settings, "backend", "cpu");
-  }
-  demo = ef_demo_simulate (&error);
-  g_assert_no_error (error);
+  ef_test_window_setup (&argc, &argv);
 
   g_test_add_func ("/gui/compare/view", test_view);
   g_test_add_func ("/gui/compare/regions", test_regions);
   status = g_test_run ();
 
-  ef_dataset_unref (demo);
-  g_object_unref (app);
+  ef_test_window_teardown ();
   return status;
 }
