@@ -137,3 +137,31 @@ ef_json_get_double (JsonObject *object, const char *name, double *out)
     return FALSE;
   return TRUE;
 }
+
+gboolean
+ef_json_get_vec3 (JsonObject *object, const char *name, double out[3])
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
+  JsonArray *a;
+
+  if (node == NULL || !JSON_NODE_HOLDS_ARRAY (node))
+    return FALSE;
+  a = json_node_get_array (node);
+  if (json_array_get_length (a) != 3)
+    return FALSE;
+  for (guint i = 0; i < 3; i++)
+    {
+      JsonNode *n = json_array_get_element (a, i);
+      GType t = JSON_NODE_HOLDS_VALUE (n) ? json_node_get_value_type (n) : G_TYPE_INVALID;
+
+      if (t == G_TYPE_INT64)
+        out[i] = (double) json_node_get_int (n);
+      else if (t == G_TYPE_DOUBLE)
+        out[i] = json_node_get_double (n);
+      else
+        return FALSE;
+      if (!isfinite (out[i]))
+        return FALSE;
+    }
+  return TRUE;
+}

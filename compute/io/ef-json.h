@@ -26,5 +26,7 @@ void  ef_json_set_doubles (JsonBuilder *builder, const char *name, const double 
 
 /* A member that is a number (integer or not): FALSE when absent or of another type. */
 gboolean ef_json_get_double (JsonObject *object, const char *name, double *out);
+/* A member that is an array of three finite numbers: FALSE when absent or anything else. */
+gboolean ef_json_get_vec3 (JsonObject *object, const char *name, double out[3]);
 
 G_END_DECLS

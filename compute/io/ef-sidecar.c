@@ -53,31 +53,6 @@ ef_sidecar_to_text (const EfGrid *g, JsonObject *extra)
   return ef_json_to_text (root, TRUE);
 }
 
-static gboolean
-get_vec3 (JsonObject *o, const char *name, double out[3])
-{
-  JsonArray *a;
-
-  if (!json_object_has_member (o, name) || !JSON_NODE_HOLDS_ARRAY (json_object_get_member (o, name)))
-    return FALSE;
-  a = json_object_get_array_member (o, name);
-  if (json_array_get_length (a) != 3)
-    return FALSE;
-  for (guint i = 0; i < 3; i++)
-    {
-      JsonNode *n = json_array_get_element (a, i);
-      GType t = JSON_NODE_HOLDS_VALUE (n) ? json_node_get_value_type (n) : G_TYPE_INVALID;
-
-      if (t == G_TYPE_INT64)
-        out[i] = (double) json_node_get_int (n);
-      else if (t == G_TYPE_DOUBLE)
-        out[i] = json_node_get_double (n);
-      else
-        return FALSE;
-    }
-  return TRUE;
-}
-
 gboolean
 ef_sidecar_parse (const char *text, gssize len, const char *name, EfGrid *grid, JsonObject **extra,
                   GError **error)
@@ -106,8 +81,8 @@ ef_sidecar_parse (const char *text, gssize len, const char *name, EfGrid *grid, 
     }
   o = json_node_get_object (root);
   if (!ef_json_get_double (o, "width", &w) || !ef_json_get_double (o, "height", &h)
-      || !ef_json_get_double (o, "spacing", &grid->spacing) || !get_vec3 (o, "origin", grid->origin)
-      || !get_vec3 (o, "u", grid->u) || !get_vec3 (o, "v", grid->v))
+      || !ef_json_get_double (o, "spacing", &grid->spacing) || !ef_json_get_vec3 (o, "origin", grid->origin)
+      || !ef_json_get_vec3 (o, "u", grid->u) || !ef_json_get_vec3 (o, "v", grid->v))
     {
       g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT,
                    "“%s” lacks the grid (width, height, spacing, origin, u, v) or is malformed", name);

@@ -204,29 +204,6 @@ ef_stack_create (const char *dir, const EfGrid *grid, guint tile, const EfStackG
   return g_steal_pointer (&s);
 }
 
-static gboolean
-get_vec3 (JsonObject *o, const char *name, double out[3])
-{
-  JsonArray *a;
-
-  if (!json_object_has_member (o, name) || !JSON_NODE_HOLDS_ARRAY (json_object_get_member (o, name)))
-    return FALSE;
-  a = json_object_get_array_member (o, name);
-  if (json_array_get_length (a) != 3)
-    return FALSE;
-  for (guint i = 0; i < 3; i++)
-    {
-      JsonNode *n = json_array_get_element (a, i);
-
-      if (json_node_get_value_type (n) != G_TYPE_DOUBLE && json_node_get_value_type (n) != G_TYPE_INT64)
-        return FALSE;
-      out[i] = json_node_get_double (n);
-      if (!isfinite (out[i]))
-        return FALSE;
-    }
-  return TRUE;
-}
-
 EfStack *
 ef_stack_open (const char *dir, GError **error)
 {
@@ -282,7 +259,7 @@ ef_stack_open (const char *dir, GError **error)
   if (!json_object_has_member (o, "grid") || !JSON_NODE_HOLDS_OBJECT (json_object_get_member (o, "grid")))
     goto bad;
   g = json_object_get_object_member (o, "grid");
-  if (!get_vec3 (g, "origin", grid.origin) || !get_vec3 (g, "u", grid.u) || !get_vec3 (g, "v", grid.v)
+  if (!ef_json_get_vec3 (g, "origin", grid.origin) || !ef_json_get_vec3 (g, "u", grid.u) || !ef_json_get_vec3 (g, "v", grid.v)
       || !ef_json_get_double (g, "spacing", &grid.spacing))
     goto bad;
   if (!ef_json_get_double (o, "wavelength", &geo.wavelength) || !ef_json_get_double (o, "range", &geo.range)

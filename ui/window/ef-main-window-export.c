@@ -159,15 +159,13 @@ export_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *c
   g_task_return_boolean (task, TRUE);
 }
 
+/* An export's end, whatever it wrote: a toast that says so, and "export-finished". */
 static void
-export_done (GObject *source, GAsyncResult *result, gpointer user_data)
+export_report (EfMainWindow *self, GAsyncResult *result, const char *path)
 {
-  EfMainWindow *self = EF_MAIN_WINDOW (source);
-  ExportData *d = g_task_get_task_data (G_TASK (result));
   g_autoptr (GError) error = NULL;
-  g_autofree char *name = g_filename_display_basename (d->path);
+  g_autofree char *name = g_filename_display_basename (path);
   g_autofree char *msg = NULL;
-
   gboolean ok = g_task_propagate_boolean (G_TASK (result), &error);
 
   if (!ok)
@@ -180,7 +178,15 @@ export_done (GObject *source, GAsyncResult *result, gpointer user_data)
       msg = g_strdup_printf (_("Saved %s"), name);
       ef_main_window_toast (self, msg);
     }
-  g_signal_emit_by_name (self, "export-finished", d->path, ok);
+  g_signal_emit_by_name (self, "export-finished", path, ok);
+}
+
+static void
+export_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  ExportData *d = g_task_get_task_data (G_TASK (result));
+
+  export_report (EF_MAIN_WINDOW (source), result, d->path);
 }
 
 void
@@ -314,24 +320,9 @@ png_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *canc
 static void
 png_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
-  EfMainWindow *self = EF_MAIN_WINDOW (source);
   PngData *d = g_task_get_task_data (G_TASK (result));
-  g_autoptr (GError) error = NULL;
-  g_autofree char *name = g_filename_display_basename (d->path);
-  g_autofree char *msg = NULL;
-  gboolean ok = g_task_propagate_boolean (G_TASK (result), &error);
 
-  if (!ok)
-    {
-      msg = g_strdup_printf (_("Could not save %s: %s"), name, error->message);
-      ef_main_window_toast_error (self, msg);
-    }
-  else
-    {
-      msg = g_strdup_printf (_("Saved %s"), name);
-      ef_main_window_toast (self, msg);
-    }
-  g_signal_emit_by_name (self, "export-finished", d->path, ok);
+  export_report (EF_MAIN_WINDOW (source), result, d->path);
 }
 
 void
