@@ -592,17 +592,17 @@ correct_args (const EfCudaPfa *self, const EfPfaStencil *st, gboolean correct, E
   a->correct = correct;
   a->kr_c = st->kr_c;
   a->kr_d = st->kr_hi - st->kr_lo;
-  a->om = ef_pfa_dot3 (st->m.uh, c->ol);
-  a->duh_ol = ef_pfa_dot3 (duh, c->ol);
-  a->a11 = st->kr_c * ef_pfa_dot3 (duh, g->u);
-  a->a12 = st->kr_c * ef_pfa_dot3 (duh, g->v);
-  a->a21 = a->kr_d * ef_pfa_dot3 (st->m.uh, g->u);
-  a->a22 = a->kr_d * ef_pfa_dot3 (st->m.uh, g->v);
+  a->om = ef_dot3 (st->m.uh, c->ol);
+  a->duh_ol = ef_dot3 (duh, c->ol);
+  a->a11 = st->kr_c * ef_dot3 (duh, g->u);
+  a->a12 = st->kr_c * ef_dot3 (duh, g->v);
+  a->a21 = a->kr_d * ef_dot3 (st->m.uh, g->u);
+  a->a22 = a->kr_d * ef_dot3 (st->m.uh, g->v);
   a->det = a->a11 * a->a22 - a->a12 * a->a21;
   a->solve = correct && st->cross_ok
              && fabs (a->det) > 1e-12 * (fabs (a->a11 * a->a22) + fabs (a->a12 * a->a21));
-  a->ku_rest = st->kr_c * ef_pfa_dot3 (st->m.uh, g->u) - st->kcu;
-  a->kv_rest = st->kr_c * ef_pfa_dot3 (st->m.uh, g->v) - st->kcv;
+  a->ku_rest = st->kr_c * ef_dot3 (st->m.uh, g->u) - st->kcu;
+  a->kv_rest = st->kr_c * ef_dot3 (st->m.uh, g->v) - st->kcv;
   a->taps = c->params.resample_taps;
   a->knab = self->d_knab;
   a->lat = self->d_lat;

@@ -11,6 +11,7 @@
 #include "ef-error.h"
 #include "ef-ffbp-private.h"
 #include "ef-test-hooks.h"
+#include "ef-vec3.h"
 
 #define KQ EF_FFBP_KQ
 #define RS EF_FFBP_RS
@@ -62,26 +63,6 @@ ef_fbp_params_init (EfFfbpParams *p)
   g_return_if_fail (p != NULL);
   ef_ffbp_params_init (p);
   p->factorised = FALSE;
-}
-
-static inline double
-dot3 (const double a[3], const double b[3])
-{
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static inline double
-norm3 (const double a[3])
-{
-  return sqrt (dot3 (a, a));
-}
-
-static inline void
-cross3 (const double a[3], const double b[3], double out[3])
-{
-  out[0] = a[1] * b[2] - a[2] * b[1];
-  out[1] = a[2] * b[0] - a[0] * b[2];
-  out[2] = a[0] * b[1] - a[1] * b[0];
 }
 
 /* Knab's interpolator (IEEE Trans. Inf. Theory 25, 1979): a sinc tapered by a window that spends the
@@ -170,9 +151,9 @@ ef_ffbp_new (const EfGrid *grid, double bandwidth_hz, const EfFfbpParams *params
   self->grid = *grid;
   self->bandwidth = bandwidth_hz;
   self->params = *params;
-  cross3 (grid->u, grid->v, self->n);
+  ef_cross3 (grid->u, grid->v, self->n);
   {
-    double nn = norm3 (self->n);
+    double nn = ef_norm3 (self->n);
     for (int i = 0; i < 3; i++)
       self->n[i] /= nn;
   }
@@ -232,14 +213,14 @@ ef_ffbp_block_setup (const EfProfiles *pr, double bandwidth, Block *b)
       double hb[3] = { 0.5 * (m->tx[0] - m->rcv[0]), 0.5 * (m->tx[1] - m->rcv[1]), 0.5 * (m->tx[2] - m->rcv[2]) };
 
       b->kr += m->kr / n;
-      b->base2 = MAX (b->base2, dot3 (hb, hb));
+      b->base2 = MAX (b->base2, ef_dot3 (hb, hb));
       if (p > 0)
         {
           const EfProfileMeta *q = &pr->meta[p - 1];
           double d[3];
           for (int i = 0; i < 3; i++)
             d[i] = 0.5 * (m->tx[i] + m->rcv[i]) - 0.5 * (q->tx[i] + q->rcv[i]);
-          len += norm3 (d);
+          len += ef_norm3 (d);
         }
     }
   b->kr_max = b->kr + 2.0 * G_PI * bandwidth / EF_C;
@@ -250,7 +231,7 @@ ef_ffbp_block_setup (const EfProfiles *pr, double bandwidth, Block *b)
       a1[i] = 0.5 * (pr->meta[n - 1].tx[i] + pr->meta[n - 1].rcv[i]);
       b->tb[i] = a1[i] - a0[i];
     }
-  ch = norm3 (b->tb);
+  ch = ef_norm3 (b->tb);
   if (!(ch > 0) || !(b->spacing > 0))
     return FALSE;
   for (int i = 0; i < 3; i++)
@@ -277,7 +258,7 @@ node_geometry (const Block *b, Node *nd)
     }
   for (int i = 0; i < 3; i++)
     d[i] = 0.5 * (meta[nd->p1 - 1].tx[i] + meta[nd->p1 - 1].rcv[i]) - 0.5 * (meta[nd->p0].tx[i] + meta[nd->p0].rcv[i]);
-  dn = norm3 (d);
+  dn = ef_norm3 (d);
   for (int i = 0; i < 3; i++)
     nd->t[i] = n > 1 && dn > 1e-3 * b->spacing ? d[i] / dn : b->tb[i];
   for (guint p = nd->p0; p < nd->p1; p++)
@@ -285,11 +266,11 @@ node_geometry (const Block *b, Node *nd)
       double s[3], sa, perp[3];
       for (int i = 0; i < 3; i++)
         s[i] = 0.5 * (meta[p].tx[i] + meta[p].rcv[i]) - nd->c[i];
-      sa = dot3 (s, nd->t);
+      sa = ef_dot3 (s, nd->t);
       for (int i = 0; i < 3; i++)
         perp[i] = s[i] - sa * nd->t[i];
       along = MAX (along, fabs (sa));
-      across = MAX (across, norm3 (perp));
+      across = MAX (across, ef_norm3 (perp));
     }
   /* The offsets across the chord (a curved track) and a bistatic baseline widen the angular spectrum a
    * little; count them as extra length. */
@@ -303,11 +284,11 @@ node_frame (const EfFfbp *self, Node *nd, const char **why)
 {
   const EfGrid *g = &self->grid;
   const double *n = self->n;
-  double tn = dot3 (nd->t, n), qmin = INFINITY, qmax = -INFINITY;
+  double tn = ef_dot3 (nd->t, n), qmin = INFINITY, qmax = -INFINITY;
 
   for (int i = 0; i < 3; i++)
     nd->e1[i] = nd->t[i] - tn * n[i];
-  nd->tau1 = norm3 (nd->e1);
+  nd->tau1 = ef_norm3 (nd->e1);
   nd->taun = tn;
   if (nd->tau1 < 0.1)
     {
@@ -316,10 +297,10 @@ node_frame (const EfFfbp *self, Node *nd, const char **why)
     }
   for (int i = 0; i < 3; i++)
     nd->e1[i] /= nd->tau1;
-  cross3 (n, nd->e1, nd->e2);
+  ef_cross3 (n, nd->e1, nd->e2);
   {
     double co[3] = { nd->c[0] - g->origin[0], nd->c[1] - g->origin[1], nd->c[2] - g->origin[2] };
-    nd->h = dot3 (co, n);
+    nd->h = ef_dot3 (co, n);
   }
   for (int i = 0; i < 3; i++)
     nd->cp[i] = nd->c[i] - nd->h * n[i];
@@ -327,7 +308,7 @@ node_frame (const EfFfbp *self, Node *nd, const char **why)
     {
       const double *x = self->edge[k];
       double d[3] = { x[0] - nd->cp[0], x[1] - nd->cp[1], x[2] - nd->cp[2] };
-      double q = dot3 (d, nd->e2);
+      double q = ef_dot3 (d, nd->e2);
       qmin = MIN (qmin, q);
       qmax = MAX (qmax, q);
     }
@@ -348,7 +329,7 @@ node_extent (const EfFfbp *self, const Block *b, Node *nd, guint stages_above, c
   const EfFfbpParams *p = &self->params;
   double rmin, rmax = 0, amin = INFINITY, amax = -INFINITY, mr, ma, a1;
   double cpo[3] = { nd->cp[0] - g->origin[0], nd->cp[1] - g->origin[1], nd->cp[2] - g->origin[2] };
-  double ac = dot3 (cpo, g->u) / g->spacing, bc = dot3 (cpo, g->v) / g->spacing;
+  double ac = ef_dot3 (cpo, g->u) / g->spacing, bc = ef_dot3 (cpo, g->v) / g->spacing;
   double ax = CLAMP (ac, -1.0, (double) g->width), bx = CLAMP (bc, -1.0, (double) g->height);
   double corners[4][2] = { { -1, -1 }, { g->width, -1 }, { -1, g->height }, { g->width, g->height } };
   guint64 size;
@@ -362,13 +343,13 @@ node_extent (const EfFfbp *self, const Block *b, Node *nd, guint stages_above, c
       x[0] -= nd->c[0];
       x[1] -= nd->c[1];
       x[2] -= nd->c[2];
-      rmax = MAX (rmax, norm3 (x));
+      rmax = MAX (rmax, ef_norm3 (x));
     }
   for (guint k = 0; k < self->n_edge; k++)
     {
       const double *x = self->edge[k];
       double d[3] = { x[0] - nd->c[0], x[1] - nd->c[1], x[2] - nd->c[2] };
-      double al = dot3 (d, nd->t) / norm3 (d);
+      double al = ef_dot3 (d, nd->t) / ef_norm3 (d);
       amin = MIN (amin, al);
       amax = MAX (amax, al);
     }

@@ -22,8 +22,6 @@
 typedef EfPfaPulseGeo PulseGeo;
 typedef EfPfaStencil Stencil;
 
-#define dot3 ef_pfa_dot3
-
 static inline double
 dist3 (const double a[3], const double b[3])
 {
@@ -206,7 +204,7 @@ deap_fill (const EfPfaCore *self, double **deap, guint *have_n, guint *have_m, g
 static void
 pulse_geo (const EfPfaCore *self, const EfProfileMeta *m, PulseGeo *g)
 {
-  double nt = sqrt (dot3 (m->tx, m->tx)), nr = sqrt (dot3 (m->rcv, m->rcv));
+  double nt = sqrt (ef_dot3 (m->tx, m->tx)), nr = sqrt (ef_dot3 (m->rcv, m->rcv));
 
   memcpy (g->tx, m->tx, sizeof g->tx);
   memcpy (g->rcv, m->rcv, sizeof g->rcv);
@@ -214,7 +212,7 @@ pulse_geo (const EfPfaCore *self, const EfProfileMeta *m, PulseGeo *g)
   g->kr = m->kr;
   for (int i = 0; i < 3; i++)
     g->uh[i] = 0.5 * (m->tx[i] / nt + m->rcv[i] / nr);
-  g->phi = atan2 (dot3 (g->uh, self->grid.v), dot3 (g->uh, self->grid.u));
+  g->phi = atan2 (ef_dot3 (g->uh, self->grid.v), ef_dot3 (g->uh, self->grid.u));
   if (self->pulses->len > 0)
     {
       double ref = g_array_index (self->pulses, PulseGeo, 0).phi;
@@ -241,9 +239,9 @@ ef_pfa_core_spectrum (const EfPfaCore *core, const EfProfileMeta *m, const EfPfa
   guint qmax;
 
   sp->dkq = 2 * G_PI / (nb * m->dr);     /* wavenumber step between spectral bins */
-  sp->uu = dot3 (pg->uh, g->u);
-  sp->uv = dot3 (pg->uh, g->v);
-  sp->uo = dot3 (pg->uh, core->ol);
+  sp->uu = ef_dot3 (pg->uh, g->u);
+  sp->uv = ef_dot3 (pg->uh, g->v);
+  sp->uo = ef_dot3 (pg->uh, core->ol);
   qmax = (guint) ceil (core->bandwidth * 2 * G_PI / EF_C / sp->dkq);
   sp->qmax = MIN (qmax, nb / 2 - 1);
 }
@@ -288,8 +286,8 @@ stencil_make (const EfPfaCore *self, Stencil *st)
       const PulseGeo *g = k % 3 == 0 ? &st->a : (k % 3 == 1 ? &st->m : &st->b);
       double kr = k < 3 ? st->kr_lo : st->kr_hi;
 
-      ku[k] = kr * dot3 (g->uh, self->grid.u);
-      kv[k] = kr * dot3 (g->uh, self->grid.v);
+      ku[k] = kr * ef_dot3 (g->uh, self->grid.u);
+      kv[k] = kr * ef_dot3 (g->uh, self->grid.v);
       lo_u = MIN (lo_u, ku[k]);
       hi_u = MAX (hi_u, ku[k]);
       lo_v = MIN (lo_v, kv[k]);
@@ -319,7 +317,7 @@ apparent (const EfPfaCore *self, const Stencil *st, const double x[3], gboolean 
           double *be, double *psi)
 {
   const double *u = self->grid.u, *v = self->grid.v, *ol = self->ol;
-  double dm = diff_range (&st->m, x), om = dot3 (st->m.uh, ol);
+  double dm = diff_range (&st->m, x), om = ef_dot3 (st->m.uh, ol);
 
   *psi = st->kr_c * (dm + om);
   if (correct && st->cross_ok)
@@ -328,9 +326,9 @@ apparent (const EfPfaCore *self, const Stencil *st, const double x[3], gboolean 
       double duh[3] = { st->b.uh[0] - st->a.uh[0], st->b.uh[1] - st->a.uh[1], st->b.uh[2] - st->a.uh[2] };
       double k = st->kr_hi - st->kr_lo;
       /* [dK_ab; dK_lohi] (al, be) = -(dPsi_ab; dPsi_lohi) */
-      double a11 = st->kr_c * dot3 (duh, u), a12 = st->kr_c * dot3 (duh, v);
-      double a21 = k * dot3 (st->m.uh, u), a22 = k * dot3 (st->m.uh, v);
-      double r1 = -st->kr_c * ((db - da) + dot3 (duh, ol)), r2 = -k * (dm + om);
+      double a11 = st->kr_c * ef_dot3 (duh, u), a12 = st->kr_c * ef_dot3 (duh, v);
+      double a21 = k * ef_dot3 (st->m.uh, u), a22 = k * ef_dot3 (st->m.uh, v);
+      double r1 = -st->kr_c * ((db - da) + ef_dot3 (duh, ol)), r2 = -k * (dm + om);
       double det = a11 * a22 - a12 * a21;
 
       if (fabs (det) > 1e-12 * (fabs (a11 * a22) + fabs (a12 * a21)))
@@ -342,8 +340,8 @@ apparent (const EfPfaCore *self, const Stencil *st, const double x[3], gboolean 
     }
   {
     double d[3] = { x[0] - ol[0], x[1] - ol[1], x[2] - ol[2] };
-    *al = dot3 (d, u);
-    *be = dot3 (d, v);
+    *al = ef_dot3 (d, u);
+    *be = ef_dot3 (d, v);
   }
 }
 
@@ -444,7 +442,7 @@ residual_pp (const EfPfaCore *core, const guint *idx, guint n, const double *fu,
     {
       const PulseGeo *pg = &g_array_index (core->pulses, PulseGeo, idx[i]);
 
-      e[i] = diff_range (pg, x) + dot3 (pg->uh, x);
+      e[i] = diff_range (pg, x) + ef_dot3 (pg->uh, x);
       s11 += fu[i] * fu[i];
       s12 += fu[i] * fv[i];
       s22 += fv[i] * fv[i];
@@ -518,8 +516,8 @@ ef_pfa_dof_report (const EfPfaCore *core, EfPfaReport *rep)
       const PulseGeo *pg = &g_array_index (ps, PulseGeo, idx[i]);
 
       /* Where the spectrum of pulse i lies in the image plane (ef_pfa_core_spectrum's uu, uv). */
-      fu[i] = dot3 (pg->uh, g->u);
-      fv[i] = dot3 (pg->uh, g->v);
+      fu[i] = ef_dot3 (pg->uh, g->u);
+      fv[i] = ef_dot3 (pg->uh, g->v);
     }
 
   for (guint k = 0; k < DOF_EDGE_POINTS; k++)
@@ -540,7 +538,7 @@ ef_pfa_dof_report (const EfPfaCore *core, EfPfaReport *rep)
               rep->qpe_at_m[0] = x[0];
               rep->qpe_at_m[1] = x[1];
             }
-          rep->roi_radius_m = MAX (rep->roi_radius_m, sqrt (dot3 (x, x)));
+          rep->roi_radius_m = MAX (rep->roi_radius_m, sqrt (ef_dot3 (x, x)));
         }
     }
   /* The phase at the top of the band, the worst; the limit was found for the band's centre, where the
@@ -552,7 +550,7 @@ ef_pfa_dof_report (const EfPfaCore *core, EfPfaReport *rep)
   /* The classical radius, for the message. */
   theta = g_array_index (ps, PulseGeo, ib).phi - g_array_index (ps, PulseGeo, ia).phi;
   lambda = 4 * G_PI / kr_hi;
-  cos_psi = hypot (dot3 (uh_mean, g->u), dot3 (uh_mean, g->v)) / sqrt (dot3 (uh_mean, uh_mean));
+  cos_psi = hypot (ef_dot3 (uh_mean, g->u), ef_dot3 (uh_mean, g->v)) / sqrt (ef_dot3 (uh_mean, uh_mean));
   rep->r_max_m = theta > 0 ? sqrt (lambda * r_sum / ps->len) / (theta * cos_psi) : INFINITY;
   if (rep->outside_dof)
     snprintf (rep->note, sizeof rep->note,

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "ef-pfa.h"
+#include "ef-vec3.h"
 
 G_BEGIN_DECLS
 
@@ -151,12 +152,6 @@ ef_pfa_rot_cycles (double c)
     case 2: return -cs - I * sn;
     default: return sn - I * cs;
     }
-}
-
-static inline double
-ef_pfa_dot3 (const double a[3], const double b[3])
-{
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
 G_END_DECLS

@@ -298,7 +298,7 @@ resample_row (const EfPfaCore *self, const Stencil *st, const EfCf64 *lat, const
               guint r, int u0, int v0, EfCf64 *out64, EfCf32 *out32)
 {
   const EfGrid *g = &self->grid;
-  const double km_u = st->kr_c * ef_pfa_dot3 (st->m.uh, g->u), km_v = st->kr_c * ef_pfa_dot3 (st->m.uh, g->v);
+  const double km_u = st->kr_c * ef_dot3 (st->m.uh, g->u), km_v = st->kr_c * ef_dot3 (st->m.uh, g->v);
   double dist_max = 0;
 
   for (guint c = 0; c < g->width; c++)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ef-cphd.h"
+#include "ef-vec3.h"
 
 G_BEGIN_DECLS
 
@@ -38,48 +39,13 @@ typedef struct {
   guint n_words;
 } PvpLayout;
 
-/* ---- small vector helpers ---- */
-
 typedef double Vec3[3];
-
-static inline double
-dot3 (const double a[3], const double b[3])
-{
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static inline double
-norm3 (const double a[3])
-{
-  return sqrt (dot3 (a, a));
-}
-
-static inline void
-sub3 (const double a[3], const double b[3], double out[3])
-{
-  for (int i = 0; i < 3; i++)
-    out[i] = a[i] - b[i];
-}
-
-static inline void
-cross3 (const double a[3], const double b[3], double out[3])
-{
-  double r[3] = { a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0] };
-  memcpy (out, r, sizeof r);
-}
-
-static inline void
-scale3 (const double a[3], double s, double out[3])
-{
-  for (int i = 0; i < 3; i++)
-    out[i] = a[i] * s;
-}
 
 static inline void
 unit3 (const double a[3], double out[3])
 {
-  double n = norm3 (a);
-  scale3 (a, n > 0 ? 1.0 / n : 0.0, out);
+  double n = ef_norm3 (a);
+  ef_scale3 (a, n > 0 ? 1.0 / n : 0.0, out);
 }
 
 /* The collection as the XML states it: every vector in Earth-fixed coordinates, and what they span. */

@@ -36,7 +36,7 @@ srp_frame_init (SrpFrame *f, const double srp[3])
   ef_geo_ecf_to_llh (srp, llh);
   lat = llh[0] / DEG;
   lon = llh[1] / DEG;
-  f->srp_dec = norm3 (srp);
+  f->srp_dec = ef_norm3 (srp);
   unit3 (srp, f->uec_srp);
   f->ueast[0] = -sin (lon);
   f->ueast[1] = cos (lon);
@@ -72,21 +72,21 @@ arp_geometry (const SrpFrame *f, const double arp[3], const double varp[3], ArpG
   double d[3], uarp[3], uec_arp[3], uvarp[3], left[3], ugpy[3], ugpx[3], spn[3], uspn[3];
   double r, rdot, ea, vm, look;
 
-  sub3 (arp, f->srp, d);
-  r = norm3 (d);
-  scale3 (d, 1.0 / r, uarp);
-  rdot = dot3 (uarp, varp);
+  ef_sub3 (arp, f->srp, d);
+  r = ef_norm3 (d);
+  ef_scale3 (d, 1.0 / r, uarp);
+  rdot = ef_dot3 (uarp, varp);
   unit3 (arp, uec_arp);
-  ea = acos (clamp1 (dot3 (uec_arp, f->uec_srp)));
+  ea = acos (clamp1 (ef_dot3 (uec_arp, f->uec_srp)));
   g->slant_range = r;
   g->ground_range = f->srp_dec * ea;
 
-  vm = norm3 (varp);
+  vm = ef_norm3 (varp);
   if (vm > 0)
     {
-      scale3 (varp, 1.0 / vm, uvarp);
-      cross3 (uec_arp, uvarp, left);
-      look = dot3 (left, uarp) < 0 ? 1.0 : -1.0;
+      ef_scale3 (varp, 1.0 / vm, uvarp);
+      ef_cross3 (uec_arp, uvarp, left);
+      look = ef_dot3 (left, uarp) < 0 ? 1.0 : -1.0;
       g->doppler_cone = acos (clamp1 (-rdot / vm)) * DEG;
     }
   else
@@ -98,21 +98,21 @@ arp_geometry (const SrpFrame *f, const double arp[3], const double varp[3], ArpG
     }
   g->left = look > 0;
 
-  cross3 (f->uup, uarp, ugpy);
+  ef_cross3 (f->uup, uarp, ugpy);
   unit3 (ugpy, ugpy);
-  cross3 (ugpy, f->uup, ugpx);
-  g->graze = acos (clamp1 (dot3 (uarp, ugpx))) * DEG;
+  ef_cross3 (ugpy, f->uup, ugpx);
+  g->graze = acos (clamp1 (ef_dot3 (uarp, ugpx))) * DEG;
   g->incidence = 90.0 - g->graze;
-  g->azimuth = wrap360 (atan2 (dot3 (ugpx, f->ueast), dot3 (ugpx, f->unor)) * DEG);
+  g->azimuth = wrap360 (atan2 (ef_dot3 (ugpx, f->ueast), ef_dot3 (ugpx, f->unor)) * DEG);
 
-  cross3 (uarp, uvarp, spn);
-  scale3 (spn, look, spn);
-  if (norm3 (spn) > 0)
+  ef_cross3 (uarp, uvarp, spn);
+  ef_scale3 (spn, look, spn);
+  if (ef_norm3 (spn) > 0)
     {
       unit3 (spn, uspn);
-      g->twist = -asin (clamp1 (dot3 (uspn, ugpy))) * DEG;
-      g->slope = acos (clamp1 (dot3 (f->uup, uspn))) * DEG;
-      g->layover = wrap360 (atan2 (-dot3 (uspn, f->ueast), -dot3 (uspn, f->unor)) * DEG);
+      g->twist = -asin (clamp1 (ef_dot3 (uspn, ugpy))) * DEG;
+      g->slope = acos (clamp1 (ef_dot3 (f->uup, uspn))) * DEG;
+      g->layover = wrap360 (atan2 (-ef_dot3 (uspn, f->ueast), -ef_dot3 (uspn, f->unor)) * DEG);
     }
   else
     g->twist = g->slope = g->layover = 0;
@@ -423,14 +423,14 @@ ef_cphd_build_xml (const Summary *s, gsize *len_out)
         double sgn, ubp[3], bpdotn[3], bipn[3], ubipn[3], twst, slope, lo_ang;
         ArpGeometry gt, gr;
 
-        sub3 (rv->tx_pos, rv->srp, d);
-        r_xmt = norm3 (d);
-        scale3 (d, 1.0 / r_xmt, uxmt);
-        rdot_xmt = dot3 (uxmt, rv->tx_vel);
-        sub3 (rv->rcv_pos, rv->srp, d);
-        r_rcv = norm3 (d);
-        scale3 (d, 1.0 / r_rcv, urcv);
-        rdot_rcv = dot3 (urcv, rv->rcv_vel);
+        ef_sub3 (rv->tx_pos, rv->srp, d);
+        r_xmt = ef_norm3 (d);
+        ef_scale3 (d, 1.0 / r_xmt, uxmt);
+        rdot_xmt = ef_dot3 (uxmt, rv->tx_vel);
+        ef_sub3 (rv->rcv_pos, rv->srp, d);
+        r_rcv = ef_norm3 (d);
+        ef_scale3 (d, 1.0 / r_rcv, urcv);
+        rdot_rcv = ef_dot3 (urcv, rv->rcv_vel);
         for (int i = 0; i < 3; i++)
           {
             uxmtdot[i] = (rv->tx_vel[i] - rdot_xmt * uxmt[i]) / r_xmt;
@@ -438,29 +438,29 @@ ef_cphd_build_xml (const Summary *s, gsize *len_out)
             bp[i] = 0.5 * (uxmt[i] + urcv[i]);
             bpdot[i] = 0.5 * (uxmtdot[i] + urcvdot[i]);
           }
-        bp_mag = norm3 (bp);
+        bp_mag = ef_norm3 (bp);
         bistat_ang = 2.0 * acos (clamp1 (bp_mag));
-        bistat_ang_rate = (bp_mag == 0 || bp_mag == 1) ? 0.0 : -(4.0 * dot3 (bp, bpdot) / sin (bistat_ang));
-        bp_gpz = dot3 (bp, f.uup);
+        bistat_ang_rate = (bp_mag == 0 || bp_mag == 1) ? 0.0 : -(4.0 * ef_dot3 (bp, bpdot) / sin (bistat_ang));
+        bp_gpz = ef_dot3 (bp, f.uup);
         for (int i = 0; i < 3; i++)
           bp_gp[i] = bp[i] - bp_gpz * f.uup[i];
-        bp_gpx = norm3 (bp_gp);
+        bp_gpx = ef_norm3 (bp_gp);
         unit3 (bp_gp, ubgpx);
-        cross3 (f.uup, ubgpx, ubgpy);
+        ef_cross3 (f.uup, ubgpx, ubgpy);
         graz = atan (bp_gpz / bp_gpx);
-        azim = atan2 (dot3 (ubgpx, f.ueast), dot3 (ubgpx, f.unor));
-        bpdot_bgpy = dot3 (bpdot, ubgpy);
+        azim = atan2 (ef_dot3 (ubgpx, f.ueast), ef_dot3 (ubgpx, f.unor));
+        bpdot_bgpy = ef_dot3 (bpdot, ubgpy);
         azim_rate = -(bpdot_bgpy / bp_gpx);
         sgn = bpdot_bgpy > 0 ? 1.0 : -1.0;
         unit3 (bp, ubp);
         for (int i = 0; i < 3; i++)
-          bpdotn[i] = bpdot[i] - dot3 (bpdot, ubp) * ubp[i];
-        cross3 (bp, bpdotn, bipn);
-        scale3 (bipn, sgn, bipn);
+          bpdotn[i] = bpdot[i] - ef_dot3 (bpdot, ubp) * ubp[i];
+        ef_cross3 (bp, bpdotn, bipn);
+        ef_scale3 (bipn, sgn, bipn);
         unit3 (bipn, ubipn);
-        twst = -asin (clamp1 (dot3 (ubipn, ubgpy)));
-        slope = acos (clamp1 (dot3 (f.uup, ubipn)));
-        lo_ang = atan2 (-dot3 (ubipn, f.ueast), -dot3 (ubipn, f.unor));
+        twst = -asin (clamp1 (ef_dot3 (ubipn, ubgpy)));
+        slope = acos (clamp1 (ef_dot3 (f.uup, ubipn)));
+        lo_ang = atan2 (-ef_dot3 (ubipn, f.ueast), -ef_dot3 (ubipn, f.unor));
         if (bp_gpx == 0)
           azim = azim_rate = graz = twst = slope = lo_ang = 0;
         if (bpdot_bgpy == 0)

@@ -106,10 +106,10 @@ ef_cphd_reference_time (const Pvp *v)
 {
   double d[3], r_xmt, r_rcv;
 
-  sub3 (v->tx_pos, v->srp, d);
-  r_xmt = norm3 (d);
-  sub3 (v->rcv_pos, v->srp, d);
-  r_rcv = norm3 (d);
+  ef_sub3 (v->tx_pos, v->srp, d);
+  r_xmt = ef_norm3 (d);
+  ef_sub3 (v->rcv_pos, v->srp, d);
+  r_rcv = ef_norm3 (d);
   return v->tx_time + r_xmt / (r_xmt + r_rcv) * (v->rcv_time - v->tx_time);
 }
 
@@ -135,7 +135,7 @@ summary_build (Summary *s, EfDataset *ds, GError **error)
   s->n_pulses = n;
   s->n_samples = ns;
 
-  if (norm3 (info->srp_ecf) > 1.0)
+  if (ef_norm3 (info->srp_ecf) > 1.0)
     {
       /* The Earth-fixed point is the origin; the frame's orientation comes from its own geodetic
        * coordinates so that a reader deriving them again lands on exactly the same axes. */
@@ -186,8 +186,8 @@ summary_build (Summary *s, EfDataset *ds, GError **error)
         times_ok = FALSE;
       {
         double d[3];
-        sub3 (pu->tx, pu->rcv, d);
-        sep_max = MAX (sep_max, norm3 (d));
+        ef_sub3 (pu->tx, pu->rcv, d);
+        sep_max = MAX (sep_max, ef_norm3 (d));
       }
     }
 
@@ -212,7 +212,7 @@ summary_build (Summary *s, EfDataset *ds, GError **error)
       ef_geo_enu_to_ecf (s->srp_ecf, s->srp_llh, tx[p], v->tx_pos);
       ef_geo_enu_to_ecf (s->srp_ecf, s->srp_llh, rcv[p], v->rcv_pos);
       memcpy (v->srp, s->srp_ecf, sizeof v->srp);
-      v->rcv_time = v->tx_time + (norm3 (tx[p]) + norm3 (rcv[p])) / EF_C;
+      v->rcv_time = v->tx_time + (ef_norm3 (tx[p]) + ef_norm3 (rcv[p])) / EF_C;
       t_rcv[p] = v->rcv_time;
       if (p > 0 && !(t_rcv[p] > t_rcv[p - 1]))
         rcv_times_ok = FALSE;
@@ -231,12 +231,12 @@ summary_build (Summary *s, EfDataset *ds, GError **error)
       finite_difference_velocity (rcv_times_ok ? t_rcv : t, (const Vec3 *) rcv, n, p, vel);
       ef_geo_enu_to_ecf_dir (s->srp_llh, vel, v->rcv_vel);
 
-      sub3 (v->tx_pos, v->srp, u);
+      ef_sub3 (v->tx_pos, v->srp, u);
       unit3 (u, u);
-      rdot_tx = dot3 (v->tx_vel, u);
-      sub3 (v->rcv_pos, v->srp, u);
+      rdot_tx = ef_dot3 (v->tx_vel, u);
+      ef_sub3 (v->rcv_pos, v->srp, u);
       unit3 (u, u);
-      rdot_rcv = dot3 (v->rcv_vel, u);
+      rdot_rcv = ef_dot3 (v->rcv_vel, u);
       v->afdop = 0.5 * (rdot_tx + rdot_rcv) * (-2.0 / EF_C);
 
       v->sc0 = pu->sc0;

@@ -12,6 +12,7 @@
 #include "ef-cphd.h"
 #include "ef-error.h"
 #include "ef-sicd.h"
+#include "ef-vec3.h"
 
 #define SICD_NS "urn:SICD:1.3.0"
 /* The Taylor shape range compression takes when none is given (ef_window_fill). */
@@ -23,40 +24,6 @@
 #define ARP_ORDER 5
 
 typedef double Vec3[3];
-
-static void
-sub3 (const double a[3], const double b[3], double o[3])
-{
-  for (int i = 0; i < 3; i++)
-    o[i] = a[i] - b[i];
-}
-
-static double
-dot3 (const double a[3], const double b[3])
-{
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static double
-norm3 (const double a[3])
-{
-  return sqrt (dot3 (a, a));
-}
-
-static void
-cross3 (const double a[3], const double b[3], double o[3])
-{
-  double r[3] = { a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0] };
-
-  memcpy (o, r, sizeof r);
-}
-
-static void
-scale3 (const double a[3], double s, double o[3])
-{
-  for (int i = 0; i < 3; i++)
-    o[i] = a[i] * s;
-}
 
 /* ---- XML helpers ---- */
 
@@ -469,7 +436,7 @@ product_init (Product *p, const EfSicdSource *src, GError **error)
 
   /* The SICD's axes: rows along the ground line of sight away from the antenna at the centre of the
    * aperture, columns the grid's other axis, oriented so that rows x columns points up. */
-  cross3 (p->grid->u, p->grid->v, n);
+  ef_cross3 (p->grid->u, p->grid->v, n);
   if (fabs (p->grid->u[2]) > 1e-9 || fabs (p->grid->v[2]) > 1e-9 || fabs (p->grid->origin[2]) > 1e-6)
     {
       g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_UNSUPPORTED,
@@ -488,25 +455,25 @@ product_init (Product *p, const EfSicdSource *src, GError **error)
     double centre[3];
 
     ef_grid_pixel_position (p->grid, 0.5 * (p->grid->width - 1), 0.5 * (p->grid->height - 1), centre);
-    sub3 (centre, arp_l, los);
+    ef_sub3 (centre, arp_l, los);
     los[2] = 0;
   }
   axes[0] = p->grid->u;
   axes[1] = p->grid->v;
   {
-    double du = dot3 (axes[0], los), dv = dot3 (axes[1], los);
+    double du = ef_dot3 (axes[0], los), dv = ef_dot3 (axes[1], los);
 
     p->row_is_u = fabs (du) >= fabs (dv);
     p->row_flip = (p->row_is_u ? du : dv) < 0;
-    scale3 (p->row_is_u ? axes[0] : axes[1], p->row_flip ? -1.0 : 1.0, p->row_dir);
+    ef_scale3 (p->row_is_u ? axes[0] : axes[1], p->row_flip ? -1.0 : 1.0, p->row_dir);
     memcpy (p->col_dir, p->row_is_u ? axes[1] : axes[0], sizeof p->col_dir);
     {
       double rc[3];
 
-      cross3 (p->row_dir, p->col_dir, rc);
-      p->col_flip = dot3 (rc, up) < 0;
+      ef_cross3 (p->row_dir, p->col_dir, rc);
+      p->col_flip = ef_dot3 (rc, up) < 0;
       if (p->col_flip)
-        scale3 (p->col_dir, -1.0, p->col_dir);
+        ef_scale3 (p->col_dir, -1.0, p->col_dir);
     }
   }
   p->n_rows = p->row_is_u ? p->grid->width : p->grid->height;
@@ -549,7 +516,7 @@ add_dir_params (xmlNodePtr grid, const char *name, const Product *p, const doubl
   double u[3], ss = p->grid->spacing, dk1, dk2;
 
   ef_geo_enu_to_ecf_dir (p->srp_llh, dir_local, u);
-  scale3 (u, 1.0 / norm3 (u), u);
+  ef_scale3 (u, 1.0 / ef_norm3 (u), u);
   add_xyz (d, "UVectECF", u);
   add_double (d, "SS", ss);
   add_double (d, "ImpRespWid", window_irw_factor (window, nbar, sll) / bw);
@@ -586,40 +553,40 @@ add_scpcoa (xmlNodePtr root, const Product *p)
       varp[k] = poly_eval (p->arp_poly[k], p->arp_order, p->t_coa, 1);
       aarp[k] = poly_eval (p->arp_poly[k], p->arp_order, p->t_coa, 2);
     }
-  sub3 (p->scp_ecf, arp, los);
-  r = norm3 (los);
-  scale3 (arp, 1.0 / norm3 (arp), u_arp);
-  scale3 (p->scp_ecf, 1.0 / norm3 (p->scp_ecf), u_scp);
-  rg = norm3 (p->scp_ecf) * acos (CLAMP (dot3 (u_arp, u_scp), -1.0, 1.0));
-  scale3 (varp, 1.0 / norm3 (varp), u_varp);
-  scale3 (los, 1.0 / r, u_los);
-  cross3 (u_arp, u_varp, left);
-  dca = acos (CLAMP (dot3 (u_varp, u_los), -1.0, 1.0));
-  look = dot3 (left, u_los) > 0 ? 1 : -1;
+  ef_sub3 (p->scp_ecf, arp, los);
+  r = ef_norm3 (los);
+  ef_scale3 (arp, 1.0 / ef_norm3 (arp), u_arp);
+  ef_scale3 (p->scp_ecf, 1.0 / ef_norm3 (p->scp_ecf), u_scp);
+  rg = ef_norm3 (p->scp_ecf) * acos (CLAMP (ef_dot3 (u_arp, u_scp), -1.0, 1.0));
+  ef_scale3 (varp, 1.0 / ef_norm3 (varp), u_varp);
+  ef_scale3 (los, 1.0 / r, u_los);
+  ef_cross3 (u_arp, u_varp, left);
+  dca = acos (CLAMP (ef_dot3 (u_varp, u_los), -1.0, 1.0));
+  look = ef_dot3 (left, u_los) > 0 ? 1 : -1;
   u_gpz[0] = cos (lon) * cos (lat);
   u_gpz[1] = sin (lon) * cos (lat);
   u_gpz[2] = sin (lat);
-  sub3 (arp, p->scp_ecf, d);
-  arp_gpz = dot3 (d, u_gpz);
+  ef_sub3 (arp, p->scp_ecf, d);
+  arp_gpz = ef_dot3 (d, u_gpz);
   for (int k = 0; k < 3; k++)
     aetp[k] = arp[k] - u_gpz[k] * arp_gpz;
-  sub3 (aetp, p->scp_ecf, d);
-  arp_gpx = norm3 (d);
-  scale3 (d, 1.0 / arp_gpx, u_gpx);
-  cross3 (u_gpz, u_gpx, u_gpy);
+  ef_sub3 (aetp, p->scp_ecf, d);
+  arp_gpx = ef_norm3 (d);
+  ef_scale3 (d, 1.0 / arp_gpx, u_gpx);
+  ef_cross3 (u_gpz, u_gpx, u_gpy);
   graz = acos (CLAMP (arp_gpx / r, -1.0, 1.0));
-  cross3 (u_varp, u_los, spz);
-  scale3 (spz, look / norm3 (spz), spz);
-  slope = acos (CLAMP (dot3 (u_gpz, spz), -1.0, 1.0));
+  ef_cross3 (u_varp, u_los, spz);
+  ef_scale3 (spz, look / ef_norm3 (spz), spz);
+  slope = acos (CLAMP (ef_dot3 (u_gpz, spz), -1.0, 1.0));
   u_east[0] = -sin (lon);
   u_east[1] = cos (lon);
   u_east[2] = 0;
-  cross3 (u_gpz, u_east, u_north);
-  azim = fmod (atan2 (dot3 (u_east, u_gpx), dot3 (u_north, u_gpx)) * 180 / G_PI + 360, 360);
+  ef_cross3 (u_gpz, u_east, u_north);
+  azim = fmod (atan2 (ef_dot3 (u_east, u_gpx), ef_dot3 (u_north, u_gpx)) * 180 / G_PI + 360, 360);
   for (int k = 0; k < 3; k++)
     lodir[k] = u_gpz[k] - spz[k] / cos (slope);
-  layover = fmod (atan2 (dot3 (u_east, lodir), dot3 (u_north, lodir)) * 180 / G_PI + 360, 360);
-  twist = -asin (CLAMP (dot3 (u_gpy, spz), -1.0, 1.0));
+  layover = fmod (atan2 (ef_dot3 (u_east, lodir), ef_dot3 (u_north, lodir)) * 180 / G_PI + 360, 360);
+  twist = -asin (CLAMP (ef_dot3 (u_gpy, spz), -1.0, 1.0));
 
   add_double (s, "SCPTime", p->t_coa);
   add_xyz (s, "ARPPos", arp);
