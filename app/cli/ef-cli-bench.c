@@ -739,7 +739,7 @@ ef_cli_bench (int argc, char **argv)
           EfAlgo a;
 
           if (!ef_algo_from_string (g_strstrip (names[i]), &a))
-            return ef_cli_usage_error ("bench", "--algo: '%s' is not bp, ffbp, fbp or pfa", names[i]);
+            return ef_cli_usage_error ("bench", "--algo: '%s' is not bp, ffbp, fbp, pfa or mf", names[i]);
           if (a != EF_ALGO_BP)
             g_array_append_val (algos, a);
         }
