@@ -9,6 +9,7 @@
 #include "ef-error.h"
 #include "ef-metrics.h"
 #include "ef-mf.h"
+#include "ef-test-mf.h"
 #include "ef-test-scene.h"
 
 /* The fp32 matched filter sums each pulse in float (about 121 dB from a float64 direct sum on random data
@@ -19,111 +20,6 @@
 #define FP64_SER_DB 245.0
 #define FP64_READ_SER_DB 148.0
 #define PSLR_TOL_DB 0.2
-
-/* A small random collection: pulses from antennas about 8 km away, bistatic when asked, frequencies
- * near X band with a random spacing, and random samples. */
-typedef struct {
-  EfDatasetInfo info;
-  EfPulse      *pulses;   /* owned */
-  EfCf32       *samples;  /* owned */
-  EfGrid        grid;
-  EfRangeParams range;
-} Scene;
-
-static void
-scene_init (Scene *s, guint n_pulses, guint n_samples, guint width, guint height, gboolean bistatic)
-{
-  GRand *rng = g_rand_new ();
-  double f0 = g_rand_double_range (rng, 9.0e9, 10.0e9), df = g_rand_double_range (rng, 0.5e6, 2.0e6);
-
-  memset (s, 0, sizeof *s);
-  s->info.domain = EF_DOMAIN_FX;
-  s->info.n_pulses = n_pulses;
-  s->info.n_samples = n_samples;
-  s->info.fc = f0 + 0.5 * n_samples * df;
-  s->info.bandwidth = n_samples * df;
-  s->pulses = g_new0 (EfPulse, n_pulses);
-  s->samples = g_new (EfCf32, (gsize) n_pulses * n_samples);
-  for (guint p = 0; p < n_pulses; p++)
-    {
-      EfPulse *pu = &s->pulses[p];
-      double az = 0.05 * ((double) p / n_pulses - 0.5), el = 0.5;
-
-      pu->tx[0] = 8000 * cos (el) * cos (az);
-      pu->tx[1] = 8000 * cos (el) * sin (az);
-      pu->tx[2] = 8000 * sin (el);
-      memcpy (pu->rcv, pu->tx, sizeof pu->tx);
-      if (bistatic)
-        pu->rcv[1] += g_rand_double_range (rng, 200, 400);
-      pu->r0 = 0.5 * (sqrt (pu->tx[0] * pu->tx[0] + pu->tx[1] * pu->tx[1] + pu->tx[2] * pu->tx[2])
-                      + sqrt (pu->rcv[0] * pu->rcv[0] + pu->rcv[1] * pu->rcv[1] + pu->rcv[2] * pu->rcv[2]));
-      /* A little jitter in the frequencies: each pulse's own f0 and df must be used. */
-      pu->sc0 = f0 + g_rand_double_range (rng, -1e5, 1e5);
-      pu->scss = df * (1 + g_rand_double_range (rng, -1e-4, 1e-4));
-      pu->fx1 = pu->sc0;
-      pu->fx2 = pu->sc0 + (n_samples - 1) * pu->scss;
-      pu->t = p * 1e-3;
-    }
-  for (gsize i = 0; i < (gsize) n_pulses * n_samples; i++)
-    s->samples[i] = (float) g_rand_double_range (rng, -1, 1) + (float) g_rand_double_range (rng, -1, 1) * I;
-  g_assert_true (ef_grid_init_roi (&s->grid, -0.2 * width, -0.2 * height, 0.2 * width, 0.2 * height, 0.4, NULL));
-  s->grid.width = width;
-  s->grid.height = height;
-  s->range = EF_RANGE_PARAMS_DEFAULT;
-  s->range.window = EF_WINDOW_TAYLOR;
-  s->range.az_window = EF_WINDOW_HANN;
-  ef_aperture_init (&s->range.aperture, s->pulses, 0, n_pulses, 1);
-  g_rand_free (rng);
-}
-
-static void
-scene_clear (Scene *s)
-{
-  g_free (s->pulses);
-  g_free (s->samples);
-}
-
-/* The definition, in double, one term at a time: an independent reading of ef-mf.h's sum. */
-static EfCf64 *
-direct_sum (const Scene *s, const EfRect *rect)
-{
-  guint k = (guint) s->info.n_samples;
-  g_autofree double *w = g_new (double, k);
-  EfCf64 *out = g_new0 (EfCf64, (gsize) rect->width * rect->height);
-  EfAzWeight az;
-
-  ef_window_fill (s->range.window, s->range.taylor_nbar, s->range.taylor_sll_db, w, k);
-  ef_az_weight_init (&az, s->range.az_window, s->range.az_taylor_nbar, s->range.az_taylor_sll_db,
-                     &s->range.aperture);
-  for (guint r = 0; r < rect->height; r++)
-    for (guint c = 0; c < rect->width; c++)
-      {
-        double x[3];
-        EfCf64 sum = 0;
-
-        ef_grid_pixel_position (&s->grid, rect->x + c, rect->y + r, x);
-        for (guint p = 0; p < s->info.n_pulses; p++)
-          {
-            const EfPulse *pu = &s->pulses[p];
-            double dt = sqrt ((pu->tx[0] - x[0]) * (pu->tx[0] - x[0]) + (pu->tx[1] - x[1]) * (pu->tx[1] - x[1])
-                              + (pu->tx[2] - x[2]) * (pu->tx[2] - x[2]));
-            double dr = sqrt ((pu->rcv[0] - x[0]) * (pu->rcv[0] - x[0]) + (pu->rcv[1] - x[1]) * (pu->rcv[1] - x[1])
-                              + (pu->rcv[2] - x[2]) * (pu->rcv[2] - x[2]));
-            double d_range = 0.5 * (dt + dr) - pu->r0;
-            double wp = ef_az_weight_at (&az, pu);
-
-            for (guint i = 0; i < k; i++)
-              {
-                double f = pu->sc0 + i * pu->scss;
-
-                sum += (EfCf64) s->samples[(gsize) p * k + i] * (w[i] / k * wp)
-                       * cexp (I * 4 * G_PI * f * d_range / EF_C);
-              }
-          }
-        out[(gsize) r * rect->width + c] = sum;
-      }
-  return out;
-}
 
 static double
 ser_f32 (const EfCf32 *t, const EfCf64 *r, gsize n)
@@ -137,7 +33,7 @@ static void
 test_direct (gconstpointer data)
 {
   gboolean bistatic = GPOINTER_TO_INT (data);
-  Scene s;
+  EfTestMfScene s;
   EfRect rect = { 3, 2, 37, 21 };
   g_autoptr (GError) error = NULL;
   g_autoptr (EfMfBlock) b32 = NULL;
@@ -149,8 +45,8 @@ test_direct (gconstpointer data)
   guint64 bad = 1;
   double ser32, ser64;
 
-  scene_init (&s, 19, 203, 48, 30, bistatic);
-  ref = direct_sum (&s, &rect);
+  ef_test_mf_scene_init (&s, 19, 203, 48, 30, bistatic);
+  ref = ef_test_mf_direct_sum (&s, &rect);
   b32 = ef_mf_block_new (&s.info, &s.range, 19, FALSE, &error);
   g_assert_no_error (error);
   b64 = ef_mf_block_new (&s.info, &s.range, 19, TRUE, &error);
@@ -168,7 +64,7 @@ test_direct (gconstpointer data)
                   ser32, ser64);
   g_assert_cmpfloat (ser32, >=, FP32_SER_DB);
   g_assert_cmpfloat (ser64, >=, FP64_SER_DB);
-  scene_clear (&s);
+  ef_test_mf_scene_clear (&s);
 }
 
 /* Through the CPU backend, in blocks that split the pulses unevenly, read into a poisoned buffer; the
@@ -176,15 +72,15 @@ test_direct (gconstpointer data)
 static void
 test_backend (void)
 {
-  Scene s;
+  EfTestMfScene s;
   EfRect all;
   g_autofree EfCf64 *ref = NULL;
   gsize n;
 
-  scene_init (&s, 23, 130, 21, 17, FALSE);
+  ef_test_mf_scene_init (&s, 23, 130, 21, 17, FALSE);
   all = (EfRect) { 0, 0, s.grid.width, s.grid.height };
   n = ef_grid_n_pixels (&s.grid);
-  ref = direct_sum (&s, &all);
+  ref = ef_test_mf_direct_sum (&s, &all);
   for (int prec = 0; prec < 3; prec++)
     {
       EfBackendParams bp = { 0 };
@@ -228,14 +124,14 @@ test_backend (void)
       /* fp64 accumulates in double and is read as float: the float rounding is the floor. */
       g_assert_cmpfloat (ser, >=, prec == 0 ? FP64_READ_SER_DB : FP32_SER_DB);
     }
-  scene_clear (&s);
+  ef_test_mf_scene_clear (&s);
 }
 
 /* Non-finite samples are summed as zero and counted, as range compression does. */
 static void
 test_nonfinite (void)
 {
-  Scene s;
+  EfTestMfScene s;
   EfBackendParams bp = { 0 };
   g_autoptr (EfBackend) be = NULL;
   g_autoptr (GError) error = NULL;
@@ -244,7 +140,7 @@ test_nonfinite (void)
   g_autofree EfCf32 *out = NULL;
   gsize n;
 
-  scene_init (&s, 5, 70, 9, 7, FALSE);
+  ef_test_mf_scene_init (&s, 5, 70, 9, 7, FALSE);
   all = (EfRect) { 0, 0, s.grid.width, s.grid.height };
   n = ef_grid_n_pixels (&s.grid);
   s.samples[3] = NAN;
@@ -262,9 +158,9 @@ test_nonfinite (void)
   g_assert_true (ef_backend_read_image (be, &all, out, &error));
   g_assert_cmpuint (ef_backend_get_run_info (be)->nonfinite_samples, ==, 3);
   s.samples[3] = s.samples[77] = s.samples[200] = 0;
-  ref = direct_sum (&s, &all);
+  ref = ef_test_mf_direct_sum (&s, &all);
   g_assert_cmpfloat (ser_f32 (out, ref, n), >=, FP32_SER_DB);
-  scene_clear (&s);
+  ef_test_mf_scene_clear (&s);
 }
 
 /* The physics: point targets of a simulated spotlight collection, formed by the matched filter and by BP
@@ -346,13 +242,13 @@ test_points_vs_bp (void)
 static void
 test_bad_input (void)
 {
-  Scene s;
+  EfTestMfScene s;
   EfBackendParams bp = { 0 };
   EfDatasetInfo info;
   g_autoptr (GError) error = NULL;
   g_autoptr (EfMfBlock) b = NULL;
 
-  scene_init (&s, 4, 16, 8, 8, FALSE);
+  ef_test_mf_scene_init (&s, 4, 16, 8, 8, FALSE);
   bp.grid = s.grid;
   bp.range = s.range;
   bp.precision = EF_PRECISION_FP32;
@@ -394,7 +290,7 @@ test_bad_input (void)
   g_assert_true (ef_algo_from_string ("mf", &bp.algo));
   g_assert_cmpint (bp.algo, ==, EF_ALGO_MF);
   g_assert_cmpstr (ef_algo_to_string (EF_ALGO_MF), ==, "mf");
-  scene_clear (&s);
+  ef_test_mf_scene_clear (&s);
 }
 
 int
