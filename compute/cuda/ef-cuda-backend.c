@@ -314,8 +314,9 @@ ef_backend_cuda_new_full (const EfDatasetInfo *info, const EfBackendParams *para
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "The image grid is empty");
       return NULL;
     }
-  /* The profiles as the CPU's range compression lays them out (which checks the pulses' length). */
-  if (!ef_profile_layout_init (&layout, info, params->range.upsample, &mf, error))
+  /* The profiles as the CPU's range compression lays them out (which checks the pulses' length). The
+   * matched filter keeps only the weighted samples in the profile buffer: no upsampling to make room for. */
+  if (!ef_profile_layout_init (&layout, info, params->algo == EF_ALGO_MF ? 1 : params->range.upsample, &mf, error))
     return NULL;
   if (layout.n < 2)
     {
