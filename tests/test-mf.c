@@ -7,6 +7,7 @@
 
 #include "ef-backend.h"
 #include "ef-error.h"
+#include "ef-job.h"
 #include "ef-metrics.h"
 #include "ef-mf.h"
 #include "ef-test-mf.h"
@@ -238,6 +239,73 @@ test_points_vs_bp (void)
     }
 }
 
+/* Through the progressive job, as the CLI and the app drive it: interleaved blocks, the aperture weighted
+ * over the job's pulses, the backend chosen automatically. The image is the direct sum's, and the record
+ * says the matched filter ran and, where CUDA was looked for and not used, why. */
+static void
+test_job (void)
+{
+  EfSimParams sp;
+  EfSimTarget tg[2];
+  static const double xy[][2] = { { 0.5, -0.3 }, { -2.1, 1.7 } };
+  g_autoptr (EfDataset) ds = NULL;
+  g_autoptr (EfJob) job = NULL;
+  g_autoptr (GError) error = NULL;
+  g_auto (EfRunInfo) run = { 0 };
+  EfTestMfScene s = { 0 };
+  EfJobParams jp;
+  EfRect all;
+  g_autofree EfCf32 *img = NULL;
+  g_autofree EfCf64 *ref = NULL;
+  gsize n;
+
+  ef_sim_params_init_airborne (&sp);
+  sp.n_pulses = 48;
+  sp.n_samples = 96;
+  ef_test_place_targets (tg, xy, 2);
+  sp.targets = tg;
+  sp.n_targets = 2;
+  sp.n_threads = 2;
+  ds = ef_sim_run (&sp, &error);
+  g_assert_no_error (error);
+  g_assert_true (ef_grid_init_roi (&s.grid, -3, -3, 3, 3, 0.25, NULL));
+  ef_job_params_init (&jp, &s.grid);
+  jp.backend.algo = EF_ALGO_MF;
+  jp.backend.range.window = EF_WINDOW_TAYLOR;
+  jp.backend.range.az_window = EF_WINDOW_TAYLOR;
+  jp.backend.block_size = 10;
+  jp.backend.n_threads = 2;
+  jp.backend_kind = EF_BACKEND_AUTO;
+  jp.order = EF_ORDER_INTERLEAVED;
+  jp.publish_interval_s = -1;
+  job = ef_job_new (ds, &jp, &error);
+  g_assert_no_error (error);
+  g_assert_true (ef_job_run (job, NULL, NULL, &error));
+  n = ef_grid_n_pixels (&s.grid);
+  all = (EfRect) { 0, 0, s.grid.width, s.grid.height };
+  img = g_new (EfCf32, n);
+  g_assert_true (ef_job_read_image (job, &all, img, &error));
+  ef_job_get_run_info (job, &run);
+  g_assert_cmpint (run.algo, ==, EF_ALGO_MF);
+  g_assert_null (run.algo_reason);
+  g_assert_cmpint (run.az_window, ==, EF_WINDOW_TAYLOR);
+  if (g_strcmp0 (run.backend, "cpu") == 0 && ef_backend_get_provider (EF_BACKEND_CUDA) != NULL)
+    g_assert_nonnull (run.backend_reason);
+
+  /* The direct sum of the same samples with the job's weighting. */
+  s.info = ds->info;
+  s.pulses = g_memdup2 (ds->pulses, sizeof (EfPulse) * ds->info.n_pulses);
+  s.samples = g_new (EfCf32, ds->info.n_pulses * ds->info.n_samples);
+  g_assert_true (ef_dataset_read_block (ds, 0, (guint) ds->info.n_pulses, s.samples, &error));
+  s.range = jp.backend.range;
+  ef_aperture_init (&s.range.aperture, ds->pulses, 0, ds->info.n_pulses, 1);
+  ref = ef_test_mf_direct_sum (&s, &all);
+  g_test_message ("job on %s: %.1f dB from the direct sum", run.backend, ser_f32 (img, ref, n));
+  /* On a device the weighting is in float too (test-cuda-mf's bound). */
+  g_assert_cmpfloat (ser_f32 (img, ref, n), >=, g_strcmp0 (run.backend, "cpu") == 0 ? FP32_SER_DB : 110.0);
+  ef_test_mf_scene_clear (&s);
+}
+
 /* Data the matched filter cannot sum, and sizes it cannot hold, give clear errors. */
 static void
 test_bad_input (void)
@@ -302,6 +370,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/mf/cpu/backend", test_backend);
   g_test_add_func ("/compute/mf/cpu/nonfinite", test_nonfinite);
   g_test_add_func ("/compute/mf/cpu/points-vs-bp", test_points_vs_bp);
+  g_test_add_func ("/compute/mf/job", test_job);
   g_test_add_func ("/compute/mf/bad-input", test_bad_input);
   return g_test_run ();
 }

@@ -21,7 +21,8 @@ reduce (double c)
   return c - rint (c);
 }
 
-static inline void
+/* Inlined into each clone of the callers, so that each instruction set gets its own vector loop. */
+static inline __attribute__((always_inline)) void
 lanes_f32 (const float *restrict d_re, const float *restrict d_im, guint n_samples, const double *restrict c0,
            const double *restrict cs, guint n, float *restrict acc_re, float *restrict acc_im)
 {
@@ -79,7 +80,7 @@ ef_mf_cpu_pulse_f32 (const float *d_re, const float *d_im, guint n_samples, cons
     lanes_f32 (d_re, d_im, n_samples, c0 + i, cs + i, MIN (EF_MF_LANES, n_px - i), acc_re + i, acc_im + i);
 }
 
-static inline void
+static inline __attribute__((always_inline)) void
 lanes_f64 (const double *restrict d_re, const double *restrict d_im, guint n_samples, const double *restrict c0,
            const double *restrict cs, guint n, double *restrict acc_re, double *restrict acc_im)
 {

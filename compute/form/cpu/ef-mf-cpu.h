@@ -7,7 +7,7 @@
 G_BEGIN_DECLS
 
 /* Pixels a loop advances together; the caller's runs may be any length. */
-#define EF_MF_LANES 16
+#define EF_MF_LANES 32
 /* Steps of the rotator between two exact phases. */
 #define EF_MF_ANCHOR 64
 
