@@ -1,5 +1,4 @@
-/* ef-cuda-mf.cuh: the matched filter's device code: sample weighting, and the per-pixel sum over pulses and
- * frequency samples. */
+/* ef-cuda-mf.cuh: the matched filter's device code: sample weighting, and each pixel's sum over pulses. */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 

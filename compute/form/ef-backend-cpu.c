@@ -1,5 +1,4 @@
-/* ef-backend-cpu.c: the CPU backend: range compression and BP, FFBP, FBP or PFA, or the matched filter, on
- * the processor. */
+/* ef-backend-cpu.c: the CPU backend: range compression and BP, FFBP, FBP or PFA, or the matched filter. */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "ef-backend"
 #include "config.h"
