@@ -636,7 +636,7 @@ ef_cli_bench (int argc, char **argv)
       "N or all (default 1)", "N|all" },
     { "seed", 0, 0, G_OPTION_ARG_STRING, &seed_s, "Random seed (default 1)", "N" },
     { "algo", 'a', 0, G_OPTION_ARG_STRING, &algo_s, "Also compare these algorithms with exact BP through the "
-      "backend, range compression included (bp, ffbp, fbp, pfa)", "A,A,..." },
+      "backend, range compression included (bp, ffbp, fbp, pfa, mf)", "A,A,..." },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON instead of a table", NULL },
     { "read", 0, 0, G_OPTION_ARG_FILENAME, &read_path, "Time reading FILE's samples as complex float instead "
       "(with --block, default 256, and --repeat, default 3)", "FILE" },
@@ -739,7 +739,7 @@ ef_cli_bench (int argc, char **argv)
           EfAlgo a;
 
           if (!ef_algo_from_string (g_strstrip (names[i]), &a))
-            return ef_cli_usage_error ("bench", "--algo: '%s' is not bp, ffbp, fbp or pfa", names[i]);
+            return ef_cli_usage_error ("bench", "--algo: '%s' is not bp, ffbp, fbp, pfa or mf", names[i]);
           if (a != EF_ALGO_BP)
             g_array_append_val (algos, a);
         }

@@ -158,7 +158,7 @@ ef_cli_form (int argc, char **argv)
       "default: 256 pixels square about the scene centre", "X0,Y0,X1,Y1" },
     { "spacing", 's', 0, G_OPTION_ARG_STRING, &spacing_s, "Pixel spacing in metres; default: half the finer of "
       "the ground-plane range and cross-range resolutions", "M" },
-    { "algo", 'a', 0, G_OPTION_ARG_STRING, &algo_s, "Algorithm: bp (the default), ffbp, fbp or pfa", "ALGO" },
+    { "algo", 'a', 0, G_OPTION_ARG_STRING, &algo_s, "Algorithm: bp (the default), ffbp, fbp, pfa or mf (the exact matched filter, FX data)", "ALGO" },
     { "precision", 'p', 0, G_OPTION_ARG_STRING, &precision_s, "fp64, fp32 (the default) or fp16", "PREC" },
     { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend_s, "auto (CUDA when a device is present; the default), "
       "cpu or cuda", "KIND" },
@@ -204,7 +204,7 @@ ef_cli_form (int argc, char **argv)
   if (kind == OUT_SICD && !ef_sicd_available ())
     return ef_cli_usage_error ("form", "this build has no GDAL, which writes SICD's NITF files");
   if (algo_s != NULL && !ef_algo_from_string (algo_s, &algo))
-    return ef_cli_usage_error ("form", "--algo: '%s' is not bp, ffbp, fbp or pfa", algo_s);
+    return ef_cli_usage_error ("form", "--algo: '%s' is not bp, ffbp, fbp, pfa or mf", algo_s);
   if (precision_s != NULL && !ef_precision_from_string (precision_s, &precision))
     return ef_cli_usage_error ("form", "--precision: '%s' is not fp64, fp32 or fp16", precision_s);
   if (backend_s != NULL && !ef_backend_kind_from_string (backend_s, &backend_kind))

@@ -13,7 +13,7 @@
 
 static const char *const domain_names[] = { "FX", "TOA", "RAW" };
 static const char *const precision_names[] = { "fp64", "fp32", "fp16" };
-static const char *const algo_names[] = { "bp", "ffbp", "fbp", "pfa" };
+static const char *const algo_names[] = { "bp", "ffbp", "fbp", "pfa", "mf" };
 static const char *const backend_names[] = { "auto", "cpu", "cuda" };
 static const char *const window_names[] = { "rect", "hann", "hamming", "taylor" };
 static const char *const order_names[] = { "sequential", "interleaved" };

@@ -40,6 +40,7 @@ typedef enum {
   EF_ALGO_FFBP,
   EF_ALGO_FBP,
   EF_ALGO_PFA,
+  EF_ALGO_MF,   /* the exact matched filter of FX data (k-space direct sum) */
 } EfAlgo;
 
 typedef enum {

@@ -5,6 +5,7 @@
 #include "ef-cuda-private.h"
 #include "ef-cuda-ffbp.h"
 #include "ef-cuda-pfa.h"
+#include "ef-cuda-mf-private.h"
 #include "ef-cuda-image-private.h"
 #include "ef-cuda-tune-private.h"
 
@@ -70,6 +71,7 @@ typedef struct {
 
   EfCudaFfbp    *ffbp;          /* owned: the FFBP or FBP former, or NULL */
   EfCudaPfa     *pfa;           /* owned: the PFA former, or NULL */
+  EfCudaMf      *mf;            /* owned: the matched filter's records (algo MF), or NULL */
 
   guint          n_blocks;      /* process_block calls so far */
   EfCudaStats    stats;

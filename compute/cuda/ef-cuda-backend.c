@@ -146,6 +146,7 @@ cuda_free (EfBackend *self)
   ef_cuda_backend_free_buffers (priv);
   g_clear_pointer (&priv->ffbp, ef_cuda_ffbp_free);
   g_clear_pointer (&priv->pfa, ef_cuda_pfa_free);
+  g_clear_pointer (&priv->mf, ef_cuda_mf_free);
   FREE_DEV (priv->d_coef);
   FREE_DEV (priv->d_chirp);
   /* A display may still hold the image; the last reference frees it. */
@@ -300,19 +301,22 @@ ef_backend_cuda_new_full (const EfDatasetInfo *info, const EfBackendParams *para
       return NULL;
     }
   if (params->algo != EF_ALGO_BP && params->algo != EF_ALGO_FFBP && params->algo != EF_ALGO_FBP
-      && params->algo != EF_ALGO_PFA)
+      && params->algo != EF_ALGO_PFA && params->algo != EF_ALGO_MF)
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
-                   "The CUDA backend has no %s; use bp, ffbp, fbp or pfa", ef_algo_to_string (params->algo));
+                   "The CUDA backend has no %s; use bp, ffbp, fbp, pfa or mf", ef_algo_to_string (params->algo));
       return NULL;
     }
+  if (params->algo == EF_ALGO_MF && !ef_mf_check_info (info, error))
+    return NULL;
   if (params->grid.width == 0 || params->grid.height == 0 || !(params->grid.spacing > 0))
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "The image grid is empty");
       return NULL;
     }
-  /* The profiles as the CPU's range compression lays them out (which checks the pulses' length). */
-  if (!ef_profile_layout_init (&layout, info, params->range.upsample, &mf, error))
+  /* The profiles as the CPU's range compression lays them out (which checks the pulses' length). The
+   * matched filter keeps only the weighted samples in the profile buffer: no upsampling to make room for. */
+  if (!ef_profile_layout_init (&layout, info, params->algo == EF_ALGO_MF ? 1 : params->range.upsample, &mf, error))
     return NULL;
   if (layout.n < 2)
     {
@@ -374,8 +378,14 @@ ef_backend_cuda_new_full (const EfDatasetInfo *info, const EfBackendParams *para
     ef_run_info_set_precision (&self->run, EF_PRECISION_FP32,
                                "the CUDA polar format former grids and transforms in fp32; fp16 is for "
                                "backprojection and FFBP");
+  if (params->algo == EF_ALGO_MF && params->precision == EF_PRECISION_FP16)
+    ef_run_info_set_precision (&self->run, EF_PRECISION_FP32,
+                               "the CUDA matched filter sums in fp32; fp16 is for backprojection and FFBP");
 
   if (!create_device_state (self, &mf, error))
+    return NULL;
+  /* After the buffers, which may have shrunk the sub-block: it never grows again. */
+  if (params->algo == EF_ALGO_MF && (priv->mf = ef_cuda_mf_new (priv->max_block, error)) == NULL)
     return NULL;
   return g_steal_pointer (&self);
 }

@@ -227,6 +227,10 @@ ef_cuda_backend_run_sub_block (EfBackend *self, const EfPulse *pulses, const EfC
   gboolean use_bp = FALSE;
   guint variant = 0;
 
+  /* The matched filter sums the samples themselves (ef-cuda-mf.c). */
+  if (self->params.algo == EF_ALGO_MF)
+    return ef_cuda_backend_run_mf (self, pulses, samples, count, error);
+
   /* The pinned buffer of this slot was last read by a copy two sub-blocks ago. */
   EF_CUDA_CHECK (cudaEventSynchronize (priv->ev_h2d[slot]), error);
   if (!ef_cuda_backend_collect_timing (priv, slot, error))

@@ -1,4 +1,4 @@
-/* ef-backend-cpu.c: the CPU backend: range compression and BP, FFBP, FBP or PFA on the processor. */
+/* ef-backend-cpu.c: the CPU backend: range compression and BP, FFBP, FBP or PFA, or the matched filter. */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "ef-backend"
 #include "config.h"
@@ -9,6 +9,7 @@
 #include "ef-bp.h"
 #include "ef-error.h"
 #include "ef-ffbp.h"
+#include "ef-mf.h"
 #include "ef-pfa.h"
 
 typedef struct {
@@ -19,6 +20,7 @@ typedef struct {
   EfFfbp            *ffbp;      /* owned: FFBP or FBP former, made at the first block, or NULL */
   EfPfa             *pfa;       /* owned: PFA k-space grid, made at the first block, or NULL */
   gboolean           pfa_stale; /* pulses were gridded since the accumulator was last formed */
+  EfMfBlock         *mf;        /* owned: the matched filter's weighted samples (algo MF, no rc), or NULL */
 } CpuPriv;
 
 /* The fp64 path stays the plain reference sum; only rows are spread over threads. */
@@ -106,12 +108,41 @@ cpu_fast_bp (EfBackend *self, const EfPulse *pulses, GError **error)
   return TRUE;
 }
 
+/* The matched filter: the samples are weighted and summed as they are, with no range compression. */
+static gboolean
+cpu_mf_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *samples, guint count, GError **error)
+{
+  CpuPriv *priv = self->priv;
+  const EfGrid *g = &self->params.grid;
+  EfRect all = { 0, 0, g->width, g->height };
+
+  for (guint done = 0; done < count;)
+    {
+      guint n = MIN (count - done, priv->mf->capacity);
+      guint64 bad = 0;
+      gint64 t0 = g_get_monotonic_time ();
+
+      if (!ef_mf_block_fill (priv->mf, pulses + done, samples + (gsize) done * self->info.n_samples, n, &bad, error))
+        return FALSE;
+      self->n_bad_samples += bad;
+      if (priv->acc64)
+        ef_mf_form_f64 (g, priv->mf, &all, priv->acc64, self->params.n_threads);
+      else
+        ef_mf_form_f32 (g, priv->mf, &all, priv->acc32, self->params.n_threads);
+      g_debug ("%u pulses of %u samples: mf %.4f s", n, priv->mf->n_samples, (g_get_monotonic_time () - t0) * 1e-6);
+      done += n;
+    }
+  return TRUE;
+}
+
 static gboolean
 cpu_process_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *samples, guint count, GError **error)
 {
   CpuPriv *priv = self->priv;
   guint64 bad = 0;
 
+  if (priv->mf != NULL)
+    return cpu_mf_block (self, pulses, samples, count, error);
   for (guint done = 0; done < count;)
     {
       guint n = MIN (count - done, priv->profiles->capacity);
@@ -205,6 +236,7 @@ cpu_free (EfBackend *self)
   ef_aligned_free (priv->acc64);
   ef_ffbp_free (priv->ffbp);
   ef_pfa_free (priv->pfa);
+  ef_mf_block_free (priv->mf);
   g_free (priv);
 }
 
@@ -232,12 +264,14 @@ check_params (const EfDatasetInfo *info, const EfBackendParams *params, GError *
       return FALSE;
     }
   if (params->algo != EF_ALGO_BP && params->algo != EF_ALGO_FFBP && params->algo != EF_ALGO_FBP
-      && params->algo != EF_ALGO_PFA)
+      && params->algo != EF_ALGO_PFA && params->algo != EF_ALGO_MF)
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
                    "The %s algorithm is not available in this build; use bp", ef_algo_to_string (params->algo));
       return FALSE;
     }
+  if (params->algo == EF_ALGO_MF && !ef_mf_check_info (info, error))
+    return FALSE;
   if (info->n_samples == 0)
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "The dataset has no samples");
@@ -273,12 +307,21 @@ ef_backend_cpu_new (const EfDatasetInfo *info, const EfBackendParams *params, GE
     ef_run_info_set_precision (&self->run, EF_PRECISION_FP32,
                                "fp16 needs the CUDA backend; the CPU computed in fp32");
 
-  priv->rc = ef_range_compressor_new (info, &params->range, fp64, error);
-  if (priv->rc == NULL)
-    return NULL;
-  priv->profiles = ef_profiles_new (block, ef_range_compressor_n_bins (priv->rc), fp64, error);
-  if (priv->profiles == NULL)
-    return NULL;
+  if (params->algo == EF_ALGO_MF)
+    {
+      priv->mf = ef_mf_block_new (info, &params->range, block, fp64, error);
+      if (priv->mf == NULL)
+        return NULL;
+    }
+  else
+    {
+      priv->rc = ef_range_compressor_new (info, &params->range, fp64, error);
+      if (priv->rc == NULL)
+        return NULL;
+      priv->profiles = ef_profiles_new (block, ef_range_compressor_n_bins (priv->rc), fp64, error);
+      if (priv->profiles == NULL)
+        return NULL;
+    }
   n = ef_grid_n_pixels (&params->grid);
   if (fp64)
     priv->acc64 = ef_aligned_alloc0 (n * sizeof (EfCf64));

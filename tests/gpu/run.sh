@@ -2,7 +2,7 @@
 # tests/gpu/run.sh: build, test and benchmark the CUDA backend on a GPU machine, from the repository root.
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-#   tests/gpu/run.sh [all|test|bench|multi|e2e|file|tune|ncu|gl|pfa|ffbp|aperture|arcs|none]...
+#   tests/gpu/run.sh [all|test|bench|multi|e2e|file|tune|ncu|gl|pfa|ffbp|aperture|arcs|mf|none]...
 #                    (default: all = test bench multi e2e tune ncu ffbp aperture)
 #
 # Builds the engine and the CLI with -Dgui=disabled -Dcuda=enabled -Dtest_hooks=true into $EF_BUILD (default
@@ -38,6 +38,10 @@
 #   arcs   (not in all) temporal arc coherence: test-cuda-arcs, bench-cuda-arcs at the poster's scale
 #          (15,000 x 8,000 px, 100 passes, 5 x 5 window) for each mapping, the CPU and the periodogram,
 #          and ncu's counters for each kernel (EF_ARCS_NCU=0 skips them).
+#   mf     (not in all) the exact matched filter: test-cuda-mf (one process per test; the device against
+#          the CPU's fp64 matched filter) and compute-sanitizer memcheck on its small case; bench-cuda-mf
+#          (pixel-pulse-samples per second against BP's pixel-pulses on the same region, and BP's SER
+#          against the matched filter) at 1024^2 px x 1024 pulses x 1024 samples, BP upsampling 8 and 2.
 # EF_BUILD_TARGETS replaces the targets the build step makes (the default: the backprojection tests,
 # benchmarks and the CLI).
 # Logs go to $OUT (default /tmp/ef-gpu-out); a short table is printed last.
@@ -191,7 +195,7 @@ build () {
   fi
   # shellcheck disable=SC2086
   ninja -C "$BUILD" ${EF_BUILD_TARGETS:-tests/gpu/test-cuda tests/gpu/test-cuda-model tests/gpu/bench-cuda \
-    tests/gpu/bench-job app/cli/echoform-cli} \
+    tests/gpu/bench-job app/cli/echoform-cli tests/gpu/test-cuda-mf tests/gpu/bench-cuda-mf} \
     > "$OUT/build.log" 2>&1 || { grep -E "error|FAILED" "$OUT/build.log" | head -40; tail -20 "$OUT/build.log"; return 1; }
   echo "built in $BUILD"
 }
@@ -572,6 +576,32 @@ run_aperture () {
   note "aperture step took $((SECONDS - t0)) s"
 }
 
+run_mf () {
+  local t0=$SECONDS rc u
+  ninja -C "$BUILD" tests/gpu/test-cuda-mf tests/gpu/bench-cuda-mf > "$OUT/build-mf.log" 2>&1 \
+    || { grep -E "error|FAILED" "$OUT/build-mf.log" | head -30; fail "mf: build failed"; return 0; }
+  run_paths test-cuda-mf "$BUILD" tests/gpu/test-cuda-mf "$OUT/test-cuda-mf.log" 300
+  grep -E "^# [a-z]|^not ok|ERROR|CRITICAL" "$OUT/test-cuda-mf.log" | grep -vE "^# (random seed|Start|End)" | head -30
+  if command -v compute-sanitizer > /dev/null; then
+    (cd "$BUILD" && timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
+       ./tests/gpu/test-cuda-mf --tap -p /compute/cuda/mf/vs-cpu-fp64/small) > "$OUT/sanitizer-mf.log" 2>&1
+    rc=$?
+    note "compute-sanitizer memcheck on /compute/cuda/mf/vs-cpu-fp64/small: exit $rc; $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer-mf.log" | tail -1)"
+    [ $rc -eq 0 ] || fail "compute-sanitizer memcheck on test-cuda-mf: exit $rc"
+  fi
+  : > "$OUT/bench-mf.txt"
+  for u in 8 2; do
+    timeout 300 "$BUILD/tests/gpu/bench-cuda-mf" --upsample $u ${EF_MF_ARGS:-} > "$OUT/bench-mf-one.txt" 2>> "$OUT/bench-mf.log"
+    rc=$?
+    cat "$OUT/bench-mf-one.txt" >> "$OUT/bench-mf.txt"
+    judge_bench "bench-cuda-mf upsampling $u" $rc "$OUT/bench-mf-one.txt"
+  done
+  rm -f "$OUT/bench-mf-one.txt"
+  grep -vE '^RESULT' "$OUT/bench-mf.txt"
+  grep -E '^RESULT' "$OUT/bench-mf.txt" >> "$SUMMARY"
+  note "mf step took $((SECONDS - t0)) s"
+}
+
 ffbp_table () {
   echo
   echo "(rc+form: range compression and formation, device time; x BP on that, at the same upsampling; SER vs f64 over the whole image)"
@@ -610,6 +640,7 @@ for s in $STEPS; do
     ffbp) run_ffbp ;;
     aperture) run_aperture ;;
     arcs) run_arcs ;;
+    mf) run_mf ;;
     none) ;;
     *) fail "unknown step $s" ;;
   esac
