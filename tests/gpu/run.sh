@@ -2,7 +2,7 @@
 # tests/gpu/run.sh: build, test and benchmark the CUDA backend on a GPU machine, from the repository root.
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-#   tests/gpu/run.sh [all|test|bench|multi|e2e|file|tune|ncu|gl|pfa|ffbp|aperture|arcs|none]...
+#   tests/gpu/run.sh [all|test|bench|multi|e2e|file|tune|ncu|gl|pfa|ffbp|aperture|arcs|mri|none]...
 #                    (default: all = test bench multi e2e tune ncu ffbp aperture)
 #
 # Builds the engine and the CLI with -Dgui=disabled -Dcuda=enabled -Dtest_hooks=true into $EF_BUILD (default
@@ -38,6 +38,9 @@
 #   arcs   (not in all) temporal arc coherence: test-cuda-arcs, bench-cuda-arcs at the poster's scale
 #          (15,000 x 8,000 px, 100 passes, 5 x 5 window) for each mapping, the CPU and the periodogram,
 #          and ncu's counters for each kernel (EF_ARCS_NCU=0 skips them).
+#   mri    (not in all) non-Cartesian reconstruction: test-cuda-mri (F^H d and Q against the CPU's float64),
+#          and bench-cuda-mri at 64^3 voxels and 3.2 M samples: F^H d with every kernel shape, Q on the
+#          doubled grid, seconds and sample-voxel pairs per second (EF_MRI_ARGS adds options).
 # EF_BUILD_TARGETS replaces the targets the build step makes (the default: the backprojection tests,
 # benchmarks and the CLI).
 # Logs go to $OUT (default /tmp/ef-gpu-out); a short table is printed last.
@@ -384,6 +387,25 @@ run_arcs () {
   note "arcs step took $((SECONDS - t0)) s"
 }
 
+run_mri () {
+  # Non-Cartesian reconstruction: test-cuda-mri (each kernel shape against the CPU's float64 sums), then
+  # bench-cuda-mri (goals on an H100: F^H d < 0.5 s, Q < 4 s).
+  local t0=$SECONDS rc
+  ninja -C "$BUILD" tests/gpu/test-cuda-mri tests/gpu/bench-cuda-mri > "$OUT/build-mri.log" 2>&1 \
+    || { grep -E "error|FAILED" "$OUT/build-mri.log" | head -30; fail "mri: build failed"; return 0; }
+  run_paths test-cuda-mri "$BUILD" tests/gpu/test-cuda-mri "$OUT/test-cuda-mri.log" 200
+  grep -E "^# [A-Za-z]|^not ok|ERROR|CRITICAL" "$OUT/test-cuda-mri.log" | grep -vE "^# (random seed|Start|End)" | head -40
+  # shellcheck disable=SC2086
+  timeout 400 "$BUILD/tests/gpu/bench-cuda-mri" ${EF_MRI_ARGS:-} > "$OUT/bench-mri.txt" 2> "$OUT/bench-mri.log"
+  rc=$?
+  note "bench-cuda-mri: exit $rc in $((SECONDS - t0)) s"
+  judge_bench "bench-cuda-mri" $rc "$OUT/bench-mri.txt"
+  cat "$OUT/bench-mri.txt"
+  tail -5 "$OUT/bench-mri.log"
+  grep -E '^(RESULT|PASS|FAIL)' "$OUT/bench-mri.txt" >> "$SUMMARY"
+  note "mri step took $((SECONDS - t0)) s"
+}
+
 run_ncu () {
   # The pulse loops' instruction counts, from the machine code.
   if command -v cuobjdump > /dev/null && command -v python3 > /dev/null; then
@@ -610,6 +632,7 @@ for s in $STEPS; do
     ffbp) run_ffbp ;;
     aperture) run_aperture ;;
     arcs) run_arcs ;;
+    mri) run_mri ;;
     none) ;;
     *) fail "unknown step $s" ;;
   esac
