@@ -7,7 +7,8 @@
 
 G_BEGIN_DECLS
 
-/* Samples a tile holds in constant memory: five floats each (k, and d's parts or the weight). */
+/* Samples a tile holds in constant memory: seven floats each (k, d's parts or the weight, and the
+ * phasor of a step along x), 56 KiB of the 64. */
 #define EF_CUDA_MRI_TILE 2048u
 
 typedef struct {
@@ -16,6 +17,7 @@ typedef struct {
   unsigned long long n_vox;
   const float *kx, *ky, *kz; /* device, m each (kz zeros in 2-D) */
   const float *re, *im;      /* device, m each: d's parts, or the weights (im NULL: Q) */
+  const float *stc, *sts;    /* device, m each: cos and sin of 2 pi kx spacing */
   unsigned long long m;
   double  *out;              /* device, 2 n_vox: the float64 accumulator, zeroed by the caller */
 } EfCudaMriArgs;

@@ -13,7 +13,7 @@
 typedef struct {
   cudaStream_t stream;          /* owned */
   cudaEvent_t  ev[4];           /* owned */
-  float       *host;            /* owned: the samples as floats, 5 m */
+  float       *host;            /* owned: the samples as floats, 7 m */
   float       *dev;             /* owned: the same on the device */
   double      *out;             /* owned: device, 2 n_vox */
 } EfCudaMriJob;
@@ -56,7 +56,7 @@ ef_cuda_mri_run (EfCudaMriJob *j, int device, const EfMriTraj *t, const EfCf32 *
   for (guint i = 0; i < G_N_ELEMENTS (j->ev); i++)
     EF_CUDA_CHECK (cudaEventCreate (&j->ev[i]), error);
 
-  j->host = g_try_new (float, 5 * m);
+  j->host = g_try_new (float, 7 * m);
   if (j->host == NULL)
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "No memory for %" G_GSIZE_FORMAT " samples",
@@ -70,8 +70,15 @@ ef_cuda_mri_run (EfCudaMriJob *j, int device, const EfMriTraj *t, const EfCf32 *
       j->host[2 * m + i] = t->dim == 3 ? (float) t->k[i * t->dim + 2] : 0.0f;
       j->host[3 * m + i] = d != NULL ? crealf (d[i]) : (w != NULL ? w[i] : 1.0f);
       j->host[4 * m + i] = d != NULL ? cimagf (d[i]) : 0.0f;
+      /* the step's phase in double, reduced to cycles before it is rounded */
+      {
+        double st = t->k[i * t->dim] * grid->spacing;
+        st -= nearbyint (st);
+        j->host[5 * m + i] = (float) cos (2 * G_PI * st);
+        j->host[6 * m + i] = (float) sin (2 * G_PI * st);
+      }
     }
-  if (ef_cuda_malloc ((void **) &j->dev, 5 * m * sizeof (float)) != cudaSuccess
+  if (ef_cuda_malloc ((void **) &j->dev, 7 * m * sizeof (float)) != cudaSuccess
       || ef_cuda_malloc ((void **) &j->out, 2 * n_vox * sizeof (double)) != cudaSuccess)
     {
       (void) cudaGetLastError ();
@@ -82,7 +89,7 @@ ef_cuda_mri_run (EfCudaMriJob *j, int device, const EfMriTraj *t, const EfCf32 *
     }
 
   EF_CUDA_CHECK (cudaEventRecord (j->ev[0], j->stream), error);
-  EF_CUDA_CHECK (cudaMemcpyAsync (j->dev, j->host, 5 * m * sizeof (float), cudaMemcpyHostToDevice, j->stream), error);
+  EF_CUDA_CHECK (cudaMemcpyAsync (j->dev, j->host, 7 * m * sizeof (float), cudaMemcpyHostToDevice, j->stream), error);
   EF_CUDA_CHECK (cudaMemsetAsync (j->out, 0, 2 * n_vox * sizeof (double), j->stream), error);
   EF_CUDA_CHECK (cudaEventRecord (j->ev[1], j->stream), error);
 
@@ -96,6 +103,8 @@ ef_cuda_mri_run (EfCudaMriJob *j, int device, const EfMriTraj *t, const EfCf32 *
   a.kz = j->dev + 2 * m;
   a.re = j->dev + 3 * m;
   a.im = d != NULL ? j->dev + 4 * m : NULL;
+  a.stc = j->dev + 5 * m;
+  a.sts = j->dev + 6 * m;
   a.m = m;
   a.out = j->out;
   if (!ef_cuda_mri_run_tiles (j->stream, &a, shape, &tiles, error))
@@ -131,7 +140,7 @@ ef_cuda_mri_sum (int device, const EfMriTraj *t, const EfCf32 *d, const float *w
   n_vox = ef_mri_grid_voxels (grid, error);
   if (n_vox == 0 || !ef_mri_traj_check (t, error))
     return FALSE;
-  if (t->dim != grid->dim || t->m > G_MAXSIZE / (5 * sizeof (float)))
+  if (t->dim != grid->dim || t->m > G_MAXSIZE / (7 * sizeof (float)))
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
                    "A %u-D trajectory of %" G_GSIZE_FORMAT " samples cannot reconstruct a %u-D grid", t->dim, t->m,

@@ -16,7 +16,8 @@ extern "C" {
 /* Kept small: the experiment-driven search of the reference study found a few hundred threads per block
  * and a few voxels per thread best; run.sh's mri step times each. */
 const EfCudaMriShape ef_cuda_mri_shapes[EF_CUDA_MRI_N_SHAPES] = {
-  { 128, 1 }, { 256, 1 }, { 128, 2 }, { 256, 2 }, { 128, 4 }, { 64, 4 },
+  { 128, 1, FALSE }, { 256, 1, FALSE }, { 128, 2, FALSE }, { 256, 2, FALSE }, { 128, 4, FALSE }, { 64, 4, FALSE },
+  { 128, 4, TRUE }, { 256, 4, TRUE }, { 128, 8, TRUE }, { 64, 8, TRUE },
 };
 }
 
@@ -28,6 +29,16 @@ launch (cudaStream_t stream, const EfCudaMriArgs *a, unsigned block, unsigned gr
     sum_kernel<V, true><<<grid, block, 0, stream>>> (*a, n_tile);
   else
     sum_kernel<V, false><<<grid, block, 0, stream>>> (*a, n_tile);
+}
+
+template <int V>
+static void
+launch_rotate (cudaStream_t stream, const EfCudaMriArgs *a, unsigned block, unsigned grid, unsigned n_tile, bool q)
+{
+  if (q)
+    rotate_kernel<V, true><<<grid, block, 0, stream>>> (*a, n_tile);
+  else
+    rotate_kernel<V, false><<<grid, block, 0, stream>>> (*a, n_tile);
 }
 
 extern "C" gboolean
@@ -43,6 +54,13 @@ ef_cuda_mri_run_tiles (cudaStream_t stream, const EfCudaMriArgs *a, guint shape,
       return FALSE;
     }
   sh = &ef_cuda_mri_shapes[shape];
+  if (sh->rotate && a->nx % sh->voxels != 0)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "Kernel shape %u takes %u voxels along x a thread: a grid %u voxels wide does not divide", shape,
+                   sh->voxels, a->nx);
+      return FALSE;
+    }
   per_block = (unsigned long long) sh->block * sh->voxels;
   grid = (a->n_vox + per_block - 1) / per_block;
   if (grid == 0 || grid > 0x7fffffffull)
@@ -65,11 +83,20 @@ ef_cuda_mri_run_tiles (cudaStream_t stream, const EfCudaMriArgs *a, guint shape,
       if (!q)
         EF_CUDA_CHECK (cudaMemcpyToSymbolAsync (c_im, a->im + s0, bytes, 0, cudaMemcpyDeviceToDevice, stream),
                        error);
-      switch (sh->voxels)
+      if (sh->rotate)
+        {
+          EF_CUDA_CHECK (cudaMemcpyToSymbolAsync (c_stc, a->stc + s0, bytes, 0, cudaMemcpyDeviceToDevice, stream),
+                         error);
+          EF_CUDA_CHECK (cudaMemcpyToSymbolAsync (c_sts, a->sts + s0, bytes, 0, cudaMemcpyDeviceToDevice, stream),
+                         error);
+        }
+      switch (sh->voxels + (sh->rotate ? 100 : 0))
         {
         case 1: launch<1> (stream, a, sh->block, (unsigned) grid, n, q); break;
         case 2: launch<2> (stream, a, sh->block, (unsigned) grid, n, q); break;
         case 4: launch<4> (stream, a, sh->block, (unsigned) grid, n, q); break;
+        case 104: launch_rotate<4> (stream, a, sh->block, (unsigned) grid, n, q); break;
+        case 108: launch_rotate<8> (stream, a, sh->block, (unsigned) grid, n, q); break;
         default:
           g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "No kernel for %u voxels a thread",
                        sh->voxels);

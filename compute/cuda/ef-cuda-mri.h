@@ -8,13 +8,16 @@
 
 G_BEGIN_DECLS
 
-/* The launch shapes the kernels come in: threads per block and voxels each thread accumulates. */
+/* The launch shapes the kernels come in: threads per block and voxels each thread accumulates; with
+ * rotate, the voxels are consecutive along x (the grid's nx must be a multiple of them) and share one
+ * __sincosf a sample, the others rotated from it; without, they are a block apart and each has its own. */
 typedef struct {
-  guint block;
-  guint voxels;
+  guint    block;
+  guint    voxels;
+  gboolean rotate;
 } EfCudaMriShape;
 
-#define EF_CUDA_MRI_N_SHAPES 6
+#define EF_CUDA_MRI_N_SHAPES 10
 extern const EfCudaMriShape ef_cuda_mri_shapes[EF_CUDA_MRI_N_SHAPES];
 /* The shape used when none is asked for (-1). */
 #define EF_CUDA_MRI_DEFAULT_SHAPE 2

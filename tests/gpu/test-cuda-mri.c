@@ -66,9 +66,10 @@ check (guint dim, guint n, gsize m, gboolean q)
       g_assert_true (ef_cuda_mri_sum (-1, t, q ? NULL : d32, q ? w32 : NULL, &g, s, out, &tm, &error));
       g_assert_no_error (error);
       e = rel_err (out, ref, nv);
-      g_test_message ("%s %u-D, %" G_GSIZE_FORMAT " voxels, %" G_GSIZE_FORMAT " samples, block %u x %u voxels: "
+      g_test_message ("%s %u-D, %" G_GSIZE_FORMAT " voxels, %" G_GSIZE_FORMAT " samples, block %u x %u voxels%s: "
                       "rel. L2 error against CPU fp64 %.2e (%u tiles, kernels %.2f ms)", q ? "Q" : "F^H d", dim, nv,
-                      m, ef_cuda_mri_shapes[s].block, ef_cuda_mri_shapes[s].voxels, e, tm.tiles, tm.kernel_ms);
+                      m, ef_cuda_mri_shapes[s].block, ef_cuda_mri_shapes[s].voxels,
+                      ef_cuda_mri_shapes[s].rotate ? " (rotated)" : "", e, tm.tiles, tm.kernel_ms);
       g_assert_cmpfloat (e, <=, LIMIT);
     }
 }
@@ -88,7 +89,7 @@ test_fhd_3d (void)
 static void
 test_q_3d (void)
 {
-  check (3, 10, 5000, TRUE);
+  check (3, 12, 5000, TRUE);   /* doubled: 24 a side, a multiple of every rotating shape's voxels */
 }
 
 static void
@@ -101,6 +102,16 @@ test_bad_input (void)
 
   g_assert_false (ef_cuda_mri_sum (-1, t, NULL, NULL, &g, -1, out, NULL, &error));
   g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  /* a rotating shape on a grid whose width its voxels do not divide */
+  g = ef_mri_grid_image (2, 6);
+  for (int s = 0; s < EF_CUDA_MRI_N_SHAPES; s++)
+    if (ef_cuda_mri_shapes[s].rotate && 6 % ef_cuda_mri_shapes[s].voxels != 0)
+      {
+        g_assert_false (ef_cuda_mri_sum (-1, t, NULL, NULL, &g, s, out, NULL, &error));
+        g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT);
+        g_clear_error (&error);
+      }
 }
 
 int
