@@ -89,6 +89,12 @@ ef_kb_grid_init (EfKbGrid *kg, const EfMriTraj *t, const EfMriGrid *image, guint
       kg->g[a] = a < kg->dim ? (gsize) EF_MRI_SIGMA * image->n[a] : 1;
       kg->n_cells *= kg->g[a];
     }
+  if (kg->n_cells > EF_MRI_MAX_VOXELS)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "Gridding onto %" G_GSIZE_FORMAT " cells is too large", kg->n_cells);
+      return FALSE;
+    }
   return TRUE;
 }
 
@@ -172,7 +178,7 @@ ef_mri_gridding (const EfMriTraj *t, const EfCf64 *d, const EfMriGrid *image, gu
   fftw_complex *cells;
   fftw_plan plan;
   int dims[EF_MRI_MAX_DIM];
-  double deapo[EF_MRI_MAX_DIM][EF_MRI_MAX_EDGE];
+  g_autofree double *deapo = NULL;   /* per axis, EF_MRI_MAX_EDGE values apart */
 
   g_return_val_if_fail (t != NULL && d != NULL && image != NULL && out != NULL, FALSE);
   if (!ef_kb_grid_init (&kg, t, image, width, error))
@@ -218,10 +224,11 @@ ef_mri_gridding (const EfMriTraj *t, const EfCf64 *d, const EfMriGrid *image, gu
   fftw_destroy_plan (plan);
   ef_fftw_planner_unlock ();
 
+  deapo = g_new (double, EF_MRI_MAX_DIM * EF_MRI_MAX_EDGE);
   for (guint a = 0; a < EF_MRI_MAX_DIM; a++)
     for (guint i = 0; i < image->n[a]; i++)
-      deapo[a][i] = a < kg.dim ? 1.0 / ef_kb_ft (((double) i - image->n[a] / 2) / (double) kg.g[a], width, kg.beta)
-                               : 1.0;
+      deapo[a * EF_MRI_MAX_EDGE + i] =
+        a < kg.dim ? 1.0 / ef_kb_ft (((double) i - image->n[a] / 2) / (double) kg.g[a], width, kg.beta) : 1.0;
   for (guint iz = 0; iz < image->n[2]; iz++)
     for (guint iy = 0; iy < image->n[1]; iy++)
       for (guint ix = 0; ix < image->n[0]; ix++)
@@ -230,7 +237,8 @@ ef_mri_gridding (const EfMriTraj *t, const EfCf64 *d, const EfMriGrid *image, gu
           gsize c = (cz * kg.g[1] + cy) * kg.g[0] + cx;
           /* (-1)^(i + G/2) per axis, G/2 = N */
           gsize par = cx + cy + cz + image->n[0] + image->n[1] + (kg.dim == 3 ? image->n[2] : 0);
-          double s = (par & 1 ? -1.0 : 1.0) * deapo[0][ix] * deapo[1][iy] * deapo[2][iz];
+          double s = (par & 1 ? -1.0 : 1.0) * deapo[ix] * deapo[EF_MRI_MAX_EDGE + iy]
+                     * deapo[2 * EF_MRI_MAX_EDGE + iz];
 
           out[((gsize) iz * image->n[1] + iy) * image->n[0] + ix] = s * (cells[c][0] + I * cells[c][1]);
         }
