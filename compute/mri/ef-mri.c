@@ -145,22 +145,34 @@ ef_mri_k (const EfMriTraj *t, gsize i, guint a)
 }
 
 /* The sum for one voxel in float64: (dr, di) are the sample weights' parts (di NULL: real weights). */
-static void
+static gboolean
 ef_mri_sum64 (const EfMriTraj *t, const double *dr, const double *di, const EfMriGrid *grid, EfCf64 *out,
-              gsize n_vox, guint n_threads)
+              gsize n_vox, guint n_threads, GError **error)
 {
   guint nt = ef_thread_count (n_threads);
+  gsize m = t->m;
+  /* 2 pi k, structure of arrays (z zeros in 2-D) */
+  g_autofree double *kw = g_try_new (double, 3 * m);
 
+  if (kw == NULL)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "No memory for %" G_GSIZE_FORMAT " samples", m);
+      return FALSE;
+    }
+  for (gsize i = 0; i < m; i++)
+    for (guint a = 0; a < 3; a++)
+      kw[a * m + i] = 2 * G_PI * ef_mri_k (t, i, a);
   (void) nt;
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (gsize v = 0; v < n_vox; v++)
     {
       double x[3], re = 0, im = 0;
+      const double *kx = kw, *ky = kw + m, *kz = kw + 2 * m;
 
       ef_mri_voxel (grid, v, x);
-      for (gsize i = 0; i < t->m; i++)
+      for (gsize i = 0; i < m; i++)
         {
-          double ph = 2 * G_PI * (ef_mri_k (t, i, 0) * x[0] + ef_mri_k (t, i, 1) * x[1] + ef_mri_k (t, i, 2) * x[2]);
+          double ph = kx[i] * x[0] + ky[i] * x[1] + kz[i] * x[2];
           double c = cos (ph), s = sin (ph);
           double a = dr[i], b = di != NULL ? di[i] : 0.0;
 
@@ -169,6 +181,7 @@ ef_mri_sum64 (const EfMriTraj *t, const double *dr, const double *di, const EfMr
         }
       out[v] = re + I * im;
     }
+  return TRUE;
 }
 
 /* Splits complex samples into real and imaginary arrays, or NULL with error when memory is short. */
@@ -202,8 +215,7 @@ ef_mri_adjoint (const EfMriTraj *t, const EfCf64 *d, const EfMriGrid *grid, EfCf
   g_return_val_if_fail (t != NULL && d != NULL && grid != NULL && out != NULL, FALSE);
   if (!ef_mri_check (t, grid, &n_vox, error) || !ef_mri_split64 (d, t->m, &re, &im, error))
     return FALSE;
-  ef_mri_sum64 (t, re, im, grid, out, n_vox, n_threads);
-  return TRUE;
+  return ef_mri_sum64 (t, re, im, grid, out, n_vox, n_threads, error);
 }
 
 gboolean
@@ -227,8 +239,7 @@ ef_mri_q (const EfMriTraj *t, const double *w, const EfMriGrid *grid, EfCf64 *ou
         ones[i] = 1.0;
       w = ones;
     }
-  ef_mri_sum64 (t, w, NULL, grid, out, n_vox, n_threads);
-  return TRUE;
+  return ef_mri_sum64 (t, w, NULL, grid, out, n_vox, n_threads, error);
 }
 
 /* The float32 sum: k in structure-of-arrays form, the phase reduced to cycles in (-1/2, 1/2]. */
