@@ -14,7 +14,7 @@
 /*
  *   mri-bench-cpu [THREADS]
  *
- * 3-D: the phantom on a stack of spirals, 16^3 voxels and 16 x 4 x 512 = 32,768 samples: F^H d in fp64
+ * 3-D: the phantom on a stack of spirals, 12^3 voxels and 8 x 4 x 512 = 16,384 samples: F^H d in fp64
  * and fp32, Q on the doubled grid. 2-D: 64^2 voxels, 100 radial spokes of 128: F^H d, Q, one CG
  * iteration, gridding (width 4). Seconds and sample-voxel pairs per second.
  */
@@ -32,9 +32,9 @@ main (int argc, char **argv)
 {
   guint nt = argc > 1 ? (guint) strtoul (argv[1], NULL, 10) : 0;
   EfMriPhantom p3 = ef_mri_phantom_shepp_logan (3), p2 = ef_mri_phantom_shepp_logan (2);
-  g_autoptr (EfMriTraj) t3 = ef_mri_traj_stack_of_spirals (16, 16, 4, 512, NULL);
+  g_autoptr (EfMriTraj) t3 = ef_mri_traj_stack_of_spirals (12, 8, 4, 512, NULL);
   g_autoptr (EfMriTraj) t2 = ef_mri_traj_radial (64, 100, 128, NULL);
-  EfMriGrid g3 = ef_mri_grid_image (3, 16), q3 = ef_mri_grid_doubled (&g3);
+  EfMriGrid g3 = ef_mri_grid_image (3, 12), q3 = ef_mri_grid_doubled (&g3);
   EfMriGrid g2 = ef_mri_grid_image (2, 64), q2 = ef_mri_grid_doubled (&g2);
   g_autofree EfCf64 *d3 = g_new (EfCf64, t3->m), *d2 = g_new (EfCf64, t2->m);
   g_autofree EfCf32 *d3f = g_new (EfCf32, t3->m);
@@ -46,7 +46,7 @@ main (int argc, char **argv)
   EfMriCgParams prm = { .max_iter = 1 };
   EfMriCgReport rep;
 
-  ef_mri_phantom_sample (&p3, t3, 4096, d3, nt);
+  ef_mri_phantom_sample (&p3, t3, 1728, d3, nt);
   for (gsize i = 0; i < t3->m; i++)
     d3f[i] = (EfCf32) d3[i];
   ef_mri_phantom_sample (&p2, t2, 4096, d2, nt);
@@ -54,10 +54,10 @@ main (int argc, char **argv)
   for (gsize i = 0; i < t2->m; i++)
     d2[i] *= area[i] / 4096;
   printf ("# threads %u (0: all)\n", nt);
-  TIME ("3-D F^H d fp64, 16^3 x 32768", 4096.0 * t3->m, ef_mri_adjoint (t3, d3, &g3, out, nt, NULL));
-  TIME ("3-D F^H d fp32, 16^3 x 32768", 4096.0 * t3->m, ef_mri_adjoint_f32 (t3, d3f, &g3, out32, nt, NULL));
-  TIME ("3-D Q fp64, 32^3 x 32768", 32768.0 * t3->m, ef_mri_q (t3, NULL, &q3, out, nt, NULL));
-  TIME ("3-D Q fp32, 32^3 x 32768", 32768.0 * t3->m, ef_mri_q_f32 (t3, NULL, &q3, out32, nt, NULL));
+  TIME ("3-D F^H d fp64, 12^3 x 16384", 1728.0 * t3->m, ef_mri_adjoint (t3, d3, &g3, out, nt, NULL));
+  TIME ("3-D F^H d fp32, 12^3 x 16384", 1728.0 * t3->m, ef_mri_adjoint_f32 (t3, d3f, &g3, out32, nt, NULL));
+  TIME ("3-D Q fp64, 24^3 x 16384", 13824.0 * t3->m, ef_mri_q (t3, NULL, &q3, out, nt, NULL));
+  TIME ("3-D Q fp32, 24^3 x 16384", 13824.0 * t3->m, ef_mri_q_f32 (t3, NULL, &q3, out32, nt, NULL));
   TIME ("2-D F^H d fp64, 64^2 x 12800", 4096.0 * t2->m, ef_mri_adjoint (t2, d2, &g2, b, nt, NULL));
   TIME ("2-D Q fp64, 128^2 x 12800", 16384.0 * t2->m, ef_mri_q (t2, area, &q2, q, nt, NULL));
   TIME ("2-D Toeplitz set-up (FFTW plans)", 0, (T = ef_mri_toeplitz_new (&g2, q, NULL)) != NULL);
