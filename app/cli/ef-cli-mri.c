@@ -37,7 +37,7 @@ int
 ef_cli_mri (int argc, char **argv)
 {
   g_autofree char *traj_s = NULL, *method_s = NULL, *reg_s = NULL, *out_s = NULL, *ismrmrd_s = NULL;
-  g_autofree char *size_s = NULL, *iters_s = NULL, *lambda_s = NULL, *scale_s = NULL;
+  g_autofree char *size_s = NULL, *iters_s = NULL, *lambda_s = NULL, *scale_s = NULL, *save_s = NULL;
   GOptionEntry entries[] = {
     { "trajectory", 't', 0, G_OPTION_ARG_STRING, &traj_s, "Phantom sampling: radial, spiral, stack (default radial)",
       "NAME" },
@@ -49,6 +49,8 @@ ef_cli_mri (int argc, char **argv)
     { "reg", 0, 0, G_OPTION_ARG_STRING, &reg_s, "CG regulariser: none, tikhonov, gradient (default none)", "NAME" },
     { "lambda", 0, 0, G_OPTION_ARG_STRING, &lambda_s, "Regulariser weight (default 0)", "L" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out_s, "Write the image as .npy", "FILE" },
+    { "save-ismrmrd", 0, 0, G_OPTION_ARG_FILENAME, &save_s,
+      "Also write the phantom's samples as an ISMRMRD file (trajectory divided by --traj-scale)", "FILE" },
     { NULL },
   };
   g_autoptr (GOptionContext) ctx = ef_cli_option_context_new ("mri", NULL, "Non-Cartesian Fourier reconstruction",
@@ -131,6 +133,17 @@ ef_cli_mri (int argc, char **argv)
       ef_mri_phantom_sample (&ph, t, (double) nv, d, 0);
       truth = g_new (double, nv);
       ef_mri_phantom_raster (&ph, &g, dim == 2 ? 4 : 2, truth);
+    }
+  if (save_s != NULL)
+    {
+#if HAVE_ISMRMRD
+      if (!phantom)
+        return ef_cli_usage_error ("mri", "--save-ismrmrd writes a phantom's samples; the input is a file");
+      if (!ef_ismrmrd_write (save_s, t, d, 2 * n, scale > 0 ? scale : n, &error))
+        return mri_fail (error);
+#else
+      return ef_cli_usage_error ("mri", "--save-ismrmrd: this build has no ISMRMRD support (libismrmrd-dev)");
+#endif
     }
 
   /* density weights (k-space area / voxels): exact for the radial phantom, Pipe-Menon otherwise */
