@@ -38,6 +38,7 @@ ENGINE_STAGES = {
     "compute/form/cpu": 1,
     "compute/form": 2,
     "compute/metrics": 2,
+    "compute/mri": 2,        # non-Cartesian reconstruction: the data model and signal/'s FFTW lock
     "compute/job": 3,
     "compute/io": 4,
     "compute/cuda": 4,

@@ -25,6 +25,7 @@ int ef_cli_bench (int argc, char **argv);
 int ef_cli_tune (int argc, char **argv);
 int ef_cli_stack (int argc, char **argv);
 int ef_cli_ps (int argc, char **argv);
+int ef_cli_mri (int argc, char **argv);
 /* `bench --read PATH`: the read rate of a dataset's samples (ef-cli-bench-read.c). */
 int ef_cli_bench_read (const char *path, guint block, guint repeat, gboolean json);
 

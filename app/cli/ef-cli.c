@@ -24,6 +24,7 @@ static const EfCliCommand commands[] = {
   { "tune",     ef_cli_tune,     "Choose the fastest CUDA kernel shape for this GPU and cache it" },
   { "stack",    ef_cli_stack,    "Make or describe a stack of co-registered repeat passes" },
   { "ps",       ef_cli_ps,       "Find persistent scatterers in a stack: arc coherence, velocity, height" },
+  { "mri",      ef_cli_mri,      "Non-Cartesian Fourier reconstruction: gridding, F^H d, CG least squares" },
 };
 
 static void

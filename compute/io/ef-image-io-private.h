@@ -23,6 +23,9 @@ FILE    *ef_atomic_stream (EfAtomicFile *af, GError **error);
 gboolean ef_atomic_close_stream (EfAtomicFile *af, FILE *f, GError **error);
 /* A failed write to af, from errno: always FALSE. */
 gboolean ef_write_error (EfAtomicFile *af, GError **error);
+/* A NumPy 1.0 header (magic, length, dict padded to 64 bytes) for type descr and shape, a Python tuple's
+ * text; owned. */
+GString *ef_npy_header_for (const char *descr, const char *shape);
 /* FALSE, with an error naming path, for an image with no pixels. */
 gboolean ef_check_image (const EfImage *image, const char *path, GError **error);
 

@@ -146,15 +146,17 @@ ef_check_image (const EfImage *image, const char *path, GError **error)
  * .npy: NumPy format 1.0, complex64 little-endian, C order, shape (height, width).
  */
 
-static GString *
-ef_npy_header (guint height, guint width)
+/* The header of a C-order array of type descr ("<c8", "<f8", ...) and shape, the text of a Python tuple
+ * ("(3, 4)"); shared with ef-npy.c. */
+GString *
+ef_npy_header_for (const char *descr, const char *shape)
 {
   GString *dict = g_string_new (NULL);
   GString *out = g_string_new (NULL);
   gsize total;
   guint16 len_le;
 
-  g_string_printf (dict, "{'descr': '<c8', 'fortran_order': False, 'shape': (%u, %u), }", height, width);
+  g_string_printf (dict, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, shape);
   /* Pad with spaces and end with a newline so that the data start on a 64-byte boundary, as NumPy
    * itself does; the 10 bytes are the magic string, the version and the length. */
   total = 10 + dict->len + 1;
@@ -171,6 +173,14 @@ ef_npy_header (guint height, guint width)
   g_string_append_len (out, dict->str, (gssize) dict->len);
   g_string_free (dict, TRUE);
   return out;
+}
+
+static GString *
+ef_npy_header (guint height, guint width)
+{
+  g_autofree char *shape = g_strdup_printf ("(%u, %u)", height, width);
+
+  return ef_npy_header_for ("<c8", shape);
 }
 
 /* Writes n complex floats little-endian. */

@@ -2,7 +2,7 @@
 # tests/gpu/run.sh: build, test and benchmark the CUDA backend on a GPU machine, from the repository root.
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-#   tests/gpu/run.sh [all|test|bench|multi|e2e|file|tune|ncu|gl|pfa|ffbp|aperture|arcs|mf|none]...
+#   tests/gpu/run.sh [all|test|bench|multi|e2e|file|tune|ncu|gl|pfa|ffbp|aperture|arcs|mf|mri|none]...
 #                    (default: all = test bench multi e2e tune ncu ffbp aperture)
 #
 # Builds the engine and the CLI with -Dgui=disabled -Dcuda=enabled -Dtest_hooks=true into $EF_BUILD (default
@@ -42,6 +42,9 @@
 #          the CPU's fp64 matched filter) and compute-sanitizer memcheck on its small case; bench-cuda-mf
 #          (pixel-pulse-samples per second against BP's pixel-pulses on the same region, and BP's SER
 #          against the matched filter) at 1024^2 px x 1024 pulses x 1024 samples, BP upsampling 8 and 2.
+#   mri    (not in all) non-Cartesian reconstruction: test-cuda-mri (F^H d and Q against the CPU's float64),
+#          and bench-cuda-mri at 64^3 voxels and 3.2 M samples: F^H d with every kernel shape, Q on the
+#          doubled grid, seconds and sample-voxel pairs per second (EF_MRI_ARGS adds options).
 # EF_BUILD_TARGETS replaces the targets the build step makes (the default: the backprojection tests,
 # benchmarks and the CLI).
 # Logs go to $OUT (default /tmp/ef-gpu-out); a short table is printed last.
@@ -388,6 +391,25 @@ run_arcs () {
   note "arcs step took $((SECONDS - t0)) s"
 }
 
+run_mri () {
+  # Non-Cartesian reconstruction: test-cuda-mri (each kernel shape against the CPU's float64 sums), then
+  # bench-cuda-mri (goals on an H100: F^H d < 0.5 s, Q < 4 s).
+  local t0=$SECONDS rc
+  ninja -C "$BUILD" tests/gpu/test-cuda-mri tests/gpu/bench-cuda-mri > "$OUT/build-mri.log" 2>&1 \
+    || { grep -E "error|FAILED" "$OUT/build-mri.log" | head -30; fail "mri: build failed"; return 0; }
+  run_paths test-cuda-mri "$BUILD" tests/gpu/test-cuda-mri "$OUT/test-cuda-mri.log" 200
+  grep -E "^# [A-Za-z]|^not ok|ERROR|CRITICAL" "$OUT/test-cuda-mri.log" | grep -vE "^# (random seed|Start|End)" | head -40
+  # shellcheck disable=SC2086
+  timeout 400 "$BUILD/tests/gpu/bench-cuda-mri" ${EF_MRI_ARGS:-} > "$OUT/bench-mri.txt" 2> "$OUT/bench-mri.log"
+  rc=$?
+  note "bench-cuda-mri: exit $rc in $((SECONDS - t0)) s"
+  judge_bench "bench-cuda-mri" $rc "$OUT/bench-mri.txt"
+  cat "$OUT/bench-mri.txt"
+  tail -5 "$OUT/bench-mri.log"
+  grep -E '^(RESULT|PASS|FAIL)' "$OUT/bench-mri.txt" >> "$SUMMARY"
+  note "mri step took $((SECONDS - t0)) s"
+}
+
 run_ncu () {
   # The pulse loops' instruction counts, from the machine code.
   if command -v cuobjdump > /dev/null && command -v python3 > /dev/null; then
@@ -641,6 +663,7 @@ for s in $STEPS; do
     aperture) run_aperture ;;
     arcs) run_arcs ;;
     mf) run_mf ;;
+    mri) run_mri ;;
     none) ;;
     *) fail "unknown step $s" ;;
   esac
