@@ -165,6 +165,14 @@ def run_all(tmp):
             except subprocess.TimeoutExpired:
                 check(False, f"rank 1 dying ({how}) ends the run within {END_WITHIN_S} s: it hung")
         check(not os.path.exists(p("x.npy")), "and no image is written")
+        # A rank that fails (memory, say) ends every rank; its message reaches the user once, via rank 0.
+        for how in ("pulses", "tiles"):
+            r, dt = mpirun(4, "form", p("d.cphd"), *common, *exact, "--decompose", how, "-o", p("x.npy"),
+                           env={"EF_TEST_MPI_FAIL_RANK": "2"}, timeout=END_WITHIN_S)
+            check(r.returncode == 1 and r.stderr.count("rank 2 of 4: Not enough memory") == 1
+                  and r.stderr.count("echoform-cli:") == 1,
+                  f"rank 2 failing ({how}) ends the run with its message, once ({dt:.1f} s)", r.stderr)
+        check(not os.path.exists(p("x.npy")), "and no image is written")
     else:
         print("skip a rank that dies: the test hooks are not built (-Dtest_hooks=true)")
 

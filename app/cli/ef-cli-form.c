@@ -230,13 +230,13 @@ form_over_ranks (EfCliMpi *mpi, const FormRequest *rq, EfDataset *ds, const EfJo
   g_auto (EfRunInfo) run = { 0 };
   EfCliDecompose chosen;
   guint64 pulses_used = 0;
-  double elapsed_s = 0, bp_per_s;
+  double elapsed_s = 0, combine_s = 0, bp_per_s;
   gboolean ok = TRUE;
 
   /* The same on every rank, so only rank 0's message is seen. */
   if (!ef_cli_mpi_choose (mpi, jp, how, &chosen, &error))
     return ef_cli_report ("form", error);
-  if (!ef_cli_mpi_form (mpi, ds, jp, chosen, &image, &run, &note, &pulses_used, &elapsed_s))
+  if (!ef_cli_mpi_form (mpi, ds, jp, chosen, &image, &run, &note, &pulses_used, &elapsed_s, &combine_s))
     return EF_CLI_EXIT_FAILURE;
   if (ef_cli_mpi_rank (mpi) == 0)
     {
@@ -245,6 +245,7 @@ form_over_ranks (EfCliMpi *mpi, const FormRequest *rq, EfDataset *ds, const EfJo
       info = json_object_new ();
       json_object_set_int_member (info, "ranks", ef_cli_mpi_size (mpi));
       json_object_set_string_member (info, "decompose", ef_cli_decompose_to_string (chosen));
+      json_object_set_double_member (info, "combine_s", combine_s);
       ok = write_image (rq, ds, jp, image, &run, note, pulses_used, elapsed_s, bp_per_s, info, &error);
     }
   return ef_cli_mpi_agree (mpi, ok ? NULL : error) ? EF_CLI_EXIT_OK : EF_CLI_EXIT_FAILURE;

@@ -17,8 +17,9 @@
 /* Rows are split between ranks in multiples of this, so that a rank's band starts where a tile of the
  * CPU and CUDA formers starts in the whole region. */
 #define ROW_UNIT 64
-/* The pulse sum is reduced this many doubles at a time: the extra memory of a rank is bounded. */
-#define REDUCE_CHUNK_DOUBLES (4u << 20)
+/* The pulse sum is reduced this many doubles (2 MB) at a time: the extra memory of a rank is bounded, and
+ * the buffers stay in cache (32 MB chunks were slower in tests/bench/mpi-reduce.sh, which is noisy here). */
+#define REDUCE_CHUNK_DOUBLES (1u << 18)
 #define MESSAGE_TAG 7
 
 struct _EfCliMpi {
@@ -215,8 +216,21 @@ maybe_die (const EfCliMpi *mpi)
   if (s != NULL && atoi (s) == mpi->rank)
     _exit (3);
 }
+
+/* Tests: EF_TEST_MPI_FAIL_RANK=R makes rank R's formation fail as if memory ran out; its message must
+ * reach the user through rank 0, once. */
+static void
+maybe_fail (const EfCliMpi *mpi, GError **error)
+{
+  const char *s = g_getenv ("EF_TEST_MPI_FAIL_RANK");
+
+  if (s != NULL && atoi (s) == mpi->rank && *error == NULL)
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOMEM, "Not enough memory for the image (a fault the test "
+                 "hooks injected)");
+}
 #else
 #define maybe_die(mpi) ((void) 0)
+#define maybe_fail(mpi, error) ((void) 0)
 #endif
 
 /* Forms params's region (on grid, from the share of pulses) into a new image. */
@@ -313,8 +327,9 @@ reduce_images (EfCliMpi *mpi, const EfImage *part, EfImage *whole, GError **erro
 
 static gboolean
 form_pulses (EfCliMpi *mpi, EfDataset *dataset, const EfJobParams *params, EfImage **image, EfRunInfo *run,
-             char **note)
+             char **note, double *combine_s)
 {
+  gint64 t0;
   g_autoptr (EfImage) part = NULL;
   g_autoptr (EfImage) whole = NULL;
   g_autoptr (GError) error = NULL;
@@ -335,19 +350,23 @@ form_pulses (EfCliMpi *mpi, EfDataset *dataset, const EfJobParams *params, EfIma
     part = ef_image_new (grid, &error);  /* more ranks than blocks: this one adds nothing */
   if (part != NULL && mpi->rank == 0)
     whole = ef_image_new (grid, &error);
+  maybe_fail (mpi, &error);
   if (!ef_cli_mpi_agree (mpi, error))
     return FALSE;
   maybe_die (mpi);
+  t0 = g_get_monotonic_time ();
   if (!reduce_images (mpi, part, whole, &error))
     return FALSE;
+  *combine_s = (double) (g_get_monotonic_time () - t0) * 1e-6;
   *image = g_steal_pointer (&whole);
   return TRUE;
 }
 
 static gboolean
 form_tiles (EfCliMpi *mpi, EfDataset *dataset, const EfJobParams *params, EfImage **image, EfRunInfo *run,
-            char **note)
+            char **note, double *combine_s)
 {
+  gint64 t0;
   g_autoptr (EfImage) part = NULL;
   g_autoptr (EfImage) whole = NULL;
   g_autoptr (GError) error = NULL;
@@ -372,10 +391,12 @@ form_tiles (EfCliMpi *mpi, EfDataset *dataset, const EfJobParams *params, EfImag
   if ((guint64) grid->width * 2 > G_MAXINT && error == NULL)
     g_set_error (&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "rows of %u pixels are too long to gather",
                  grid->width);
+  maybe_fail (mpi, &error);
   if (!ef_cli_mpi_agree (mpi, error))
     return FALSE;
   maybe_die (mpi);
 
+  t0 = g_get_monotonic_time ();
   /* Counted in rows, so that no count overflows an int however large the region. */
   MPI_Type_contiguous ((int) grid->width * 2, MPI_FLOAT, &row_type);
   MPI_Type_commit (&row_type);
@@ -393,26 +414,29 @@ form_tiles (EfCliMpi *mpi, EfDataset *dataset, const EfJobParams *params, EfImag
   MPI_Gatherv (part != NULL ? (void *) part->data : NULL, (int) band.height, row_type,
                whole != NULL ? (void *) whole->data : NULL, counts, displs, row_type, 0, MPI_COMM_WORLD);
   MPI_Type_free (&row_type);
+  *combine_s = (double) (g_get_monotonic_time () - t0) * 1e-6;
   *image = g_steal_pointer (&whole);
   return TRUE;
 }
 
 gboolean
 ef_cli_mpi_form (EfCliMpi *mpi, EfDataset *dataset, const EfJobParams *params, EfCliDecompose how,
-                 EfImage **image, EfRunInfo *run, char **note, guint64 *pulses_used, double *elapsed_s)
+                 EfImage **image, EfRunInfo *run, char **note, guint64 *pulses_used, double *elapsed_s,
+                 double *combine_s)
 {
   gint64 t0;
   gboolean ok;
 
   *image = NULL;
   *note = NULL;
+  *combine_s = 0;
   /* Every rank starts together, so that the time is the run's, not the slowest file open's. */
   MPI_Barrier (MPI_COMM_WORLD);
   t0 = g_get_monotonic_time ();
   if (how == EF_CLI_DECOMPOSE_PULSES)
-    ok = form_pulses (mpi, dataset, params, image, run, note);
+    ok = form_pulses (mpi, dataset, params, image, run, note, combine_s);
   else
-    ok = form_tiles (mpi, dataset, params, image, run, note);
+    ok = form_tiles (mpi, dataset, params, image, run, note, combine_s);
   *elapsed_s = (double) (g_get_monotonic_time () - t0) * 1e-6;
   *pulses_used = pulses_in_use (dataset, params);
   return ok;
