@@ -464,6 +464,8 @@ form_main (int argc, char **argv, EfCliMpi *mpi)
 #if HAVE_MPI
   if (mpi != NULL)
     return form_over_ranks (mpi, &rq, ds, &jp, decompose);
+#else
+  (void) decompose;  /* refused above: this build has no MPI */
 #endif
 
   job = ef_job_new (ds, &jp, &error);
