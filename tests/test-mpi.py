@@ -173,6 +173,14 @@ def run_all(tmp):
                   and r.stderr.count("echoform-cli:") == 1,
                   f"rank 2 failing ({how}) ends the run with its message, once ({dt:.1f} s)", r.stderr)
         check(not os.path.exists(p("x.npy")), "and no image is written")
+        # A rank that leaves without agreeing (a bug's path) must not leave the others waiting for ever.
+        try:
+            r, dt = mpirun(2, "form", p("d.cphd"), *common, *exact, "--decompose", "pulses", "-o", p("x.npy"),
+                           env={"EF_TEST_MPI_STRAY_RANK": "1"}, timeout=END_WITHIN_S)
+            check(r.returncode != 0 and "did not finish with it" in r.stderr,
+                  f"a rank that strays is ended by the closing barrier ({dt:.1f} s)", r.stderr)
+        except subprocess.TimeoutExpired:
+            check(False, f"a rank that strays: the run hung past {END_WITHIN_S} s")
     else:
         print("skip a rank that dies: the test hooks are not built (-Dtest_hooks=true)")
 

@@ -21,10 +21,14 @@
  * the buffers stay in cache (32 MB chunks were slower in tests/bench/mpi-reduce.sh, which is noisy here). */
 #define REDUCE_CHUNK_DOUBLES (1u << 18)
 #define MESSAGE_TAG 7
+/* How long a rank that has finished waits for the others at the end before it ends the whole run. */
+#define END_WAIT_US (10 * G_USEC_PER_SEC)
 
 struct _EfCliMpi {
-  int rank;
-  int size;
+  int      rank;
+  int      size;
+  MPI_Comm end_comm;  /* owned: only the closing barrier, so that it never meets another collective */
+  int      last_word; /* owned: the original standard error of a rank that is otherwise silenced, or -1 */
 };
 
 const char *
@@ -64,10 +68,14 @@ ef_cli_mpi_begin (void)
   mpi = g_new0 (EfCliMpi, 1);
   MPI_Comm_rank (MPI_COMM_WORLD, &mpi->rank);
   MPI_Comm_size (MPI_COMM_WORLD, &mpi->size);
+  MPI_Comm_dup (MPI_COMM_WORLD, &mpi->end_comm);
   /* One voice: rank 0's. The others' messages travel to it through ef_cli_mpi_agree. */
+  mpi->last_word = -1;
   if (mpi->rank != 0)
     {
       int null_fd = open ("/dev/null", O_WRONLY | O_CLOEXEC);
+
+      mpi->last_word = fcntl (STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
 
       if (null_fd >= 0)
         {
@@ -84,8 +92,38 @@ ef_cli_mpi_begin (void)
 void
 ef_cli_mpi_end (EfCliMpi *mpi)
 {
+  MPI_Request request;
+  gint64 deadline;
+  int done = 0;
+
   if (mpi == NULL)
     return;
+  /* Every path through form meets the others at each ef_cli_mpi_agree, so the ranks arrive here within
+   * moments of each other. One that does not (a rank that left early by a path that failed to agree, or
+   * that is stuck) would leave the others waiting in a collective for ever: the last resort is to end
+   * the whole run. */
+  MPI_Ibarrier (mpi->end_comm, &request);
+  deadline = g_get_monotonic_time () + END_WAIT_US;
+  while (!done)
+    {
+      MPI_Test (&request, &done, MPI_STATUS_IGNORE);
+      if (done)
+        break;
+      if (g_get_monotonic_time () > deadline)
+        {
+          g_autofree char *msg = g_strdup_printf ("echoform-cli: form: rank %d of %d: the other ranks did not "
+                                                  "finish with it; ending the run\n", mpi->rank, mpi->size);
+
+          /* The one message of a silenced rank, to where its messages would have gone. */
+          if (write (mpi->last_word >= 0 ? mpi->last_word : STDERR_FILENO, msg, strlen (msg)) < 0)
+            g_debug ("cannot say why the run ends");
+          MPI_Abort (MPI_COMM_WORLD, EF_CLI_EXIT_FAILURE);
+        }
+      g_usleep (1000);
+    }
+  MPI_Comm_free (&mpi->end_comm);
+  if (mpi->last_word >= 0)
+    close (mpi->last_word);
   MPI_Finalize ();
   g_free (mpi);
 }
@@ -206,6 +244,16 @@ share_of (guint64 n, int rank, int size, guint64 *begin, guint64 *end)
 }
 
 #if EF_TEST_HOOKS
+/* Tests: EF_TEST_MPI_STRAY_RANK=R makes rank R leave form by a path that skips the agreement, as a bug
+ * would; the closing barrier must end the run rather than leave the others waiting. */
+static gboolean
+strays (const EfCliMpi *mpi)
+{
+  const char *s = g_getenv ("EF_TEST_MPI_STRAY_RANK");
+
+  return s != NULL && atoi (s) == mpi->rank;
+}
+
 /* Tests: EF_TEST_MPI_DIE_RANK=R makes rank R leave abruptly before the images are combined, as a rank
  * killed by the system would; the others must not wait for it for ever. */
 static void
@@ -231,6 +279,7 @@ maybe_fail (const EfCliMpi *mpi, GError **error)
 #else
 #define maybe_die(mpi) ((void) 0)
 #define maybe_fail(mpi, error) ((void) 0)
+#define strays(mpi) FALSE
 #endif
 
 /* Forms params's region (on grid, from the share of pulses) into a new image. */
@@ -430,6 +479,8 @@ ef_cli_mpi_form (EfCliMpi *mpi, EfDataset *dataset, const EfJobParams *params, E
   *image = NULL;
   *note = NULL;
   *combine_s = 0;
+  if (strays (mpi))
+    return FALSE;
   /* Every rank starts together, so that the time is the run's, not the slowest file open's. */
   MPI_Barrier (MPI_COMM_WORLD);
   t0 = g_get_monotonic_time ();

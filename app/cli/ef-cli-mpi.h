@@ -24,7 +24,8 @@ typedef struct _EfCliMpi EfCliMpi;
  * NULL and the run is a single process's. Ranks other than 0 send their standard output and error to
  * /dev/null: their messages reach the user through ef_cli_mpi_agree. Owned; end with ef_cli_mpi_end. */
 EfCliMpi *ef_cli_mpi_begin (void);
-/* Finalises MPI and frees mpi. NULL is allowed. */
+/* Waits for the other ranks (10 s at most, then ends the whole run with MPI_Abort: the last resort
+ * against a rank that left by a path that did not agree), finalises MPI and frees mpi. NULL is allowed. */
 void      ef_cli_mpi_end (EfCliMpi *mpi);
 int       ef_cli_mpi_rank (const EfCliMpi *mpi);
 int       ef_cli_mpi_size (const EfCliMpi *mpi);
