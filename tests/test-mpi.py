@@ -139,6 +139,12 @@ def run_all(tmp):
     print(f"     2 ranks, ffbp, pulses: SER {ser:.1f} dB against one process's ffbp")
     check(ok and ser >= SER_MIN_DB, "2 ranks, ffbp, pulses: SER >= 120 dB", r.stderr + r2.stderr)
 
+    # auto: rows when every rank gets at least 64 of them (192 rows: 2 ranks yes, 4 no), and for PFA.
+    for n, algo, want in ((2, "bp", "tiles"), (4, "bp", "pulses"), (4, "pfa", "tiles")):
+        r, _ = mpirun(n, "form", p("d.cphd"), *common, *exact, "-a", algo, "--json", "-o", p("auto.npy"))
+        got = json.loads(r.stdout).get("mpi", {}).get("decompose") if r.returncode == 0 else r.stderr
+        check(got == want, f"auto on {n} ranks, {algo}, 192 rows: {want} (got {got})")
+
     # PFA is not a sum over pulses: refused as a usage error, said once.
     r, _ = mpirun(2, "form", p("d.cphd"), *common, *exact, "-a", "pfa", "--decompose", "pulses", "-o", p("x.npy"))
     check(r.returncode != 0 and "not a sum over pulses" in r.stderr and r.stderr.count("echoform-cli:") == 1,
