@@ -106,8 +106,9 @@ def run_all(tmp):
             if r.returncode != 0:
                 continue
             summary = json.loads(r.stdout)
-            check(summary.get("mpi", {}).get("ranks") == n and summary["mpi"].get("decompose") == how,
-                  f"{n} ranks, {how}: the summary says how the ranks shared it", r.stdout)
+            check(summary.get("mpi", {}).get("ranks") == n and summary["mpi"].get("decompose") == how
+                  and summary["mpi"].get("ran") == ["cpu fp64 bp"] * n,
+                  f"{n} ranks, {how}: the summary says how the ranks shared it and what each ran", r.stdout)
             with open(out[:-4] + ".json") as f:
                 side = json.load(f)
             check(json.dumps(side).find('"ranks": %d' % n) >= 0, f"{n} ranks, {how}: the sidecar says so too")

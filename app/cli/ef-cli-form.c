@@ -227,6 +227,7 @@ form_over_ranks (EfCliMpi *mpi, const FormRequest *rq, EfDataset *ds, const EfJo
   g_autoptr (EfImage) image = NULL;
   g_autoptr (JsonObject) info = NULL;
   g_autofree char *note = NULL;
+  g_auto (GStrv) ran = NULL;
   g_auto (EfRunInfo) run = { 0 };
   EfCliDecompose chosen;
   guint64 pulses_used = 0;
@@ -236,7 +237,7 @@ form_over_ranks (EfCliMpi *mpi, const FormRequest *rq, EfDataset *ds, const EfJo
   /* The same on every rank, so only rank 0's message is seen. */
   if (!ef_cli_mpi_choose (mpi, jp, how, &chosen, &error))
     return ef_cli_report ("form", error);
-  if (!ef_cli_mpi_form (mpi, ds, jp, chosen, &image, &run, &note, &pulses_used, &elapsed_s, &combine_s))
+  if (!ef_cli_mpi_form (mpi, ds, jp, chosen, &image, &run, &note, &pulses_used, &elapsed_s, &combine_s, &ran))
     return EF_CLI_EXIT_FAILURE;
   if (ef_cli_mpi_rank (mpi) == 0)
     {
@@ -246,6 +247,21 @@ form_over_ranks (EfCliMpi *mpi, const FormRequest *rq, EfDataset *ds, const EfJo
       json_object_set_int_member (info, "ranks", ef_cli_mpi_size (mpi));
       json_object_set_string_member (info, "decompose", ef_cli_decompose_to_string (chosen));
       json_object_set_double_member (info, "combine_s", combine_s);
+      {
+        JsonArray *ranks = json_array_new ();
+
+        /* What each rank ran: they may differ, and a difference is news to the user. */
+        for (guint r = 0; ran != NULL && ran[r] != NULL; r++)
+          {
+            json_array_add_string_element (ranks, ran[r]);
+            if (r > 0 && strcmp (ran[r], ran[0]) != 0 && strcmp (ran[r], "no pulses") != 0)
+              {
+                g_autofree char *msg = g_strdup_printf ("rank %u ran %s; rank 0 ran %s", r, ran[r], ran[0]);
+                ef_cli_warn_once (msg);
+              }
+          }
+        json_object_set_array_member (info, "ran", ranks);
+      }
       ok = write_image (rq, ds, jp, image, &run, note, pulses_used, elapsed_s, bp_per_s, info, &error);
     }
   return ef_cli_mpi_agree (mpi, ok ? NULL : error) ? EF_CLI_EXIT_OK : EF_CLI_EXIT_FAILURE;

@@ -3,7 +3,9 @@
 #define G_LOG_DOMAIN "ef-cli"
 #include "config.h"
 
+#include <complex.h>
 #include <fcntl.h>
+#include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,8 +195,8 @@ ef_cli_mpi_choose (EfCliMpi *mpi, const EfJobParams *params, EfCliDecompose how,
 
   if (how == EF_CLI_DECOMPOSE_AUTO)
     {
-      /* Rows need no reduction and give the single process's image bit for bit; pulses are for
-       * regions too small to give every rank a band of rows. */
+      /* Rows need no reduction and read the same pulses as a single process (bit for bit its image where
+       * the grid's positions are exact); pulses are for regions too small to give every rank a band. */
       how = !algo_sums_over_pulses (algo) || params->backend.grid.height >= (guint64) ROW_UNIT * mpi->size
             ? EF_CLI_DECOMPOSE_TILES : EF_CLI_DECOMPOSE_PULSES;
     }
@@ -468,10 +470,53 @@ form_tiles (EfCliMpi *mpi, EfDataset *dataset, const EfJobParams *params, EfImag
   return TRUE;
 }
 
+#define RAN_LEN 96
+
+/* Makes rank 0's record the whole run's: the counts of the pulse shares summed (every rank of the tile
+ * decomposition reads every pulse, so rank 0's counts are the run's), the pixels that are not finite
+ * counted on the whole image, and what each rank ran, which may differ (a rank whose CUDA device failed
+ * falls back to the CPU), into *ran (owned, on rank 0). */
+static void
+combine_records (EfCliMpi *mpi, EfCliDecompose how, EfRunInfo *run, const EfImage *image, char ***ran)
+{
+  guint64 mine[3] = { run->nonfinite_samples, run->blocks_fast, run->blocks_bp }, sum[3] = { 0, 0, 0 };
+  g_autofree char *all = NULL;
+  char text[RAN_LEN] = { 0 };
+
+  MPI_Reduce (mine, sum, 3, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (run->backend != NULL)
+    {
+      g_autofree char *d = ef_run_info_describe (run);
+      g_strlcpy (text, d, sizeof text);
+    }
+  else
+    g_strlcpy (text, "no pulses", sizeof text);
+  if (mpi->rank == 0)
+    all = g_malloc0 ((gsize) RAN_LEN * mpi->size);
+  MPI_Gather (text, RAN_LEN, MPI_CHAR, all, RAN_LEN, MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (mpi->rank != 0)
+    return;
+
+  *ran = g_new0 (char *, mpi->size + 1);
+  for (int r = 0; r < mpi->size; r++)
+    (*ran)[r] = g_strndup (all + (gsize) r * RAN_LEN, RAN_LEN - 1);
+  if (how == EF_CLI_DECOMPOSE_PULSES)
+    {
+      run->nonfinite_samples = sum[0];
+      run->blocks_fast = sum[1];
+      run->blocks_bp = sum[2];
+    }
+  run->nonfinite_pixels = 0;
+  for (gsize i = 0, n = ef_grid_n_pixels (&image->grid); i < n; i++)
+    if (!isfinite (crealf (image->data[i])) || !isfinite (cimagf (image->data[i])))
+      run->nonfinite_pixels++;
+  run->pixels_counted = TRUE;
+}
+
 gboolean
 ef_cli_mpi_form (EfCliMpi *mpi, EfDataset *dataset, const EfJobParams *params, EfCliDecompose how,
                  EfImage **image, EfRunInfo *run, char **note, guint64 *pulses_used, double *elapsed_s,
-                 double *combine_s)
+                 double *combine_s, char ***ran)
 {
   gint64 t0;
   gboolean ok;
@@ -479,6 +524,7 @@ ef_cli_mpi_form (EfCliMpi *mpi, EfDataset *dataset, const EfJobParams *params, E
   *image = NULL;
   *note = NULL;
   *combine_s = 0;
+  *ran = NULL;
   if (strays (mpi))
     return FALSE;
   /* Every rank starts together, so that the time is the run's, not the slowest file open's. */
@@ -490,5 +536,7 @@ ef_cli_mpi_form (EfCliMpi *mpi, EfDataset *dataset, const EfJobParams *params, E
     ok = form_tiles (mpi, dataset, params, image, run, note, combine_s);
   *elapsed_s = (double) (g_get_monotonic_time () - t0) * 1e-6;
   *pulses_used = pulses_in_use (dataset, params);
+  if (ok)
+    combine_records (mpi, how, run, *image, ran);
   return ok;
 }

@@ -46,11 +46,13 @@ gboolean  ef_cli_mpi_choose (EfCliMpi *mpi, const EfJobParams *params, EfCliDeco
  * return the same answer (the errors agreed on, and printed, by ef_cli_mpi_agree). On rank 0 *image is
  * the whole image (owned), *run what rank 0's job ran, *note its fallback note (owned; may be NULL),
  * *pulses_used the pulses of the whole run, *elapsed_s its wall time, reduction included, and
- * *combine_s the time rank 0 spent summing or gathering the ranks' images; on other ranks *image is
- * NULL. Blocks until the image is complete. */
+ * *combine_s the time rank 0 spent summing or gathering the ranks' images, and *ran what each rank ran
+ * (owned, one line a rank; ef_run_info_describe's); *run is made the whole run's: its counts of pulses
+ * and of pixels that are not finite. On other ranks *image and *ran are NULL. Blocks until the image is
+ * complete. */
 gboolean  ef_cli_mpi_form (EfCliMpi *mpi, EfDataset *dataset, const EfJobParams *params, EfCliDecompose how,
                            EfImage **image, EfRunInfo *run, char **note, guint64 *pulses_used,
-                           double *elapsed_s, double *combine_s);
+                           double *elapsed_s, double *combine_s, char ***ran);
 const char *ef_cli_decompose_to_string (EfCliDecompose how);
 #endif
 
