@@ -254,7 +254,7 @@ form_over_ranks (EfCliMpi *mpi, const FormRequest *rq, EfDataset *ds, const EfJo
         for (guint r = 0; ran != NULL && ran[r] != NULL; r++)
           {
             json_array_add_string_element (ranks, ran[r]);
-            if (r > 0 && strcmp (ran[r], ran[0]) != 0 && strcmp (ran[r], "no pulses") != 0)
+            if (r > 0 && strcmp (ran[r], ran[0]) != 0 && strcmp (ran[r], "nothing to form") != 0)
               {
                 g_autofree char *msg = g_strdup_printf ("rank %u ran %s; rank 0 ran %s", r, ran[r], ran[0]);
                 ef_cli_warn_once (msg);

@@ -490,7 +490,7 @@ combine_records (EfCliMpi *mpi, EfCliDecompose how, EfRunInfo *run, const EfImag
       g_strlcpy (text, d, sizeof text);
     }
   else
-    g_strlcpy (text, "no pulses", sizeof text);
+    g_strlcpy (text, "nothing to form", sizeof text);
   if (mpi->rank == 0)
     all = g_malloc0 ((gsize) RAN_LEN * mpi->size);
   MPI_Gather (text, RAN_LEN, MPI_CHAR, all, RAN_LEN, MPI_CHAR, 0, MPI_COMM_WORLD);
