@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ef-cli-mpi.h"
 #include "ef-cli-private.h"
 #include "ef-image-io.h"
 #include "ef-job.h"
@@ -113,16 +114,168 @@ say_run (const EfRunInfo *run)
     ef_cli_warn_once (warnings[i]);
 }
 
-int
-ef_cli_form (int argc, char **argv)
+/* What writing the image needs from the command line. */
+typedef struct {
+  const char *input;       /* borrowed */
+  const char *output;      /* borrowed */
+  OutputKind  kind;
+  gboolean    has_place;
+  double      place[3];
+  gboolean    has_db_range;
+  double      db_range[2];
+  gboolean    json;
+  double      roi[4];
+} FormRequest;
+
+/* Writes the image (atomically: ef-image-io.c and the SICD writer fill a temporary file that is renamed
+ * over OUT) and prints the summary; the caller reports an error. mpi_info (borrowed, may be NULL) says
+ * how MPI ranks shared the work. */
+static gboolean
+write_image (const FormRequest *rq, EfDataset *ds, const EfJobParams *jp, EfImage *image, const EfRunInfo *run,
+             const char *note, guint64 pulses_used, double elapsed_s, double bp_per_s, JsonObject *mpi_info,
+             GError **error)
+{
+  g_autoptr (JsonObject) extra = NULL;
+  g_autofree char *ran = NULL;
+  const EfGrid *grid = &image->grid;
+  const char *output = rq->output;
+  gint64 t_start = g_get_monotonic_time ();
+  gboolean ok;
+
+  /* Kept with the image: the parameters that reproduce it, and what ran. */
+  extra = ef_run_info_sidecar_extra (run, rq->input, jp, pulses_used, elapsed_s, bp_per_s);
+  if (mpi_info != NULL)
+    json_object_set_object_member (extra, "mpi", json_object_ref (mpi_info));
+  if (rq->kind == OUT_SICD)
+    {
+      EfSicdSource src = { 0 };
+
+      src.dataset = ds;
+      src.image = image;
+      src.params = jp;
+      src.run = run;
+      src.input = rq->input;
+      src.has_place = rq->has_place;
+      memcpy (src.place_llh, rq->place, sizeof rq->place);
+      if (rq->has_place && ds->info.has_geo)
+        ef_cli_warning ("the collection says where it is; --place is not used");
+      ok = ef_sicd_write (output, &src, error);
+      if (!ok && !ds->info.has_geo && !rq->has_place)
+        g_prefix_error (error, "give --place LAT,LON,HAE: ");
+    }
+  else if (rq->kind == OUT_PNG && rq->has_db_range)
+    {
+      EfPngOptions popts = { rq->db_range[0], rq->db_range[1], 1.0 };
+      ok = ef_image_write_full (image, output, extra, &popts, error);
+    }
+  else
+    ok = ef_image_write_full (image, output, extra, NULL, error);
+  g_debug ("image written in %.4f s", (g_get_monotonic_time () - t_start) * 1e-6);
+  if (!ok)
+    {
+      if (!strstr ((*error)->message, output))
+        g_prefix_error (error, "%s: ", output);
+      return FALSE;
+    }
+
+  if (rq->json)
+    {
+      g_autofree char *text = NULL;
+      EfCliJson j;
+
+      ef_cli_json_init (&j);
+      ef_cli_json_begin_object (&j, NULL);
+      ef_cli_json_string (&j, "output", output);
+      ef_cli_json_int (&j, "width", grid->width);
+      ef_cli_json_int (&j, "height", grid->height);
+      ef_cli_json_double (&j, "spacing_m", grid->spacing);
+      ef_cli_json_begin_array (&j, "roi_m");
+      for (int i = 0; i < 4; i++)
+        ef_cli_json_double (&j, NULL, rq->roi[i]);
+      ef_cli_json_end_array (&j);
+      ef_cli_json_int (&j, "pulses", (gint64) pulses_used);
+      ef_cli_json_double (&j, "elapsed_s", elapsed_s);
+      ef_cli_json_double (&j, "bp_per_s", bp_per_s);
+      ef_cli_json_string (&j, "note", note);
+      ef_run_info_add_json (run, j.builder);
+      if (mpi_info != NULL)
+        {
+          json_builder_set_member_name (j.builder, "mpi");
+          json_builder_add_value (j.builder, json_node_init_object (json_node_alloc (), mpi_info));
+        }
+      ef_cli_json_end_object (&j);
+      text = ef_cli_json_finish (&j);
+      fputs (text, stdout);
+    }
+  else
+    {
+      ran = ef_run_info_describe (run);
+      printf ("Wrote %s: %u x %u pixels at %.4g m, %" G_GUINT64_FORMAT " pulses, %s, %.3f s, %.3g bp/s%s\n", output,
+              grid->width, grid->height, grid->spacing, pulses_used, ran, elapsed_s, bp_per_s,
+              mpi_info != NULL ? ", over MPI ranks" : "");
+    }
+  return TRUE;
+}
+
+#if HAVE_MPI
+/* form under mpirun: the ranks form the region together and rank 0 writes it. Every rank returns the
+ * same status, and a failure anywhere is said once. */
+static int
+form_over_ranks (EfCliMpi *mpi, const FormRequest *rq, EfDataset *ds, const EfJobParams *jp, EfCliDecompose how)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (EfImage) image = NULL;
+  g_autoptr (JsonObject) info = NULL;
+  g_autofree char *note = NULL;
+  g_auto (GStrv) ran = NULL;
+  g_auto (EfRunInfo) run = { 0 };
+  EfCliDecompose chosen;
+  guint64 pulses_used = 0;
+  double elapsed_s = 0, combine_s = 0, bp_per_s;
+  gboolean ok = TRUE;
+
+  /* The same on every rank, so only rank 0's message is seen. */
+  if (!ef_cli_mpi_choose (mpi, jp, how, &chosen, &error))
+    return ef_cli_report ("form", error);
+  if (!ef_cli_mpi_form (mpi, ds, jp, chosen, &image, &run, &note, &pulses_used, &elapsed_s, &combine_s, &ran))
+    return EF_CLI_EXIT_FAILURE;
+  if (ef_cli_mpi_rank (mpi) == 0)
+    {
+      say_run (&run);
+      bp_per_s = elapsed_s > 0 ? (double) ef_grid_n_pixels (&image->grid) * (double) pulses_used / elapsed_s : 0;
+      info = json_object_new ();
+      json_object_set_int_member (info, "ranks", ef_cli_mpi_size (mpi));
+      json_object_set_string_member (info, "decompose", ef_cli_decompose_to_string (chosen));
+      json_object_set_double_member (info, "combine_s", combine_s);
+      {
+        JsonArray *ranks = json_array_new ();
+
+        /* What each rank ran: they may differ, and a difference is news to the user. */
+        for (guint r = 0; ran != NULL && ran[r] != NULL; r++)
+          {
+            json_array_add_string_element (ranks, ran[r]);
+            if (r > 0 && strcmp (ran[r], ran[0]) != 0 && strcmp (ran[r], "nothing to form") != 0)
+              {
+                g_autofree char *msg = g_strdup_printf ("rank %u ran %s; rank 0 ran %s", r, ran[r], ran[0]);
+                ef_cli_warn_once (msg);
+              }
+          }
+        json_object_set_array_member (info, "ran", ranks);
+      }
+      ok = write_image (rq, ds, jp, image, &run, note, pulses_used, elapsed_s, bp_per_s, info, &error);
+    }
+  return ef_cli_mpi_agree (mpi, ok ? NULL : error) ? EF_CLI_EXIT_OK : EF_CLI_EXIT_FAILURE;
+}
+#endif
+
+static int
+form_main (int argc, char **argv, EfCliMpi *mpi)
 {
   g_autofree char *output = NULL;
   g_autofree char *roi_s = NULL, *spacing_s = NULL, *algo_s = NULL, *precision_s = NULL, *backend_s = NULL;
   g_autofree char *window_s = NULL, *az_window_s = NULL, *upsample_s = NULL, *block_s = NULL, *order_s = NULL, *channel_s = NULL;
   g_autofree char *threads_s = NULL, *stride_s = NULL, *db_range_s = NULL, *devices_s = NULL, *place_s = NULL;
-  g_autofree char *description = NULL;
-  g_autofree char *ran = NULL;
-  g_autoptr (JsonObject) extra = NULL;
+  g_autofree char *description = NULL, *decompose_s = NULL;
   g_auto (EfRunInfo) run = { 0 };
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(EfDataset) ds = NULL;
@@ -141,6 +294,8 @@ ef_cli_form (int argc, char **argv)
   EfRangeParams shape = EF_RANGE_PARAMS_DEFAULT;
   EfOrder order = EF_ORDER_SEQUENTIAL;
   OutputKind kind;
+  EfCliDecompose decompose = EF_CLI_DECOMPOSE_AUTO;
+  FormRequest rq = { 0 };
   EfJobDefaults defaults;
   EfJobParams jp;
   EfGrid grid;
@@ -177,6 +332,8 @@ ef_cli_form (int argc, char **argv)
       "(default 1)", "N|all" },
     { "db-range", 0, 0, G_OPTION_ARG_STRING, &db_range_s, "PNG: the dB range shown, as MIN,MAX (default: from "
       "the image's percentiles)", "MIN,MAX" },
+    { "decompose", 0, 0, G_OPTION_ARG_STRING, &decompose_s, "Under mpirun (builds with MPI): how the ranks "
+      "share the work: pulses, tiles or auto (the default)", "HOW" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print a JSON summary on stdout", NULL },
     { NULL }
   };
@@ -236,11 +393,29 @@ ef_cli_form (int argc, char **argv)
     return ef_cli_usage_error ("form", "--place: %s is not a latitude, longitude and height on the Earth", place_s);
   if (place_s != NULL && kind != OUT_SICD)
     ef_cli_warning ("--place only applies to SICD output");
+  if (decompose_s != NULL)
+    {
+      if (g_strcmp0 (decompose_s, "pulses") == 0)
+        decompose = EF_CLI_DECOMPOSE_PULSES;
+      else if (g_strcmp0 (decompose_s, "tiles") == 0)
+        decompose = EF_CLI_DECOMPOSE_TILES;
+      else if (g_strcmp0 (decompose_s, "auto") != 0)
+        return ef_cli_usage_error ("form", "--decompose: '%s' is not pulses, tiles or auto", decompose_s);
+      if (!HAVE_MPI)
+        return ef_cli_usage_error ("form", "--decompose: this build has no MPI (configure with -Dmpi=enabled)");
+      if (mpi == NULL)
+        ef_cli_warning ("--decompose only applies under mpirun; this is a single process");
+    }
 
   if (ef_cli_stderr_is_tty () && ef_cli_is_scene_file (input))
     fprintf (stderr, "Simulating the scene in %s…\n", input);
   t_start = g_get_monotonic_time ();
   ds = ef_cli_open_input (input, channel, n_threads, &error);
+#if HAVE_MPI
+  /* Every rank opens the file; one that cannot ends them all, with its message. */
+  if (mpi != NULL && !ef_cli_mpi_agree (mpi, ds == NULL ? error : NULL))
+    return EF_CLI_EXIT_FAILURE;
+#endif
   if (ds == NULL)
     return ef_cli_report ("form", error);
   g_debug ("%s opened in %.4f s", input, (g_get_monotonic_time () - t_start) * 1e-6);
@@ -293,6 +468,22 @@ ef_cli_form (int argc, char **argv)
   /* Nothing shows the image while it forms: read it back once, at the end, and keep the device busy. */
   jp.publish_interval_s = -1;
 
+  rq.input = input;
+  rq.output = output;
+  rq.kind = kind;
+  rq.has_place = place_s != NULL;
+  memcpy (rq.place, place, sizeof place);
+  rq.has_db_range = db_range_s != NULL;
+  memcpy (rq.db_range, db_range, sizeof db_range);
+  rq.json = json;
+  memcpy (rq.roi, roi, sizeof roi);
+#if HAVE_MPI
+  if (mpi != NULL)
+    return form_over_ranks (mpi, &rq, ds, &jp, decompose);
+#else
+  (void) decompose;  /* refused above: this build has no MPI */
+#endif
+
   job = ef_job_new (ds, &jp, &error);
   if (job == NULL)
     return ef_cli_report ("form", error);
@@ -325,70 +516,23 @@ ef_cli_form (int argc, char **argv)
   if (image == NULL || !ef_job_read_image (job, &all, image->data, &error))
     return ef_cli_report ("form", error);
 
-  t_start = g_get_monotonic_time ();
-  /* Kept with the image: the parameters that reproduce it, and what ran. */
-  extra = ef_run_info_sidecar_extra (&run, input, &jp, pulses_used, elapsed_s, bp_per_s);
-  if (kind == OUT_SICD)
-    {
-      EfSicdSource src = { 0 };
-
-      src.dataset = ds;
-      src.image = image;
-      src.params = &jp;
-      src.run = &run;
-      src.input = input;
-      src.has_place = place_s != NULL;
-      memcpy (src.place_llh, place, sizeof place);
-      if (place_s != NULL && ds->info.has_geo)
-        ef_cli_warning ("the collection says where it is; --place is not used");
-      ok = ef_sicd_write (output, &src, &error);
-      if (!ok && !ds->info.has_geo && place_s == NULL)
-        g_prefix_error (&error, "give --place LAT,LON,HAE: ");
-    }
-  else if (kind == OUT_PNG && db_range_s != NULL)
-    {
-      EfPngOptions popts = { db_range[0], db_range[1], 1.0 };
-      ok = ef_image_write_full (image, output, extra, &popts, &error);
-    }
-  else
-    ok = ef_image_write_full (image, output, extra, NULL, &error);
-  g_debug ("image read back and written in %.4f s", (g_get_monotonic_time () - t_start) * 1e-6);
-  if (!ok)
-    {
-      if (!strstr (error->message, output))
-        g_prefix_error (&error, "%s: ", output);
-      return ef_cli_report ("form", error);
-    }
-
-  if (json)
-    {
-      g_autofree char *text = NULL;
-      EfCliJson j;
-
-      ef_cli_json_init (&j);
-      ef_cli_json_begin_object (&j, NULL);
-      ef_cli_json_string (&j, "output", output);
-      ef_cli_json_int (&j, "width", grid.width);
-      ef_cli_json_int (&j, "height", grid.height);
-      ef_cli_json_double (&j, "spacing_m", grid.spacing);
-      ef_cli_json_begin_array (&j, "roi_m");
-      for (int i = 0; i < 4; i++)
-        ef_cli_json_double (&j, NULL, roi[i]);
-      ef_cli_json_end_array (&j);
-      ef_cli_json_int (&j, "pulses", (gint64) pulses_used);
-      ef_cli_json_double (&j, "elapsed_s", elapsed_s);
-      ef_cli_json_double (&j, "bp_per_s", bp_per_s);
-      ef_cli_json_string (&j, "note", note);
-      ef_run_info_add_json (&run, j.builder);
-      ef_cli_json_end_object (&j);
-      text = ef_cli_json_finish (&j);
-      fputs (text, stdout);
-    }
-  else
-    {
-      ran = ef_run_info_describe (&run);
-      printf ("Wrote %s: %u x %u pixels at %.4g m, %" G_GUINT64_FORMAT " pulses, %s, %.3f s, %.3g bp/s\n", output,
-              grid.width, grid.height, grid.spacing, pulses_used, ran, elapsed_s, bp_per_s);
-    }
+  if (!write_image (&rq, ds, &jp, image, &run, note, pulses_used, elapsed_s, bp_per_s, NULL, &error))
+    return ef_cli_report ("form", error);
   return EF_CLI_EXIT_OK;
+}
+
+int
+ef_cli_form (int argc, char **argv)
+{
+  EfCliMpi *mpi = NULL;
+  int status;
+
+#if HAVE_MPI
+  mpi = ef_cli_mpi_begin ();
+#endif
+  status = form_main (argc, argv, mpi);
+#if HAVE_MPI
+  ef_cli_mpi_end (mpi);
+#endif
+  return status;
 }

@@ -142,6 +142,22 @@ ef_job_new (EfDataset *dataset, const EfJobParams *params, GError **error)
   ef_aperture_init (&job->params.backend.range.aperture, dataset->pulses, first, job->n_used, stride);
   ef_az_weight_init (&job->az, job->params.backend.range.az_window, job->params.backend.range.az_taylor_nbar,
                      job->params.backend.range.az_taylor_sll_db, &job->params.backend.range.aperture);
+  if (params->share_count > 0)
+    {
+      if (params->share_first >= job->n_used || params->share_count > job->n_used - params->share_first)
+        {
+          g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                       "The share of pulses [%" G_GUINT64_FORMAT ", +%" G_GUINT64_FORMAT ") is past the %"
+                       G_GUINT64_FORMAT " pulses used", params->share_first, params->share_count, job->n_used);
+          g_free (job->pulse_ids);
+          ef_dataset_unref (job->dataset);
+          g_free (job);
+          return NULL;
+        }
+      /* The weighting above spans every pulse; only the share is read and formed. */
+      memmove (job->pulse_ids, job->pulse_ids + params->share_first, params->share_count * sizeof (guint64));
+      job->n_used = params->share_count;
+    }
   job->energy_total = weight_energy (&job->az, dataset->pulses, job->pulse_ids, job->n_used);
   job->n_blocks = (guint) ((job->n_used + block - 1) / block);
   job->order = g_new (guint, job->n_blocks);

@@ -14,6 +14,12 @@ typedef struct {
   guint           pulse_stride;   /* use every n-th pulse (1 = all; >1 for quick overviews) */
   guint64         first_pulse;    /* sub-aperture: [first_pulse, first_pulse + n_pulses) */
   guint64         n_pulses;       /* 0 = to the end */
+  /* A share of the pulses above, [share_first, share_first + share_count) counted among the pulses used
+   * (after the stride); share_count 0 = all of them. Only the share is read and formed, but the
+   * cross-range weighting still spans every pulse above, so that images formed from disjoint shares sum
+   * to the image of the whole (echoform-cli form's pulse decomposition under MPI). */
+  guint64         share_first;
+  guint64         share_count;
   /* How often the worker copies the accumulator for ef_job_read_image and reports dirty tiles:
    * 0 = after every block (the default: what a display wants); > 0 = at most once per this many
    * seconds; < 0 = only at the end. Reading the image back waits for the device, so a batch run
