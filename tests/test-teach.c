@@ -6,6 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "ef-error.h"
 #include "ef-image-io.h"
 #include "ef-metrics.h"
@@ -379,6 +381,112 @@ test_profile_and_history (void)
   g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT);
 }
 
+/* A squinted stripmap: at mid-aperture the line of sight is 90 - squint degrees from the track, the
+ * standoff unchanged; the pulses are speed x their times apart. */
+static void
+test_squint (void)
+{
+  const double squints[] = { 0, 20, -35 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (squints); i++)
+    {
+      EfSimParams sp;
+      EfSimTarget tg = { { 0 }, 1.0 };
+      g_autoptr (GError) error = NULL;
+      g_autoptr (EfDataset) ds = NULL;
+      const EfPulse *a, *b, *m;
+      double d[3], l[3], nd = 0, nl = 0, dot = 0, ang;
+
+      ef_sim_params_init_airborne (&sp);
+      sp.geometry = EF_SIM_STRIPMAP;
+      sp.n_pulses = 65;
+      sp.squint_deg = squints[i];
+      sp.targets = &tg;
+      sp.n_targets = 1;
+      ds = ef_sim_run (&sp, &error);
+      g_assert_no_error (error);
+      a = &ds->pulses[31];
+      m = &ds->pulses[32];
+      b = &ds->pulses[33];
+      for (int c = 0; c < 3; c++)
+        {
+          d[c] = b->tx[c] - a->tx[c];
+          l[c] = -m->tx[c];
+          nd += d[c] * d[c];
+          nl += l[c] * l[c];
+          dot += d[c] * l[c];
+        }
+      ang = acos (dot / sqrt (nd * nl)) * 180 / G_PI;
+      g_assert_cmpfloat (fabs (90 - ang - squints[i]), <, 1e-6);
+      g_assert_cmpfloat (fabs (sqrt (nl) - sp.standoff), <, 1e-6);
+      g_assert_cmpfloat (fabs (sqrt (nd) - sp.speed * (b->t - a->t)), <, 1e-6);
+    }
+  {
+    EfSimParams sp;
+    g_autoptr (GError) error = NULL;
+
+    ef_sim_params_init_airborne (&sp);
+    sp.squint_deg = 10;
+    g_assert_null (ef_sim_run (&sp, &error));
+    g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT);
+  }
+}
+
+/* The FP16 streaming paper's stripmap point (its Table 2, data/presets/fp16-stripmap.ini), simulated as
+ * chirp echoes through the preset by the command line and formed with rectangular windows: PSLR
+ * -13.3 +- 0.2 dB and ISLR within 0.5 dB of the paper's -10.2 dB, in range and cross-range. */
+static void
+test_fp16_preset (void)
+{
+  const char *cli = g_getenv ("EF_CLI");
+  g_autofree char *preset = g_test_build_filename (G_TEST_DIST, "..", "data", "presets", "fp16-stripmap.ini", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("ef-teach-XXXXXX", NULL);
+  g_autofree char *out = g_build_filename (dir, "fp16.npy", NULL);
+  g_autofree char *side = g_strconcat (out, ".json", NULL);
+  g_autofree char *err_text = NULL;
+  g_autoptr (EfImage) img = NULL;
+  g_autoptr (GError) error = NULL;
+  const double dir_range[3] = { 1, 0, 0 };
+  const double target[3] = { -197.9826537, 4, 0 };
+  EfPointResult res = { 0 };
+  double col, row;
+  int status = 0;
+
+  if (cli == NULL || !g_file_test (cli, G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("EF_CLI does not name echoform-cli");
+      return;
+    }
+  {
+    const char *argv[] = { cli, "form", preset, "--roi", "-210,-8,-186,16", "--spacing", "0.08", "--window", "rect",
+                           "--azimuth-window", "rect", "--backend", "cpu", "-o", out, NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err_text,
+                                 &status, &error));
+    g_assert_no_error (error);
+    if (!g_spawn_check_wait_status (status, NULL))
+      g_error ("echoform-cli form failed: %s", err_text);
+  }
+  img = ef_image_read_npy (out, &error);
+  g_assert_no_error (error);
+  ef_grid_position_to_pixel (&img->grid, target, &col, &row);
+  g_assert_true (ef_point_analyse (img, col, row, 8, dir_range, &res, &error));
+  g_assert_no_error (error);
+  g_test_message ("range: IRW %.4f m PSLR %.2f dB ISLR %.2f dB; cross-range: IRW %.4f m PSLR %.2f dB ISLR %.2f dB",
+                  res.range.irw_m, res.range.pslr_db, res.range.islr_db, res.cross.irw_m, res.cross.pslr_db,
+                  res.cross.islr_db);
+  g_assert_cmpfloat (fabs (res.range.pslr_db + 13.3), <=, 0.2);
+  g_assert_cmpfloat (fabs (res.cross.pslr_db + 13.3), <=, 0.2);
+  g_assert_cmpfloat (fabs (res.range.islr_db + 10.2), <=, 0.5);
+  g_assert_cmpfloat (fabs (res.cross.islr_db + 10.2), <=, 0.5);
+  /* Where the preset puts it, within a tenth of the range resolution. */
+  g_assert_cmpfloat (hypot (res.position[0] - target[0], res.position[1] - target[1]), <, 0.03);
+  ef_point_result_clear (&res);
+  g_unlink (out);
+  g_unlink (side);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -390,5 +498,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/teach/theory/single-pulse-arc", test_single_pulse_arc);
   g_test_add_func ("/compute/teach/theory/kspace", test_kspace);
   g_test_add_func ("/compute/teach/theory/profile-history", test_profile_and_history);
+  g_test_add_func ("/compute/teach/sim/squint", test_squint);
+  g_test_add_func ("/compute/teach/preset/fp16-stripmap", test_fp16_preset);
   return g_test_run ();
 }
