@@ -137,4 +137,15 @@ float *ef_teach_pulse_profile (EfDataset *ds, guint64 p, guint k0, guint nk, gui
  * columns samples), normalised to a peak of 1. Owned (g_free). Blocks while it reads the data. */
 float *ef_teach_phase_history (EfDataset *ds, guint width, guint height, GError **error);
 
+/*
+ * The classroom scene (data/presets/classroom.ini)
+ */
+
+/* The points, as x, y, z (m) and amplitude, into xyza (up to max); returns how many there are. */
+guint      ef_teach_classroom_targets (double (*xyza)[4], guint max);
+/* Simulates the scene: 512 pulses of 256 FX samples. Blocks (about a second). New reference. */
+EfDataset *ef_teach_classroom_new (guint n_threads, GError **error);
+/* Its region: 20.48 m square about the scene centre, edge x edge pixels. */
+void       ef_teach_classroom_grid (EfGrid *grid, guint edge);
+
 G_END_DECLS
