@@ -487,6 +487,86 @@ test_fp16_preset (void)
   g_rmdir (dir);
 }
 
+static gboolean
+run_cli (const char *const *argv, char **err_text)
+{
+  g_autoptr (GError) error = NULL;
+  int status = 0;
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, err_text,
+                               &status, &error));
+  g_assert_no_error (error);
+  return g_spawn_check_wait_status (status, NULL);
+}
+
+/* Every preset is a scene the command line reads; the classroom's is the scene the classroom window
+ * simulates, sample for sample. */
+static void
+test_presets (void)
+{
+  const char *names[] = { "fp16-stripmap.ini", "gotcha-circular.ini", "spaceborne-stripmap.ini", "classroom.ini" };
+  const char *cli = g_getenv ("EF_CLI");
+  g_autofree char *dir = NULL;
+  g_autofree char *cphd = NULL;
+  g_autoptr (EfDataset) file = NULL;
+  g_autoptr (EfDataset) mine = NULL;
+  g_autoptr (GError) error = NULL;
+  const EfCf32 *a;
+  g_autofree EfCf32 *b = NULL;
+  gsize n;
+  double e = 0, s = 0;
+
+  if (cli == NULL || !g_file_test (cli, G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("EF_CLI does not name echoform-cli");
+      return;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *preset = g_test_build_filename (G_TEST_DIST, "..", "data", "presets", names[i], NULL);
+      g_autofree char *err_text = NULL;
+      const char *argv[] = { cli, "info", preset, NULL };
+
+      if (!run_cli (argv, &err_text))
+        g_error ("echoform-cli info %s failed: %s", names[i], err_text);
+    }
+  dir = g_dir_make_tmp ("ef-teach-XXXXXX", NULL);
+  cphd = g_build_filename (dir, "classroom.cphd", NULL);
+  {
+    g_autofree char *preset = g_test_build_filename (G_TEST_DIST, "..", "data", "presets", "classroom.ini", NULL);
+    g_autofree char *err_text = NULL;
+    const char *argv[] = { cli, "simulate", "-c", preset, "-o", cphd, NULL };
+
+    if (!run_cli (argv, &err_text))
+      g_error ("echoform-cli simulate classroom.ini failed: %s", err_text);
+  }
+  file = ef_dataset_open (cphd, 0, &error);
+  g_assert_no_error (error);
+  mine = ef_teach_classroom_new (0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (file->info.n_pulses, ==, mine->info.n_pulses);
+  g_assert_cmpuint (file->info.n_samples, ==, mine->info.n_samples);
+  n = mine->info.n_pulses * mine->info.n_samples;
+  a = ef_dataset_memory_samples (mine);
+  b = g_new (EfCf32, n);
+  g_assert_true (ef_dataset_read_block (file, 0, (guint) file->info.n_pulses, b, &error));
+  for (gsize i = 0; i < n; i++)
+    {
+      e += cabs ((EfCf64) a[i] - (EfCf64) b[i]) * cabs ((EfCf64) a[i] - (EfCf64) b[i]);
+      s += cabs ((EfCf64) a[i]) * cabs ((EfCf64) a[i]);
+    }
+  if (e == 0)
+    g_test_message ("classroom.ini against the classroom scene: identical samples");
+  else
+    g_test_message ("classroom.ini against the classroom scene: SER %.1f dB", 10 * log10 (s / e));
+  g_assert_cmpfloat (10 * log10 (s / MAX (e, 1e-300)), >, 100);
+  for (guint64 p = 0; p < mine->info.n_pulses; p += 97)
+    for (int c = 0; c < 3; c++)
+      g_assert_cmpfloat (fabs (file->pulses[p].tx[c] - mine->pulses[p].tx[c]), <, 1e-3);
+  g_unlink (cphd);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -500,5 +580,6 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/teach/theory/profile-history", test_profile_and_history);
   g_test_add_func ("/compute/teach/sim/squint", test_squint);
   g_test_add_func ("/compute/teach/preset/fp16-stripmap", test_fp16_preset);
+  g_test_add_func ("/compute/teach/preset/all", test_presets);
   return g_test_run ();
 }
