@@ -8,9 +8,9 @@
 #include "ef-sim.h"
 #include "ef-teach.h"
 
-/* The same scene as data/presets/classroom.ini: five points in an L and a fainter lone one. */
+/* The same scene as data/presets/classroom.ini: five points in an L and a lone one. */
 static const double classroom_points[][4] = {
-  { 0, 0, 0, 1 }, { -6, -4, 0, 1 }, { -6, 0, 0, 1 }, { -6, 4, 0, 1 }, { -2, -4, 0, 1 }, { 5, 5, 0, 0.5 },
+  { 0, 0, 0, 1 }, { -6, -4, 0, 1 }, { -6, 0, 0, 1 }, { -6, 4, 0, 1 }, { -2, -4, 0, 1 }, { 5, 5, 0, 1 },
 };
 
 guint

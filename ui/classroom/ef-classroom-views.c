@@ -67,6 +67,16 @@ ef_classroom_views_update_history (EfClassroomWindow *self)
   cairo_surface_mark_dirty (self->history_surface);
 }
 
+/* Strongest first. */
+static gint
+compare_level (gconstpointer a, gconstpointer b, gpointer user_data)
+{
+  const float *level = user_data;
+  float x = level[*(const guint *) a], y = level[*(const guint *) b];
+
+  return (x < y) - (x > y);
+}
+
 void
 ef_classroom_views_update_pulse (EfClassroomWindow *self)
 {
@@ -109,15 +119,32 @@ ef_classroom_views_update_pulse (EfClassroomWindow *self)
       self->region_dr[0] = MIN (self->region_dr[0], d);
       self->region_dr[1] = MAX (self->region_dr[1], d);
     }
-  /* The arcs: the profile's peaks within the region, down to 20 dB below the highest. */
+  /* The arcs: the profile's peaks within the region down to 12 dB below the highest (a sinc's
+   * sidelobes are 13 dB down), strongest first, each at least a resolution cell from the others. */
   lo = (guint) CLAMP (floor ((self->region_dr[0] - self->r_start) / self->dr), 1, self->n_bins - 2);
   hi = (guint) CLAMP (ceil ((self->region_dr[1] - self->r_start) / self->dr), 1, self->n_bins - 2);
   for (guint i = lo; i <= hi; i++)
     top = MAX (top, self->profile[i]);
-  for (guint i = lo; i <= hi && self->n_arcs < EF_CLASSROOM_MAX_ARCS; i++)
-    if (self->profile[i] > 0.1f * top && self->profile[i] >= self->profile[i - 1]
-        && self->profile[i] > self->profile[i + 1])
-      self->arc_range[self->n_arcs++] = pu->r0 + self->r_start + i * self->dr;
+  {
+    g_autoptr (GArray) peaks = g_array_new (FALSE, FALSE, sizeof (guint));
+    double cell = self->theory.range_res > 0 ? self->theory.range_res / self->dr : 4;
+
+    for (guint i = lo; i <= hi; i++)
+      if (self->profile[i] > 0.25f * top && self->profile[i] >= self->profile[i - 1]
+          && self->profile[i] > self->profile[i + 1])
+        g_array_append_val (peaks, i);
+    g_array_sort_with_data (peaks, compare_level, self->profile);
+    for (guint j = 0; j < peaks->len && self->n_arcs < EF_CLASSROOM_MAX_ARCS; j++)
+      {
+        guint i = g_array_index (peaks, guint, j);
+        gboolean near = FALSE;
+
+        for (guint k = 0; k < self->n_arcs && !near; k++)
+          near = fabs (self->arc_range[k] - (pu->r0 + self->r_start + i * self->dr)) < cell * self->dr;
+        if (!near)
+          self->arc_range[self->n_arcs++] = pu->r0 + self->r_start + i * self->dr;
+      }
+  }
 }
 
 /* ---- drawing ---- */

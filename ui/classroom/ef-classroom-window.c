@@ -269,6 +269,14 @@ ef_classroom_window_key (EfClassroomWindow *self, guint keyval, GdkModifierType 
     }
   if (!self->ready)
     return FALSE;
+  /* A focused slider or entry keeps its own keys; the timeline's are the window's. */
+  {
+    GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+
+    for (GtkWidget *f = focus; f != NULL; f = gtk_widget_get_parent (f))
+      if ((GTK_IS_RANGE (f) && f != GTK_WIDGET (self->timeline)) || GTK_IS_EDITABLE (f))
+        return FALSE;
+  }
   switch (keyval)
     {
     case GDK_KEY_space:
@@ -372,6 +380,7 @@ open_done (GObject *source, GAsyncResult *res, gpointer user_data)
   self->updating--;
   self->ready = TRUE;
   gtk_stack_set_visible_child_name (GTK_STACK (self->stack), "lesson");
+  gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
   refresh (self, TRUE);
 }
 
