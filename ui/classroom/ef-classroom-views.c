@@ -457,7 +457,6 @@ ef_classroom_views_frame (GtkWidget *child, const char *title, const char *help,
   gtk_label_set_max_width_chars (GTK_LABEL (text), 40);
   gtk_label_set_xalign (GTK_LABEL (text), 0);
   gtk_widget_add_css_class (eq, "monospace");
-  gtk_label_set_selectable (GTK_LABEL (eq), TRUE);
   gtk_box_append (GTK_BOX (pbox), text);
   gtk_box_append (GTK_BOX (pbox), eq);
   gtk_widget_set_margin_start (pbox, 6);
