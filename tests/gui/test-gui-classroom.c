@@ -9,7 +9,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "ef-application.h"
 #include "ef-classroom-window-test.h"
+#include "ef-main-window.h"
 #include "ef-gui-test-util.h"
 #include "ef-teach.h"
 
@@ -227,11 +229,62 @@ test_lesson (void)
   g_weak_ref_clear (&ref);
 }
 
+/* The main window opens the classroom with win.classroom, F6, on the classroom scene when it has no
+ * collection. */
+static void
+test_main_window_action (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (EfApplication) app = ef_application_new (G_APPLICATION_NON_UNIQUE);
+  g_auto (GStrv) accels = NULL;
+  g_autoptr (GListModel) toplevels = NULL;
+  EfClassroomWindow *cw = NULL;
+  EfMainWindow *main_window;
+  GWeakRef ref;
+
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
+  g_assert_no_error (error);
+  main_window = ef_main_window_new (GTK_APPLICATION (app));
+  gtk_window_present (GTK_WINDOW (main_window));
+  g_assert_true (g_action_group_has_action (G_ACTION_GROUP (main_window), "classroom"));
+  accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app), "win.classroom");
+  g_assert_nonnull (accels);
+  g_assert_cmpstr (accels[0], ==, "F6");
+  g_action_group_activate_action (G_ACTION_GROUP (main_window), "classroom", NULL);
+  toplevels = gtk_window_get_toplevels ();
+  g_object_ref (toplevels);
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels) && cw == NULL; i++)
+    {
+      g_autoptr (GObject) o = g_list_model_get_item (toplevels, i);
+
+      if (EF_IS_CLASSROOM_WINDOW (o))
+        cw = EF_CLASSROOM_WINDOW (o);
+    }
+  g_assert_nonnull (cw);
+  g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (cw)) == GTK_WINDOW (main_window));
+  iterate_until (ef_classroom_window_test_is_ready, cw, 180000);
+  g_assert_cmpuint (ef_classroom_window_test_dataset (cw)->info.n_pulses, ==, 512);
+  g_weak_ref_init (&ref, cw);
+  gtk_window_destroy (GTK_WINDOW (cw));
+  for (int i = 0; i < 200 && g_weak_ref_get (&ref) != NULL; i++)
+    {
+      g_object_unref (g_weak_ref_get (&ref));
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  g_assert_null (g_weak_ref_get (&ref));
+  g_weak_ref_clear (&ref);
+  gtk_window_destroy (GTK_WINDOW (main_window));
+  settle ();
+}
+
 int
 main (int argc, char **argv)
 {
   ef_test_isolate_user_dirs ();
   gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
   g_test_add_func ("/gui/classroom/lesson", test_lesson);
+  g_test_add_func ("/gui/classroom/main-window-action", test_main_window_action);
   return g_test_run ();
 }
