@@ -184,10 +184,29 @@ test_lesson (void)
   g_assert_cmpuint (ef_classroom_window_test_current (w), ==, 128);
   g_assert_true (ef_classroom_window_test_key (w, GDK_KEY_Up));
   g_assert_cmpuint (ef_classroom_window_test_current (w), ==, 128 + block);
-  /* Early in the aperture the image holds fewer pulses. */
+  /* Early in the aperture the image holds the pulses up to the timeline's, exactly. */
   settle ();
-  want = cross_res_of (ds, 128, 128 + 2 * block - 1);
+  want = cross_res_of (ds, 128, 128 + block);
   g_assert_cmpfloat (fabs (ef_classroom_window_test_theory (w)->cross_res - want), <, 1e-6 * want);
+  /* That image, a whole block from the sums and a pulse formed directly, is the pulses' image. */
+  {
+    EfGrid grid;
+    g_autoptr (GError) error = NULL;
+    g_autofree EfCf32 *direct = NULL;
+    double rel;
+
+    ef_teach_classroom_grid (&grid, 256);
+    direct = g_new0 (EfCf32, ef_grid_n_pixels (&grid));
+    g_assert_true (ef_teach_form (ds, &grid, 128, block + 1, 0, (guint) ds->info.n_samples, 0, 0, direct, NULL,
+                                  &error));
+    g_assert_no_error (error);
+    img = ef_classroom_window_test_image (w, &n);
+    g_assert_cmpuint (n, ==, ef_grid_n_pixels (&grid));
+    rel = image_difference (img, direct, n);
+    g_test_message ("pulses 128-%u: the window's image against a direct formation: %.1f dB", 128 + block,
+                    20 * log10 (rel));
+    g_assert_cmpfloat (rel, <, 1e-4);
+  }
   g_assert_true (ef_classroom_window_test_key (w, GDK_KEY_End));
   g_assert_cmpuint (ef_classroom_window_test_current (w), ==, 255);
   g_assert_true (ef_classroom_window_test_key (w, GDK_KEY_space));

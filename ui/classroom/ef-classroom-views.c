@@ -15,22 +15,59 @@
 
 /* ---- state the views draw ---- */
 
+/* The last pulse of block b. */
+static guint64
+block_end (EfClassroomWindow *self, guint64 b)
+{
+  return MIN ((b + 1) * self->block, self->n_pulses) - 1;
+}
+
+/* The image of pulses [first, min(last, current)]: the whole blocks among them from the sums, the
+ * pulses either side of them (less than a block each) formed directly, so that the image follows the
+ * timeline pulse by pulse. */
 void
 ef_classroom_views_update_image (EfClassroomWindow *self)
 {
   const EfGrid *g;
-  guint b0, b1;
   g_autoptr (GError) error = NULL;
+  guint64 p0, p1, bs, be, head_end, tail_start;
+  guint k0, n0, k1, n1;
+  gboolean ok = TRUE;
+  gsize n;
 
   if (self->stack_data == NULL)
     return;
   g = ef_teach_stack_grid (self->stack_data);
-  b0 = (guint) (self->first / self->block);
-  b1 = (guint) (MIN (self->last, self->current) / self->block);
-  b1 = MAX (b0, b1);
+  n = ef_grid_n_pixels (g);
+  p0 = self->first;
+  p1 = MAX (p0, MIN (self->last, self->current));
+  bs = (p0 + self->block - 1) / self->block;
+  /* The last block that ends within [p0, p1], or none (G_MAXUINT64). */
+  be = p1 == self->n_pulses - 1 ? ef_teach_stack_n_blocks (self->stack_data) - 1
+                                : (p1 + 1) / self->block > 0 ? (p1 + 1) / self->block - 1 : G_MAXUINT64;
+  ef_teach_stack_band_range (self->stack_data, self->band_lo, &k0, &n0);
+  ef_teach_stack_band_range (self->stack_data, self->band_hi, &k1, &n1);
   if (self->surface == NULL)
     self->surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, g->width, g->height);
-  if (!ef_teach_stack_window (self->stack_data, b0, b1, self->band_lo, self->band_hi, self->image, &error))
+  if (be != G_MAXUINT64 && bs <= be)
+    {
+      ok = ef_teach_stack_window (self->stack_data, (guint) bs, (guint) be, self->band_lo, self->band_hi, self->image,
+                                  &error);
+      head_end = bs * self->block;       /* [p0, head_end) */
+      tail_start = block_end (self, be) + 1;  /* [tail_start, p1] */
+    }
+  else
+    {
+      memset (self->image, 0, n * sizeof *self->image);
+      head_end = p1 + 1;
+      tail_start = p1 + 1;
+    }
+  if (ok && p0 < head_end)
+    ok = ef_teach_form (self->ds, g, p0, head_end - p0, k0, k1 + n1 - k0, 0, 0, self->image, NULL, &error);
+  if (ok && tail_start <= p1)
+    ok = ef_teach_form (self->ds, g, tail_start, p1 + 1 - tail_start, k0, k1 + n1 - k0, 0, 0, self->image, NULL,
+                        &error);
+  if (!ok)
     {
       g_warning ("%s", error->message);
       return;
@@ -39,8 +76,8 @@ ef_classroom_views_update_image (EfClassroomWindow *self)
   ef_teach_raster (self->image, g->width, g->height, 0, RANGE_DB, EF_COLORMAP_GREY,
                    cairo_image_surface_get_data (self->surface), cairo_image_surface_get_stride (self->surface));
   cairo_surface_mark_dirty (self->surface);
-  self->shown_b0 = b0;
-  self->shown_b1 = b1;
+  self->shown_p0 = p0;
+  self->shown_p1 = p1;
 }
 
 void
@@ -204,8 +241,7 @@ draw_image (EfClassroomWindow *self, cairo_t *cr, int width, int height)
   cairo_set_font_size (cr, 13);
   {
     g_autofree char *t = g_strdup_printf (_("Pulses %" G_GUINT64_FORMAT "–%" G_GUINT64_FORMAT),
-                                          (guint64) self->shown_b0 * self->block,
-                                          MIN ((guint64) (self->shown_b1 + 1) * self->block, self->n_pulses) - 1);
+                                          self->shown_p0, self->shown_p1);
     draw_text (cr, ox + 8, oy + 18, t);
   }
 }
@@ -218,8 +254,7 @@ draw_geometry (EfClassroomWindow *self, cairo_t *cr, int width, int height)
   const EfPulse *pu = self->ds->pulses;
   double x0 = 0, x1 = 0, y0 = 0, y1 = 0, s, cx, cy;
   guint64 step = MAX (self->n_pulses / 256, 1);
-  guint b1 = self->shown_b1;
-  guint64 p_end = MIN ((guint64) (b1 + 1) * self->block, self->n_pulses);
+  guint64 p_end = self->shown_p1 + 1;
 
   for (guint64 p = 0; p < self->n_pulses; p++)
     {
@@ -240,9 +275,8 @@ draw_geometry (EfClassroomWindow *self, cairo_t *cr, int width, int height)
   cairo_stroke (cr);
   set_rgb (cr, 0x3584e4, 1);
   cairo_set_line_width (cr, 4);
-  for (guint64 p = (guint64) self->shown_b0 * self->block; p < p_end; p += step)
-    (p == (guint64) self->shown_b0 * self->block ? cairo_move_to : cairo_line_to) (cr, GX (pu[p].tx[0]),
-                                                                                  GY (pu[p].tx[1]));
+  for (guint64 p = self->shown_p0; p < p_end; p += step)
+    (p == self->shown_p0 ? cairo_move_to : cairo_line_to) (cr, GX (pu[p].tx[0]), GY (pu[p].tx[1]));
   cairo_line_to (cr, GX (pu[p_end - 1].tx[0]), GY (pu[p_end - 1].tx[1]));
   cairo_stroke (cr);
   /* Line of sight from the antenna to the scene centre. */
@@ -333,8 +367,8 @@ draw_history (EfClassroomWindow *self, cairo_t *cr, int width, int height)
   cairo_restore (cr);
   ef_teach_stack_band_range (self->stack_data, self->band_lo, &k0, &n0);
   ef_teach_stack_band_range (self->stack_data, self->band_hi, &k1, &n1);
-  y0 = height * (double) self->shown_b0 * self->block / np;
-  y1 = height * MIN ((double) (self->shown_b1 + 1) * self->block, np) / np;
+  y0 = height * (double) self->shown_p0 / np;
+  y1 = height * (double) (self->shown_p1 + 1) / np;
   xa = width * k0 / ns;
   xb = width * (k1 + n1) / ns;
   yc = height * (self->current + 0.5) / np;

@@ -62,7 +62,7 @@ struct _EfClassroomWindow {
   guint64       current;         /* the timeline's pulse */
   guint64       first, last;     /* the aperture window, pulses */
   guint         band_lo, band_hi;/* the band window, sub-bands */
-  guint         shown_b0, shown_b1; /* the blocks the image shows */
+  guint64       shown_p0, shown_p1; /* the pulses the image shows */
   gboolean      ready;
   guint         updating;        /* scales being set from the state, not by the user */
 

@@ -120,8 +120,8 @@ refresh (EfClassroomWindow *self, gboolean pulse_changed)
     return;
   self->change_us = g_get_monotonic_time ();
   ef_classroom_views_update_image (self);
-  p0 = (guint64) self->shown_b0 * self->block;
-  p1 = MIN ((guint64) (self->shown_b1 + 1) * self->block, self->n_pulses) - 1;
+  p0 = self->shown_p0;
+  p1 = self->shown_p1;
   ef_teach_stack_band_range (self->stack_data, self->band_lo, &k0, &n0);
   ef_teach_stack_band_range (self->stack_data, self->band_hi, &k1, &n1);
   ef_teach_theory (self->ds, p0, p1, k0, k1 + n1 - 1, &self->theory);

@@ -33,9 +33,10 @@ xdotool mousemove 864 822 click 1; sleep 3
 import -window "$ID" "$OUT/points-quarter-band.png"
 xdotool mousemove 1232 822 click 1; sleep 1
 xdotool mousemove 129 780 click 1; sleep 2
-# Early in the aperture: the timeline from its start, two blocks on.
+# One pulse, then early in the aperture: the timeline from its start, two blocks on.
 xdotool mousemove 1215 654 click 1; sleep 1
-xdotool key Home; sleep 1
+xdotool key Home; sleep 3
+import -window "$ID" "$OUT/points-one-pulse.png"
 xdotool key Up; sleep 1; xdotool key Up; sleep 3
 import -window "$ID" "$OUT/points-early.png"
 xdotool key End; sleep 2
