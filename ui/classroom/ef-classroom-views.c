@@ -421,9 +421,12 @@ draw_kspace (EfClassroomWindow *self, cairo_t *cr, int width, int height)
   set_rgb (cr, 0x888888, 0.5);
   sector_path (cr, all, cx, cy, s, ref);
   cairo_fill (cr);
+  /* Outlined too, so that one pulse's sector, a line, still shows. */
   set_rgb (cr, 0x3584e4, 0.9);
   sector_path (cr, &self->ks_sel, cx, cy, s, ref);
-  cairo_fill (cr);
+  cairo_fill_preserve (cr);
+  cairo_set_line_width (cr, 2);
+  cairo_stroke (cr);
   set_rgb (cr, 0xffffff, 0.8);
   cairo_set_font_size (cr, 11);
   draw_text (cr, 6, height - 6, _("↓ to k = 0"));

@@ -94,9 +94,12 @@ update_labels (EfClassroomWindow *self)
   g_autofree char *pulse = NULL, *ap = NULL, *band = NULL, *st = NULL;
 
   pulse = g_strdup_printf (_("Pulse %" G_GUINT64_FORMAT " of 0–%" G_GUINT64_FORMAT), self->current, self->n_pulses - 1);
-  ap = g_strdup_printf (_("Aperture: %" G_GUINT64_FORMAT " pulses, Δθ = %.3f°\n"
-                          "Cross-range resolution λ/(2Δθ) = %.3f m"),
-                        t->n_pulses, t->dtheta * 180 / G_PI, t->cross_res);
+  if (t->n_pulses > 1)
+    ap = g_strdup_printf (_("Aperture: %" G_GUINT64_FORMAT " pulses, Δθ = %.3f°\n"
+                            "Cross-range resolution λ/(2Δθ) = %.3f m"),
+                          t->n_pulses, t->dtheta * 180 / G_PI, t->cross_res);
+  else
+    ap = g_strdup (_("Aperture: one pulse, Δθ = 0\nNo cross-range resolution: one pulse images its whole range ring"));
   band = g_strdup_printf (_("Band: %.1f MHz about %.3f GHz\n"
                             "Range resolution c/(2B) = %.3f m (%.3f m on the ground)"),
                           t->bandwidth / 1e6, t->fc / 1e9, t->range_res, t->range_res_ground);
