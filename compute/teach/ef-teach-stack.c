@@ -428,13 +428,14 @@ ef_teach_stack_window (const EfTeachStack *stack, guint b0, guint b1, guint s0, 
     {
       const EfCf32 *s = stack->sums;
 
+      /* The differences in double: the sums are larger than the window's image. */
       for (gsize i = 0; i < stack->n_pixels; i++)
         {
-          EfCf32 v = s[at[0] + i];
+          EfCf64 v = s[at[0] + i];
 
           for (guint t = 1; t < n; t++)
-            v += sign[t] * s[at[t] + i];
-          out[i] = v;
+            v += sign[t] * (EfCf64) s[at[t] + i];
+          out[i] = (EfCf32) v;
         }
     }
   return TRUE;

@@ -224,6 +224,11 @@ test_lesson (void)
   g_assert_false (ef_classroom_window_test_playing (w));
   g_assert_cmpuint (ef_classroom_window_test_current (w), <=, 255);
   g_assert_false (ef_classroom_window_test_key (w, GDK_KEY_a));
+  /* F11 toggles full screen (there is no window manager to grant it here: only the key is checked). */
+  g_assert_true (ef_classroom_window_test_key (w, GDK_KEY_F11));
+  settle ();
+  g_assert_true (ef_classroom_window_test_key (w, GDK_KEY_F11));
+  settle ();
 
   /* Every view has drawn since the windows moved. */
   {
