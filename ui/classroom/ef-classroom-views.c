@@ -293,6 +293,65 @@ draw_geometry (EfClassroomWindow *self, cairo_t *cr, int width, int height)
   cairo_set_font_size (cr, 11);
   draw_text (cr, GX (0) + 7, GY (0) + 4, _("scene"));
   draw_text (cr, 6, 14, _("N ↑"));
+  /* Far from the scene the path is a few pixels long: an inset shows it enlarged, the antenna moving
+   * along it and the direction it looks in. */
+  double px0 = INFINITY, px1 = -INFINITY, py0 = INFINITY, py1 = -INFINITY;
+
+  for (guint64 p = 0; p < self->n_pulses; p++)
+    {
+      px0 = MIN (px0, pu[p].tx[0]);
+      px1 = MAX (px1, pu[p].tx[0]);
+      py0 = MIN (py0, pu[p].tx[1]);
+      py1 = MAX (py1, pu[p].tx[1]);
+    }
+  if (s * MAX (px1 - px0, py1 - py0) < 0.3 * MIN (width, height) && self->n_pulses > 1)
+    {
+      double bw = 0.4 * width, bh = 0.55 * height, bx = width - bw - 4, by = 4, is, icx, icy;
+      const double *a = pu[self->current].tx;
+      double d = hypot (a[0], a[1]);
+
+      is = 0.75 * MIN (bw / MAX (px1 - px0, 1e-9), bh / MAX (py1 - py0, 1e-9));
+      icx = 0.5 * (px0 + px1);
+      icy = 0.5 * (py0 + py1);
+#define IX(x) (bx + 0.5 * bw + is * ((x) - icx))
+#define IY(y) (by + 0.5 * bh - is * ((y) - icy))
+      set_rgb (cr, 0x1a1a1f, 1);
+      cairo_rectangle (cr, bx, by, bw, bh);
+      cairo_fill_preserve (cr);
+      set_rgb (cr, 0x888888, 1);
+      cairo_set_line_width (cr, 1);
+      cairo_stroke (cr);
+      cairo_save (cr);
+      cairo_rectangle (cr, bx, by, bw, bh);
+      cairo_clip (cr);
+      cairo_set_line_width (cr, 2);
+      for (guint64 p = 0; p < self->n_pulses; p += step)
+        (p == 0 ? cairo_move_to : cairo_line_to) (cr, IX (pu[p].tx[0]), IY (pu[p].tx[1]));
+      cairo_stroke (cr);
+      set_rgb (cr, 0x3584e4, 1);
+      cairo_set_line_width (cr, 4);
+      for (guint64 p = self->shown_p0; p < p_end; p += step)
+        (p == self->shown_p0 ? cairo_move_to : cairo_line_to) (cr, IX (pu[p].tx[0]), IY (pu[p].tx[1]));
+      cairo_line_to (cr, IX (pu[p_end - 1].tx[0]), IY (pu[p_end - 1].tx[1]));
+      cairo_stroke (cr);
+      set_rgb (cr, 0xff9933, 1);
+      cairo_set_line_width (cr, 1.5);
+      cairo_move_to (cr, IX (a[0]), IY (a[1]));
+      if (d > 0)
+        cairo_line_to (cr, IX (a[0]) - 0.3 * bw * a[0] / d, IY (a[1]) + 0.3 * bw * a[1] / d);
+      cairo_stroke (cr);
+      cairo_arc (cr, IX (a[0]), IY (a[1]), 4, 0, 2 * G_PI);
+      cairo_fill (cr);
+      cairo_restore (cr);
+      set_rgb (cr, 0xffffff, 0.8);
+      {
+        g_autofree char *t = g_strdup_printf (_("path ×%.0f"), is / s);
+
+        draw_text (cr, bx + 4, by + bh - 5, t);
+      }
+#undef IX
+#undef IY
+    }
 #undef GX
 #undef GY
 }
