@@ -99,6 +99,27 @@ main (int argc, char **argv)
     }
   if (n_frames > 0)
     report ("slider change to frame drawn (classroom window)", frame, n_frames);
+
+  /* One pulse on with the arrow key, inside a block: the whole blocks from the sums, the rest of the
+   * block formed directly. */
+  ef_classroom_window_test_set_aperture (w, 0, 511);
+  ef_classroom_window_test_key (w, GDK_KEY_Home);
+  for (guint i = 0; i < 8; i++)
+    ef_classroom_window_test_key (w, GDK_KEY_Up);
+  n_frames = 0;
+  for (guint i = 0; i < MOVES; i++)
+    {
+      guint before = ef_classroom_window_test_draws (w, 0);
+      gint64 end = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+
+      ef_classroom_window_test_key (w, GDK_KEY_Right);
+      while (ef_classroom_window_test_draws (w, 0) == before && g_get_monotonic_time () < end)
+        g_main_context_iteration (NULL, TRUE);
+      if (ef_classroom_window_test_draws (w, 0) > before)
+        frame[n_frames++] = ef_classroom_window_test_frame_ms (w);
+    }
+  if (n_frames > 0)
+    report ("one pulse on (->) to frame drawn", frame, n_frames);
   gtk_window_destroy (GTK_WINDOW (w));
   return 0;
 }

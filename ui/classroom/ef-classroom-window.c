@@ -189,6 +189,15 @@ window_changed (GtkRange *r, EfClassroomWindow *self)
       else
         lo = hi;
     }
+  /* The aperture's ends snap to whole blocks, so that a window of the sums is all a move costs; the
+   * timeline still steps a pulse at a time inside it. */
+  {
+    guint64 bp = self->block, nb = (self->n_pulses + bp - 1) / bp;
+    guint64 bf = MIN ((first + bp / 2) / bp, nb - 1), bl = CLAMP ((last + 1 + bp / 2) / bp, bf + 1, nb);
+
+    first = bf * bp;
+    last = MIN (bl * bp, self->n_pulses) - 1;
+  }
   self->first = first;
   self->last = last;
   self->band_lo = lo;
