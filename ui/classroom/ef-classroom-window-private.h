@@ -5,6 +5,7 @@
 #include <cairo.h>
 
 #include "ef-classroom-window.h"
+#include "ef-range-slider.h"
 #include "ef-teach.h"
 
 G_BEGIN_DECLS
@@ -31,8 +32,8 @@ struct _EfClassroomWindow {
   GtkWidget    *loading_label;
   GtkWidget    *progress;
   GtkRange     *timeline;
-  GtkRange     *first_scale, *last_scale;
-  GtkRange     *band_lo_scale, *band_hi_scale;
+  EfRangeSlider *aperture_slider;  /* [first, last] pulse, in whole blocks */
+  EfRangeSlider *band_slider;      /* [first, last] sub-band */
   GtkSpinButton *rate_spin;
   GtkWidget    *play_button;
   GtkWidget    *pulse_label;

@@ -15,15 +15,13 @@ ef_classroom_window_test_is_ready (EfClassroomWindow *self)
 void
 ef_classroom_window_test_set_aperture (EfClassroomWindow *self, guint64 first, guint64 last)
 {
-  gtk_range_set_value (self->first_scale, (double) first);
-  gtk_range_set_value (self->last_scale, (double) last);
+  ef_range_slider_move (self->aperture_slider, (double) first, (double) last);
 }
 
 void
 ef_classroom_window_test_set_band (EfClassroomWindow *self, guint lo, guint hi)
 {
-  gtk_range_set_value (self->band_lo_scale, lo);
-  gtk_range_set_value (self->band_hi_scale, hi);
+  ef_range_slider_move (self->band_slider, lo, hi);
 }
 
 const EfCf32 *

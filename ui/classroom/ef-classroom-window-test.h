@@ -9,7 +9,7 @@ G_BEGIN_DECLS
 
 #if EF_TEST_HOOKS
 gboolean         ef_classroom_window_test_is_ready (EfClassroomWindow *self);
-/* Moves the aperture sliders as a user would: first, then last pulse. */
+/* Moves the aperture's range slider as a user would, to [first, last] pulse. */
 void             ef_classroom_window_test_set_aperture (EfClassroomWindow *self, guint64 first, guint64 last);
 void             ef_classroom_window_test_set_band (EfClassroomWindow *self, guint lo, guint hi);
 /* Borrowed: the image shown (pixels of the stack's grid), and *n its pixel count. */

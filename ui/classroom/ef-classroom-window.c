@@ -134,10 +134,8 @@ refresh (EfClassroomWindow *self, gboolean pulse_changed)
   update_labels (self);
   self->updating++;
   gtk_range_set_value (self->timeline, (double) self->current);
-  gtk_range_set_value (self->first_scale, (double) self->first);
-  gtk_range_set_value (self->last_scale, (double) self->last);
-  gtk_range_set_value (self->band_lo_scale, self->band_lo);
-  gtk_range_set_value (self->band_hi_scale, self->band_hi);
+  ef_range_slider_set_values (self->aperture_slider, (double) self->first, (double) self->last);
+  ef_range_slider_set_values (self->band_slider, self->band_lo, self->band_hi);
   self->updating--;
   for (guint v = 0; v < EF_CLASSROOM_N_VIEWS; v++)
     gtk_widget_queue_draw (self->views[v]);
@@ -163,32 +161,17 @@ timeline_changed (GtkRange *r, EfClassroomWindow *self)
 }
 
 static void
-window_changed (GtkRange *r, EfClassroomWindow *self)
+window_changed (EfRangeSlider *slider, EfClassroomWindow *self)
 {
+  double a0, a1, s0, s1;
   guint64 first, last;
-  guint lo, hi;
 
   if (self->updating || !self->ready)
     return;
-  first = (guint64) llround (gtk_range_get_value (self->first_scale));
-  last = (guint64) llround (gtk_range_get_value (self->last_scale));
-  lo = (guint) llround (gtk_range_get_value (self->band_lo_scale));
-  hi = (guint) llround (gtk_range_get_value (self->band_hi_scale));
-  /* The other end of a window gives way to the one moved. */
-  if (first > last)
-    {
-      if (r == self->first_scale)
-        last = first;
-      else
-        first = last;
-    }
-  if (lo > hi)
-    {
-      if (r == self->band_lo_scale)
-        hi = lo;
-      else
-        lo = hi;
-    }
+  ef_range_slider_get_values (self->aperture_slider, &a0, &a1);
+  ef_range_slider_get_values (self->band_slider, &s0, &s1);
+  first = (guint64) llround (a0);
+  last = (guint64) llround (a1);
   /* The aperture's ends snap to whole blocks, so that a window of the sums is all a move costs; the
    * timeline still steps a pulse at a time inside it. */
   {
@@ -200,11 +183,13 @@ window_changed (GtkRange *r, EfClassroomWindow *self)
   }
   self->first = first;
   self->last = last;
-  self->band_lo = lo;
-  self->band_hi = hi;
-  /* Moving the aperture's end shows the whole aperture: the timeline goes there. */
-  if (r == self->last_scale || r == self->first_scale)
+  self->band_lo = (guint) llround (s0);
+  self->band_hi = (guint) llround (MAX (s0, s1));
+  /* Moving the aperture shows the whole aperture: the timeline goes to its end. */
+  if (slider == self->aperture_slider)
     self->current = last;
+  else
+    self->current = CLAMP (self->current, first, last);
   refresh (self, TRUE);
 }
 
@@ -286,7 +271,7 @@ ef_classroom_window_key (EfClassroomWindow *self, guint keyval, GdkModifierType 
     GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
 
     for (GtkWidget *f = focus; f != NULL; f = gtk_widget_get_parent (f))
-      if ((GTK_IS_RANGE (f) && f != GTK_WIDGET (self->timeline)) || GTK_IS_EDITABLE (f))
+      if ((GTK_IS_RANGE (f) && f != GTK_WIDGET (self->timeline)) || GTK_IS_EDITABLE (f) || EF_IS_RANGE_SLIDER (f))
         return FALSE;
   }
   switch (keyval)
@@ -380,15 +365,13 @@ open_done (GObject *source, GAsyncResult *res, gpointer user_data)
   ef_classroom_views_update_history (self);
   self->updating++;
   set_scale (self->timeline, 0, (double) self->last, (double) self->current);
-  set_scale (self->first_scale, 0, (double) self->last, 0);
-  set_scale (self->last_scale, 0, (double) self->last, (double) self->last);
-  set_scale (self->band_lo_scale, 0, self->band_hi, 0);
-  set_scale (self->band_hi_scale, 0, self->band_hi, self->band_hi);
   gtk_range_set_increments (self->timeline, 1, self->block);
-  gtk_range_set_increments (self->first_scale, self->block, self->block);
-  gtk_range_set_increments (self->last_scale, self->block, self->block);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->band_lo_scale), self->band_hi > 0);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->band_hi_scale), self->band_hi > 0);
+  ef_range_slider_set_range (self->aperture_slider, 0, (double) self->last, self->block);
+  ef_range_slider_set_hi_offset (self->aperture_slider, self->block - 1);
+  ef_range_slider_set_values (self->aperture_slider, 0, (double) self->last);
+  ef_range_slider_set_range (self->band_slider, 0, self->band_hi, 1);
+  ef_range_slider_set_values (self->band_slider, 0, self->band_hi);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->band_slider), self->band_hi > 0);
   self->updating--;
   self->ready = TRUE;
   gtk_stack_set_visible_child_name (GTK_STACK (self->stack), "lesson");
@@ -464,6 +447,21 @@ labelled_scale (GtkWidget *grid, int row, const char *text, const char *tooltip,
   gtk_grid_attach (GTK_GRID (grid), scale, 1, row, 1, 1);
   g_signal_connect (scale, "value-changed", cb, self);
   return GTK_RANGE (scale);
+}
+
+static EfRangeSlider *
+labelled_range (GtkWidget *grid, int row, const char *text, const char *tooltip, EfClassroomWindow *self)
+{
+  GtkWidget *label = gtk_label_new (text);
+  GtkWidget *slider = ef_range_slider_new ();
+
+  gtk_label_set_xalign (GTK_LABEL (label), 1);
+  gtk_widget_set_tooltip_text (slider, tooltip);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (slider), GTK_ACCESSIBLE_PROPERTY_LABEL, text, -1);
+  gtk_grid_attach (GTK_GRID (grid), label, 0, row, 1, 1);
+  gtk_grid_attach (GTK_GRID (grid), slider, 1, row, 1, 1);
+  g_signal_connect (slider, "changed", G_CALLBACK (window_changed), self);
+  return EF_RANGE_SLIDER (slider);
 }
 
 static GtkWidget *
@@ -573,19 +571,16 @@ ef_classroom_window_init (EfClassroomWindow *self)
   gtk_box_append (GTK_BOX (play_row), GTK_WIDGET (self->rate_spin));
   gtk_box_append (GTK_BOX (play_row), gtk_label_new (_("pulses/s")));
   gtk_grid_set_column_spacing (GTK_GRID (controls), 8);
-  gtk_grid_set_row_spacing (GTK_GRID (controls), 2);
+  gtk_grid_set_row_spacing (GTK_GRID (controls), 6);
   gtk_grid_attach (GTK_GRID (controls), play_row, 0, 0, 2, 1);
   self->timeline = labelled_scale (controls, 1, _("Pulse"),
                                    _("The current pulse: ←/→ one pulse, ↑/↓ one block, Home/End"), self,
                                    G_CALLBACK (timeline_changed));
-  self->first_scale = labelled_scale (controls, 2, _("Aperture from"), _("The first pulse formed"), self,
-                                      G_CALLBACK (window_changed));
-  self->last_scale = labelled_scale (controls, 3, _("Aperture to"), _("The last pulse formed"), self,
-                                     G_CALLBACK (window_changed));
-  self->band_lo_scale = labelled_scale (controls, 4, _("Band from"), _("The first sub-band formed"), self,
-                                        G_CALLBACK (window_changed));
-  self->band_hi_scale = labelled_scale (controls, 5, _("Band to"), _("The last sub-band formed"), self,
-                                        G_CALLBACK (window_changed));
+  self->aperture_slider = labelled_range (controls, 2, _("Aperture"),
+                                          _("The first and last pulses formed, in whole blocks (Tab: the other "
+                                            "handle)"), self);
+  self->band_slider = labelled_range (controls, 3, _("Band"),
+                                      _("The first and last sub-bands formed (Tab: the other handle)"), self);
 
   gtk_widget_set_margin_start (lesson, 12);
   gtk_widget_set_margin_end (lesson, 12);
