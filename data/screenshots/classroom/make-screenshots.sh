@@ -27,21 +27,23 @@ matchbox-window-manager -use_titlebar no & WM=$!
 sleep 1
 shoot "$TMP/classroom.cphd"
 import -window "$ID" "$OUT/points-full.png"
-# A quarter of the band: both band sliders to sub-band 2.
-xdotool mousemove 864 780 click 1; sleep 2
-xdotool mousemove 864 822 click 1; sleep 3
+# A quarter of the band: the band slider's handles dragged to sub-band 2.
+drag () { xdotool mousemove "$1" "$3" mousedown 1; sleep 0.3; xdotool mousemove "$2" "$3"; sleep 0.3; xdotool mouseup 1; sleep 2; }
+drag 89 802 828
+drag 1159 802 828
+sleep 2
 import -window "$ID" "$OUT/points-quarter-band.png"
-xdotool mousemove 1232 822 click 1; sleep 1
-xdotool mousemove 129 780 click 1; sleep 2
+drag 802 1159 828
+drag 802 89 828
 # One pulse, then early in the aperture: the timeline from its start, two blocks on.
-xdotool mousemove 1215 654 click 1; sleep 1
+xdotool mousemove 1215 754 click 1; sleep 1
 xdotool key Home; sleep 3
 import -window "$ID" "$OUT/points-one-pulse.png"
 xdotool key Up; sleep 1; xdotool key Up; sleep 3
 import -window "$ID" "$OUT/points-early.png"
 xdotool key End; sleep 2
 # The k-space view's explanation (a popover is a window of its own: the screen is taken).
-xdotool mousemove 1237 281 click 1; sleep 1; xdotool mousemove 400 820; sleep 2
+xdotool mousemove 1235 328 click 1; sleep 1; xdotool mousemove 400 840; sleep 2
 import -window root -crop 1560x860+0+0 "$OUT/help-kspace.png"
 kill $APP; sleep 1
 # The program's demo collection (no file: the demo).
