@@ -12,6 +12,7 @@
 #include "ef-application.h"
 #include "ef-classroom-window-test.h"
 #include "ef-main-window.h"
+#include "ef-range-slider.h"
 #include "ef-gui-test-util.h"
 #include "ef-teach.h"
 
@@ -302,12 +303,50 @@ test_main_window_action (void)
   settle ();
 }
 
+static void
+count_changed (EfRangeSlider *slider, guint *n)
+{
+  (*n)++;
+}
+
+/* The range slider snaps its handles to whole blocks, keeps them in order, and says "changed" only
+ * for what the user does. */
+static void
+test_range_slider (void)
+{
+  GtkWidget *w = ef_range_slider_new ();
+  guint n = 0;
+  double lo, hi;
+
+  g_object_ref_sink (w);
+  g_signal_connect (w, "changed", G_CALLBACK (count_changed), &n);
+  ef_range_slider_set_range (EF_RANGE_SLIDER (w), 0, 511, 16);
+  ef_range_slider_set_hi_offset (EF_RANGE_SLIDER (w), 15);
+  ef_range_slider_set_values (EF_RANGE_SLIDER (w), 0, 511);
+  ef_range_slider_get_values (EF_RANGE_SLIDER (w), &lo, &hi);
+  g_assert_cmpfloat (lo, ==, 0);
+  g_assert_cmpfloat (hi, ==, 511);
+  g_assert_cmpuint (n, ==, 0);
+  ef_range_slider_move (EF_RANGE_SLIDER (w), 100, 300);
+  ef_range_slider_get_values (EF_RANGE_SLIDER (w), &lo, &hi);
+  g_assert_cmpfloat (lo, ==, 96);
+  g_assert_cmpfloat (hi, ==, 303);
+  g_assert_cmpuint (n, ==, 1);
+  /* Out of order and out of range: ordered and clamped. */
+  ef_range_slider_set_values (EF_RANGE_SLIDER (w), 900, -40);
+  ef_range_slider_get_values (EF_RANGE_SLIDER (w), &lo, &hi);
+  g_assert_cmpfloat (lo, ==, 0);
+  g_assert_cmpfloat (hi, ==, 511);
+  g_object_unref (w);
+}
+
 int
 main (int argc, char **argv)
 {
   ef_test_isolate_user_dirs ();
   gtk_test_init (&argc, &argv, NULL);
   adw_init ();
+  g_test_add_func ("/gui/classroom/range-slider", test_range_slider);
   g_test_add_func ("/gui/classroom/lesson", test_lesson);
   g_test_add_func ("/gui/classroom/main-window-action", test_main_window_action);
   return g_test_run ();
