@@ -397,6 +397,7 @@ ef_application_startup (GApplication *app)
   set_accels (gtk_app, "win.keep-region", "<Primary>k", NULL);
   set_accels (gtk_app, "win.export-png", "<Primary><Shift>e", NULL);
   set_accels (gtk_app, "win.show-sidebar", "F9", NULL);
+  set_accels (gtk_app, "win.classroom", "F6", NULL);
   set_accels (gtk_app, "win.start", "F5", NULL);
   set_accels (gtk_app, "win.pause", "F6", NULL);
   set_accels (gtk_app, "win.cancel", "<Shift>F5", NULL);

@@ -43,6 +43,7 @@ ENGINE_STAGES = {
     "compute/io": 4,
     "compute/cuda": 4,
     "compute/stack": 5,      # forms passes through the job and writes them with io
+    "compute/teach": 4,      # forms block images through the formers, after the job
 }
 SOURCE_EXT = (".c", ".h", ".cu", ".cuh")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)

@@ -45,13 +45,22 @@ static const SceneKeyInfo scene_keys[EF_CLI_SCENE_N_KEYS] = {
   [EF_CLI_SCENE_TARGETS] = { "targets", "Point targets \"x,y,z[,amplitude];...\" in metres, scene frame (x "
                              "east, y north, z up, origin at the scene centre). Alone they replace the "
                              "default points; with --scene they are added", "LIST" },
+  [EF_CLI_SCENE_SPEED] = { "speed", "Platform speed, m/s", "M/S" },
+  [EF_CLI_SCENE_PRF] = { "prf", "Pulse repetition frequency, Hz: with the speed it spaces the pulses, so that "
+                         "the aperture follows from the pulses (or the pulses from --aperture)", "HZ" },
+  [EF_CLI_SCENE_PULSE_LENGTH] = { "pulse-length", "Chirp duration, s (raw domain)", "S" },
+  [EF_CLI_SCENE_SAMPLE_RATE] = { "sample-rate", "Fast-time sampling rate, Hz (raw domain; at least the "
+                                 "bandwidth)", "HZ" },
+  [EF_CLI_SCENE_SQUINT] = { "squint", "Stripmap squint: at mid-aperture the line of sight makes 90 - DEG "
+                            "degrees with the track, looking ahead when positive", "DEG" },
 };
 
 const char ef_cli_scene_file_help[] =
   "Scene key files:\n"
   "  A scene can be described in a key file (FILE.ini) instead of flags. Its [simulate] group takes\n"
   "  the same names as the flags: scene, geometry, domain, pulses, samples, fc, bandwidth, standoff,\n"
-  "  grazing, aperture, snr, phase-error, seed, targets. For example:\n"
+  "  grazing, aperture, snr, phase-error, seed, targets, speed, prf, pulse-length, sample-rate,\n"
+  "  squint. data/presets/ holds examples. For example:\n"
   "\n"
   "    [simulate]\n"
   "    geometry=airborne\n"
@@ -366,6 +375,81 @@ append_bitmap_targets (GArray *targets, const float *pixels, guint width, guint 
     g_array_append_vals (targets, t, n);
 }
 
+/* Speed, PRF, chirp, sampling and squint. The PRF and the speed space the pulses, so that of the pulse
+ * count, the aperture and the PRF two give the third. */
+static gboolean
+scene_timing (const EfCliSceneSpec *spec, EfSimParams *p, GError **error)
+{
+  double prf = 0, ground = p->standoff * cos (p->grazing_deg * G_PI / 180.0);
+
+  if (!spec_double (spec, EF_CLI_SCENE_SPEED, 1e-3, 1e5, &p->speed, error)
+      || !spec_double (spec, EF_CLI_SCENE_PRF, 1e-3, 1e7, &prf, error)
+      || !spec_double (spec, EF_CLI_SCENE_PULSE_LENGTH, 1e-9, 1e-2, &p->chirp_duration, error)
+      || !spec_double (spec, EF_CLI_SCENE_SAMPLE_RATE, 1e3, 1e12, &p->sample_rate, error)
+      || !spec_double (spec, EF_CLI_SCENE_SQUINT, -79.9, 79.9, &p->squint_deg, error))
+    return FALSE;
+  if (p->squint_deg != 0 && p->geometry != EF_SIM_STRIPMAP)
+    {
+      spec_error (spec, EF_CLI_SCENE_SQUINT, error, "a circular spotlight always looks at the scene centre; "
+                  "squint applies to the stripmap and spaceborne tracks");
+      return FALSE;
+    }
+  if (spec->value[EF_CLI_SCENE_SAMPLE_RATE] != NULL && p->sample_rate < p->bandwidth)
+    {
+      spec_error (spec, EF_CLI_SCENE_SAMPLE_RATE, error, "a sampling rate of %g Hz cannot carry a %g Hz band",
+                  p->sample_rate, p->bandwidth);
+      return FALSE;
+    }
+  if (p->domain != EF_DOMAIN_RAW
+      && (spec->value[EF_CLI_SCENE_PULSE_LENGTH] != NULL || spec->value[EF_CLI_SCENE_SAMPLE_RATE] != NULL))
+    ef_cli_warning ("pulse-length and sample-rate describe chirp echoes (domain raw); dechirped FX samples "
+                    "do not use them");
+  if (prf > 0)
+    {
+      double step = p->speed / prf;  /* metres flown between pulses */
+      double len;
+
+      if (spec->value[EF_CLI_SCENE_PULSES] != NULL && spec->value[EF_CLI_SCENE_APERTURE] != NULL)
+        {
+          spec_error (spec, EF_CLI_SCENE_PRF, error, "with a PRF and a speed, give the pulses or the aperture, "
+                      "not both: each follows from the other");
+          return FALSE;
+        }
+      if (spec->value[EF_CLI_SCENE_APERTURE] != NULL)
+        {
+          double ap = p->aperture_deg * G_PI / 180.0;
+          double n;
+
+          len = p->geometry == EF_SIM_STRIPMAP ? 2.0 * p->standoff * tan (0.5 * ap) : ground * ap;
+          n = floor (len / step + 0.5) + 1;
+          if (!(n >= 2 && n <= (double) (1u << 24)))
+            {
+              spec_error (spec, EF_CLI_SCENE_PRF, error, "%.0f pulses would span the aperture at this PRF and "
+                          "speed; a simulation takes 2 to %u", n, 1u << 24);
+              return FALSE;
+            }
+          p->n_pulses = (guint) n;
+        }
+      len = (p->n_pulses > 1 ? p->n_pulses - 1 : 1) * step;
+      if (p->geometry == EF_SIM_STRIPMAP)
+        {
+          p->aperture_len = len;
+          p->aperture_deg = 2.0 * atan (0.5 * len / p->standoff) * 180.0 / G_PI;
+        }
+      else
+        {
+          p->aperture_deg = len / ground * 180.0 / G_PI;
+          if (p->aperture_deg > 360)
+            {
+              spec_error (spec, EF_CLI_SCENE_PRF, error, "%u pulses at this PRF and speed fly %.0f m, more than "
+                          "the whole circle", p->n_pulses, len);
+              return FALSE;
+            }
+        }
+    }
+  return TRUE;
+}
+
 gboolean
 ef_cli_scene_build (const EfCliSceneSpec *spec, EfSimParams *p, GArray **targets_out, GError **error)
 {
@@ -413,6 +497,8 @@ ef_cli_scene_build (const EfCliSceneSpec *spec, EfSimParams *p, GArray **targets
       || !spec_double (spec, EF_CLI_SCENE_GRAZING, 0.01, 89.99, &p->grazing_deg, error)
       || !spec_double (spec, EF_CLI_SCENE_APERTURE, 1e-4, 180.0, &p->aperture_deg, error)
       || !spec_double (spec, EF_CLI_SCENE_PHASE_ERROR, 0.0, 1e3, &p->phase_error_rad, error))
+    return FALSE;
+  if (!scene_timing (spec, p, error))
     return FALSE;
 
   if (p->bandwidth >= 2.0 * p->fc)

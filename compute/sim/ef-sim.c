@@ -440,7 +440,8 @@ validate (const EfSimParams *p, GError **error)
   const struct { const char *name; double v; } finite[] = {
     { "fc", p->fc }, { "bandwidth", p->bandwidth }, { "standoff", p->standoff },
     { "grazing", p->grazing_deg }, { "aperture angle", p->aperture_deg },
-    { "aperture length", p->aperture_len }, { "azimuth", p->azimuth_deg }, { "speed", p->speed },
+    { "aperture length", p->aperture_len }, { "azimuth", p->azimuth_deg }, { "squint", p->squint_deg },
+    { "speed", p->speed },
     { "chirp duration", p->chirp_duration }, { "sample rate", p->sample_rate },
     { "phase error", p->phase_error_rad }, { "range error", p->range_error_m },
     { "latitude", p->lat_deg }, { "longitude", p->lon_deg }, { "height", p->height_m },
@@ -515,6 +516,25 @@ validate (const EfSimParams *p, GError **error)
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
                    "A stripmap track needs a positive length, or an aperture angle below 180 degrees "
                    "(got %g m, %g degrees)", p->aperture_len, p->aperture_deg);
+      return FALSE;
+    }
+  if (!(fabs (p->squint_deg) < 80))
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "A squint of %g degrees is not between -80 and 80", p->squint_deg);
+      return FALSE;
+    }
+  if (p->squint_deg != 0 && fabs (sin (p->squint_deg * DEG)) >= cos (p->grazing_deg * DEG))
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "A squint of %g degrees cannot be flown level at %g degrees grazing", p->squint_deg,
+                   p->grazing_deg);
+      return FALSE;
+    }
+  if (p->geometry == EF_SIM_CIRCULAR && p->squint_deg != 0)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "A circular spotlight always looks at the scene centre: squint applies to a straight track");
       return FALSE;
     }
   if (!(p->speed > 0))
@@ -600,9 +620,13 @@ make_geometry (const EfSimParams *p, EfPulse *pulses)
   else
     {
       /* Mid-aperture position, and the horizontal track direction perpendicular to the line of
-       * sight, turning the same way as the circular path does for increasing pulse index. */
+       * sight (turned by the squint), turning the same way as the circular path does for increasing
+       * pulse index. */
+      /* Squint is the slant-plane angle: the track turns in the ground plane by psi with
+       * cos(grazing) sin(psi) = sin(squint), which validate() keeps possible. */
+      double sq = asin (sin (p->squint_deg * DEG) / cos (g));
       double c0[3] = { p->standoff * cos (g) * cos (az), p->standoff * cos (g) * sin (az), p->standoff * sin (g) };
-      double d[3] = { -sin (az), cos (az), 0 };
+      double d[3] = { -sin (az + sq), cos (az + sq), 0 };
       double len = p->aperture_len > 0 ? p->aperture_len : 2.0 * p->standoff * tan (0.5 * p->aperture_deg * DEG);
 
       for (guint i = 0; i < n; i++)

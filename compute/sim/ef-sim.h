@@ -29,6 +29,9 @@ typedef struct {
   double        aperture_deg;    /* CIRCULAR: azimuth angle swept */
   double        aperture_len;    /* STRIPMAP: track length, m (0: chosen from aperture_deg) */
   double        azimuth_deg;     /* heading of the aperture centre as seen from the SRP; 0 = +x */
+  double        squint_deg;      /* STRIPMAP: at mid-aperture the line of sight makes 90 - squint degrees
+                                  * with the (level) track, looking ahead when positive;
+                                  * 0 = broadside */
   double        speed;           /* platform speed m/s (sets pulse times) */
   /* RAW only: the chirp is exp(j pi K (t - T/2)^2) for 0 <= t < T, sweeping fc - B/2 .. fc + B/2. */
   double        chirp_duration;  /* s */

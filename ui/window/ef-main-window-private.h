@@ -127,6 +127,9 @@ guint                  ef_main_window_get_n_regions (EfMainWindow *self);
 const EfSessionRegion *ef_main_window_get_region (EfMainWindow *self, guint index);
 const EfImage         *ef_main_window_get_region_image (EfMainWindow *self, guint index);
 
+/* ef-main-window-classroom.c: win.classroom */
+void ef_main_window_classroom_add_actions (EfMainWindow *self);
+
 /* ef-main-window-jobs.c */
 void ef_main_window_jobs_start_overview (EfMainWindow *self);
 void ef_main_window_jobs_start_roi (EfMainWindow *self);

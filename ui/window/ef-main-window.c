@@ -930,6 +930,7 @@ ef_main_window_init (EfMainWindow *self)
   ef_processing_panel_set (self->processing_panel, &self->proc, 0);
   ef_display_panel_set (self->display_panel, &self->display);
   ef_main_window_actions_init (self);
+  ef_main_window_classroom_add_actions (self);
   ef_main_window_regions_add_actions (self);
   ef_main_window_files_init (self);
   g_signal_connect_object (self->flap, "notify::folded", G_CALLBACK (flap_folded), self, G_CONNECT_SWAPPED);

@@ -1,0 +1,466 @@
+/* ef-teach-stack.c: the aperture stack: block images formed once, kept as prefix sums over blocks and bands. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "ef-teach"
+#include "config.h"
+
+#include <complex.h>
+#include <math.h>
+#include <string.h>
+
+#include "ef-bp.h"
+#include "ef-error.h"
+#include "ef-rangecomp.h"
+#include "ef-teach.h"
+
+/* Pulses read and range-compressed at a time while forming; bounds the profiles' memory. */
+#define FORM_CHUNK 256u
+
+struct _EfTeachStack {
+  EfDataset *ds;            /* owned reference */
+  EfGrid     grid;
+  guint      n_blocks;
+  guint      block_pulses;
+  guint      n_bands;
+  gboolean   fp64;
+  gsize      n_pixels;
+  gpointer   sums;          /* owned: n_blocks x n_bands images, S(b, s) at (b * n_bands + s) * n_pixels */
+};
+
+guint64
+ef_teach_stack_bytes_for (guint64 n_blocks, guint n_bands, gsize n_pixels, gboolean fp64)
+{
+  guint64 esz = fp64 ? sizeof (EfCf64) : sizeof (EfCf32);
+  guint64 n;
+
+  if (n_blocks == 0 || n_bands == 0 || n_pixels == 0)
+    return 0;
+  if (n_blocks > G_MAXUINT64 / n_bands)
+    return 0;
+  n = n_blocks * n_bands;
+  if (n > G_MAXUINT64 / n_pixels || n * n_pixels > G_MAXUINT64 / esz)
+    return 0;
+  return n * n_pixels * esz;
+}
+
+/* The fp64 reference sum, rows spread over threads (it is the scalar yardstick otherwise). */
+static void
+reference_rows (const EfGrid *grid, const EfProfiles *profiles, EfCf64 *acc)
+{
+  const guint band = 8;
+  guint n_rows = (grid->height + band - 1) / band;
+
+#if HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 1)
+#endif
+  for (guint b = 0; b < n_rows; b++)
+    {
+      EfRect r = { 0, b * band, grid->width, MIN (band, grid->height - b * band) };
+
+      ef_bp_reference_rect (grid, profiles, &r, acc + (gsize) r.y * grid->width);
+    }
+}
+
+gboolean
+ef_teach_form (EfDataset *ds, const EfGrid *grid, guint64 first, guint64 count, guint k0, guint nk,
+               guint upsample, guint n_threads, EfCf32 *acc32, EfCf64 *acc64, GError **error)
+{
+  const EfDatasetInfo *info;
+  EfRangeParams rp = EF_RANGE_PARAMS_DEFAULT;
+  g_autoptr (EfRangeCompressor) rc = NULL;
+  g_autoptr (EfProfiles) prof = NULL;
+  g_autofree EfCf32 *samples = NULL;
+  gboolean fp64 = acc64 != NULL;
+  guint ns;
+
+  g_return_val_if_fail (ds != NULL && grid != NULL, FALSE);
+  g_return_val_if_fail ((acc32 != NULL) != (acc64 != NULL), FALSE);
+
+  info = &ds->info;
+  ns = (guint) info->n_samples;
+  if (first > info->n_pulses || count > info->n_pulses - first)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "Pulses %" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT " are not all in a collection of %"
+                   G_GUINT64_FORMAT, first, first + count, info->n_pulses);
+      return FALSE;
+    }
+  if (info->domain != EF_DOMAIN_FX)
+    {
+      k0 = 0;
+      nk = ns;
+    }
+  if (nk == 0 || k0 >= ns || nk > ns - k0)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "Samples %u..%u are not all in pulses of %u samples", k0, k0 + nk, ns);
+      return FALSE;
+    }
+  if (count == 0)
+    return TRUE;
+
+  rp.upsample = upsample > 0 ? upsample : 16;
+  rc = ef_range_compressor_new (info, &rp, fp64, error);
+  if (rc == NULL)
+    return FALSE;
+  prof = ef_profiles_new ((guint) MIN (count, FORM_CHUNK), ef_range_compressor_n_bins (rc), fp64, error);
+  if (prof == NULL)
+    return FALSE;
+  samples = g_try_new (EfCf32, (gsize) MIN (count, FORM_CHUNK) * ns);
+  if (samples == NULL)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "Not enough memory for %u pulses",
+                   FORM_CHUNK);
+      return FALSE;
+    }
+  for (guint64 done = 0; done < count;)
+    {
+      guint n = (guint) MIN (count - done, (guint64) FORM_CHUNK);
+
+      if (!ef_dataset_read_block (ds, first + done, n, samples, error))
+        return FALSE;
+      if (nk < ns)
+        for (guint i = 0; i < n; i++)
+          {
+            EfCf32 *s = samples + (gsize) i * ns;
+
+            memset (s, 0, sizeof *s * k0);
+            memset (s + k0 + nk, 0, sizeof *s * (ns - k0 - nk));
+          }
+      if (!ef_range_compress (rc, ds->pulses + first + done, samples, n, prof, NULL, error))
+        return FALSE;
+      if (fp64)
+        reference_rows (grid, prof, acc64);
+      else
+        ef_bp_cpu_fp32 (grid, prof, acc32, n_threads);
+      done += n;
+    }
+  return TRUE;
+}
+
+static gboolean
+stack_check (const EfDataset *ds, const EfTeachStackParams *p, GError **error)
+{
+  if (ds->info.n_pulses == 0 || ds->info.n_pulses > G_MAXUINT)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "An aperture stack takes 1 to %u pulses, not %" G_GUINT64_FORMAT, G_MAXUINT, ds->info.n_pulses);
+      return FALSE;
+    }
+  if (p->block_pulses == 0 || p->n_bands == 0)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "An aperture stack needs at least one pulse a block and one sub-band");
+      return FALSE;
+    }
+  if (p->n_bands > 1 && ds->info.domain != EF_DOMAIN_FX)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "Sub-bands need frequency-domain (FX) samples; this collection holds %s data, so it takes "
+                   "one band", ef_domain_to_string (ds->info.domain));
+      return FALSE;
+    }
+  if (p->n_bands > ds->info.n_samples)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "%u sub-bands do not fit in %" G_GUINT64_FORMAT " samples", p->n_bands, ds->info.n_samples);
+      return FALSE;
+    }
+  if (ef_grid_n_pixels (&p->grid) == 0)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "The region has no pixels");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+EfTeachStack *
+ef_teach_stack_new (EfDataset *ds, const EfTeachStackParams *params, EfTeachProgress progress, gpointer user_data,
+                    GCancellable *cancellable, GError **error)
+{
+  g_autoptr (EfTeachStack) st = NULL;
+  g_autofree double *row = NULL;     /* running sum over sub-bands of one block, re/im interleaved */
+  gpointer img = NULL;
+  guint64 budget, bytes;
+  guint np, bp;
+  gsize esz;
+
+  g_return_val_if_fail (ds != NULL && params != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!stack_check (ds, params, error))
+    return NULL;
+
+  st = g_new0 (EfTeachStack, 1);
+  st->ds = ef_dataset_ref (ds);
+  st->grid = params->grid;
+  st->n_bands = params->n_bands;
+  st->fp64 = params->fp64;
+  st->n_pixels = ef_grid_n_pixels (&params->grid);
+  esz = st->fp64 ? sizeof (EfCf64) : sizeof (EfCf32);
+  np = (guint) ds->info.n_pulses;
+  budget = params->budget_bytes > 0 ? params->budget_bytes : EF_TEACH_DEFAULT_BUDGET;
+
+  /* Merge neighbouring blocks until the sums fit the budget. */
+  bp = MIN (params->block_pulses, np);
+  for (;;)
+    {
+      guint nb = (np + bp - 1) / bp;
+
+      bytes = ef_teach_stack_bytes_for (nb, st->n_bands, st->n_pixels, st->fp64);
+      if (bytes != 0 && bytes <= budget)
+        break;
+      if (nb == 1)
+        {
+          g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY,
+                       "The aperture stack of %u x %u pixels and %u sub-bands takes %.1f MiB even as one block, "
+                       "more than its budget of %.1f MiB", st->grid.width, st->grid.height, st->n_bands,
+                       bytes ? bytes / 1048576.0 : INFINITY, budget / 1048576.0);
+          return NULL;
+        }
+      bp = bp > np / 2 ? np : bp * 2;
+    }
+  st->block_pulses = bp;
+  st->n_blocks = (np + bp - 1) / bp;
+  st->sums = g_try_malloc (bytes);
+  row = g_try_new (double, 2 * st->n_pixels);
+  img = g_try_malloc ((gsize) st->n_pixels * esz);
+  if (st->sums == NULL || row == NULL || img == NULL)
+    {
+      g_free (img);
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY,
+                   "Not enough memory for an aperture stack of %.1f MiB", bytes / 1048576.0);
+      return NULL;
+    }
+
+  for (guint b = 0; b < st->n_blocks; b++)
+    {
+      guint64 first;
+      guint count;
+
+      if (g_cancellable_is_cancelled (cancellable))
+        {
+          g_free (img);
+          g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_CANCELLED, "Forming the aperture stack was cancelled");
+          return NULL;
+        }
+      ef_teach_stack_block_range (st, b, &first, &count);
+      memset (row, 0, sizeof (double) * 2 * st->n_pixels);
+      for (guint s = 0; s < st->n_bands; s++)
+        {
+          guint k0, nk;
+          gsize at = ((gsize) b * st->n_bands + s) * st->n_pixels;
+
+          ef_teach_stack_band_range (st, s, &k0, &nk);
+          memset (img, 0, (gsize) st->n_pixels * esz);
+          if (!ef_teach_form (ds, &st->grid, first, count, k0, nk, params->upsample, params->n_threads,
+                              st->fp64 ? NULL : img, st->fp64 ? img : NULL, error))
+            {
+              g_free (img);
+              return NULL;
+            }
+          /* S(b, s) = S(b - 1, s) + sum over s' <= s of this block's images. */
+          if (st->fp64)
+            {
+              const EfCf64 *in = img;
+              EfCf64 *out = (EfCf64 *) st->sums + at;
+              const EfCf64 *prev = b > 0 ? out - (gsize) st->n_bands * st->n_pixels : NULL;
+
+              for (gsize i = 0; i < st->n_pixels; i++)
+                {
+                  row[2 * i] += creal (in[i]);
+                  row[2 * i + 1] += cimag (in[i]);
+                  out[i] = (prev ? prev[i] : 0) + (row[2 * i] + I * row[2 * i + 1]);
+                }
+            }
+          else
+            {
+              const EfCf32 *in = img;
+              EfCf32 *out = (EfCf32 *) st->sums + at;
+              const EfCf32 *prev = b > 0 ? out - (gsize) st->n_bands * st->n_pixels : NULL;
+
+              for (gsize i = 0; i < st->n_pixels; i++)
+                {
+                  double re, im;
+
+                  row[2 * i] += crealf (in[i]);
+                  row[2 * i + 1] += cimagf (in[i]);
+                  re = row[2 * i] + (prev ? crealf (prev[i]) : 0);
+                  im = row[2 * i + 1] + (prev ? cimagf (prev[i]) : 0);
+                  out[i] = (float) re + I * (float) im;
+                }
+            }
+        }
+      if (progress != NULL)
+        progress (b + 1, st->n_blocks, user_data);
+    }
+  g_free (img);
+  return g_steal_pointer (&st);
+}
+
+void
+ef_teach_stack_free (EfTeachStack *stack)
+{
+  if (stack == NULL)
+    return;
+  g_clear_pointer (&stack->ds, ef_dataset_unref);
+  g_free (stack->sums);
+  g_free (stack);
+}
+
+EfDataset *
+ef_teach_stack_dataset (const EfTeachStack *stack)
+{
+  return stack->ds;
+}
+
+const EfGrid *
+ef_teach_stack_grid (const EfTeachStack *stack)
+{
+  return &stack->grid;
+}
+
+guint
+ef_teach_stack_n_blocks (const EfTeachStack *stack)
+{
+  return stack->n_blocks;
+}
+
+guint
+ef_teach_stack_block_pulses (const EfTeachStack *stack)
+{
+  return stack->block_pulses;
+}
+
+guint
+ef_teach_stack_n_bands (const EfTeachStack *stack)
+{
+  return stack->n_bands;
+}
+
+guint64
+ef_teach_stack_bytes (const EfTeachStack *stack)
+{
+  return ef_teach_stack_bytes_for (stack->n_blocks, stack->n_bands, stack->n_pixels, stack->fp64);
+}
+
+gboolean
+ef_teach_stack_is_fp64 (const EfTeachStack *stack)
+{
+  return stack->fp64;
+}
+
+void
+ef_teach_stack_block_range (const EfTeachStack *stack, guint b, guint64 *first, guint *count)
+{
+  guint64 np = stack->ds->info.n_pulses;
+  guint64 f = MIN ((guint64) b * stack->block_pulses, np);
+
+  *first = f;
+  *count = (guint) MIN ((guint64) stack->block_pulses, np - f);
+}
+
+void
+ef_teach_stack_band_range (const EfTeachStack *stack, guint s, guint *first, guint *count)
+{
+  guint64 ns = stack->ds->info.n_samples;
+  guint64 a = ns * s / stack->n_bands, z = ns * (s + 1) / stack->n_bands;
+
+  *first = (guint) a;
+  *count = (guint) (z - a);
+}
+
+static gboolean
+window_check (const EfTeachStack *stack, guint b0, guint b1, guint s0, guint s1, GError **error)
+{
+  if (b0 > b1 || b1 >= stack->n_blocks || s0 > s1 || s1 >= stack->n_bands)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "Blocks %u..%u and sub-bands %u..%u are not a window of a stack of %u blocks and %u sub-bands",
+                   b0, b1, s0, s1, stack->n_blocks, stack->n_bands);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The (up to four) sums a window adds, with their signs; NULL-free entries only. */
+static guint
+window_terms (const EfTeachStack *stack, guint b0, guint b1, guint s0, guint s1, gsize at[4], int sign[4])
+{
+  guint n = 0;
+  gsize nb = stack->n_bands, px = stack->n_pixels;
+
+  at[n] = ((gsize) b1 * nb + s1) * px, sign[n++] = 1;
+  if (b0 > 0)
+    at[n] = ((gsize) (b0 - 1) * nb + s1) * px, sign[n++] = -1;
+  if (s0 > 0)
+    at[n] = ((gsize) b1 * nb + s0 - 1) * px, sign[n++] = -1;
+  if (b0 > 0 && s0 > 0)
+    at[n] = ((gsize) (b0 - 1) * nb + s0 - 1) * px, sign[n++] = 1;
+  return n;
+}
+
+gboolean
+ef_teach_stack_window (const EfTeachStack *stack, guint b0, guint b1, guint s0, guint s1, EfCf32 *out,
+                       GError **error)
+{
+  gsize at[4];
+  int sign[4];
+  guint n;
+
+  g_return_val_if_fail (stack != NULL && out != NULL, FALSE);
+  if (!window_check (stack, b0, b1, s0, s1, error))
+    return FALSE;
+  n = window_terms (stack, b0, b1, s0, s1, at, sign);
+  if (stack->fp64)
+    {
+      const EfCf64 *s = stack->sums;
+
+      for (gsize i = 0; i < stack->n_pixels; i++)
+        {
+          EfCf64 v = 0;
+
+          for (guint t = 0; t < n; t++)
+            v += sign[t] * s[at[t] + i];
+          out[i] = (EfCf32) v;
+        }
+    }
+  else
+    {
+      const EfCf32 *s = stack->sums;
+
+      /* The differences in double: the sums are larger than the window's image. */
+      for (gsize i = 0; i < stack->n_pixels; i++)
+        {
+          EfCf64 v = s[at[0] + i];
+
+          for (guint t = 1; t < n; t++)
+            v += sign[t] * (EfCf64) s[at[t] + i];
+          out[i] = (EfCf32) v;
+        }
+    }
+  return TRUE;
+}
+
+gboolean
+ef_teach_stack_window64 (const EfTeachStack *stack, guint b0, guint b1, guint s0, guint s1, EfCf64 *out,
+                         GError **error)
+{
+  gsize at[4];
+  int sign[4];
+  guint n;
+
+  g_return_val_if_fail (stack != NULL && out != NULL, FALSE);
+  if (!window_check (stack, b0, b1, s0, s1, error))
+    return FALSE;
+  n = window_terms (stack, b0, b1, s0, s1, at, sign);
+  for (gsize i = 0; i < stack->n_pixels; i++)
+    {
+      EfCf64 v = 0;
+
+      for (guint t = 0; t < n; t++)
+        v += sign[t] * (stack->fp64 ? ((const EfCf64 *) stack->sums)[at[t] + i]
+                                    : (EfCf64) ((const EfCf32 *) stack->sums)[at[t] + i]);
+      out[i] = v;
+    }
+  return TRUE;
+}
