@@ -39,6 +39,7 @@ ENGINE_STAGES = {
     "compute/form": 2,
     "compute/metrics": 2,
     "compute/job": 3,
+    "compute/focus": 3,      # autofocus: forms through the formers, measures with metrics
     "compute/io": 4,
     "compute/cuda": 4,
     "compute/stack": 5,      # forms passes through the job and writes them with io
