@@ -14,6 +14,8 @@
  * degree of freedom of the phase error that the lines' spectra can tell, and a window of a few cells
  * would see only the error's lowest orders. */
 #define PGA_MIN_WINDOW_CELLS 12.0
+/* The share of the lines' summed intensity that the window holds at least. */
+#define PGA_WINDOW_ENERGY 0.99
 
 typedef struct {
   double kappa;
@@ -40,6 +42,25 @@ width_10db (const double *profile, guint w)
   while (hi + 1 < w && profile[hi + 1] >= thr)
     hi++;
   return hi - lo + 1;
+}
+
+/* The narrowest width about the centre that holds the share `frac` of the lines' summed intensity. */
+static guint
+width_energy (const double *profile, guint w, double frac)
+{
+  guint c = w / 2, half = 0;
+  double total = 0, acc = profile[c];
+
+  for (guint k = 0; k < w; k++)
+    total += profile[k];
+  while (acc < frac * total && half < w / 2)
+    {
+      half++;
+      acc += profile[c - half];
+      if (c + half < w)
+        acc += profile[c + half];
+    }
+  return MIN (2 * half + 1, w);
 }
 
 gboolean
@@ -112,9 +133,11 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
               profile[k] += crealf (out[k]) * crealf (out[k]) + cimagf (out[k]) * cimagf (out[k]);
             }
         }
-      /* The window: twice the 10 dB width of the blur (Wahl et al.), never wider than the last one. */
-      w10 = width_10db (profile, w);
-      win = CLAMP (2 * w10, win_min, win);
+      /* The window: twice the 10 dB width of the blur (Wahl et al.), widened to hold nearly all of the
+       * blur's energy (an error of high order spreads it far below 10 dB, where the narrow window would
+       * never see it), never wider than the last one. */
+      w10 = MAX (2 * width_10db (profile, w), width_energy (profile, w, PGA_WINDOW_ENERGY));
+      win = CLAMP (w10, win_min, win);
       lo = w / 2 - win / 2;
 
       /* Each pulse's spectral sample of a windowed line: G(p) = sum_m x[m] exp(+j 2 pi kappa_p m s),
