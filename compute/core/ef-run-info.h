@@ -55,6 +55,14 @@ typedef struct {
   EfWindow      az_window_requested;
   EfWindow      az_window;
   char         *az_window_reason;
+  /* Autofocus: the per-pulse phase correction the pulses were formed with (owned, NULL when none):
+   * "pga" or "sharpness" (estimated for this image), or "file" (read from a corrections file, autofocus_file,
+   * owned); with the estimate's grid image's entropy and sharpness without and with it (when estimated). */
+  char         *autofocus;
+  char         *autofocus_file;
+  gboolean      autofocus_measured;
+  double        autofocus_entropy_before, autofocus_entropy_after;
+  double        autofocus_sharpness_before, autofocus_sharpness_after;
 } EfRunInfo;
 
 /* Starts a record for a request: what ran is what was asked until a backend says otherwise. */

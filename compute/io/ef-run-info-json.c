@@ -55,6 +55,23 @@ ef_run_info_add_json (const EfRunInfo *info, JsonBuilder *b)
       else
         json_builder_add_null_value (b);
     }
+  json_builder_set_member_name (b, "autofocus");
+  if (info->autofocus != NULL)
+    {
+      json_builder_begin_object (b);
+      ef_json_set_string (b, "method", info->autofocus);
+      ef_json_set_string (b, "file", info->autofocus_file);
+      if (info->autofocus_measured)
+        {
+          ef_json_set_double (b, "entropy_before", info->autofocus_entropy_before);
+          ef_json_set_double (b, "entropy_after", info->autofocus_entropy_after);
+          ef_json_set_double (b, "sharpness_before", info->autofocus_sharpness_before);
+          ef_json_set_double (b, "sharpness_after", info->autofocus_sharpness_after);
+        }
+      json_builder_end_object (b);
+    }
+  else
+    json_builder_add_null_value (b);
   warnings = ef_run_info_warnings (info);
   json_builder_set_member_name (b, "warnings");
   json_builder_begin_array (b);
