@@ -9,6 +9,7 @@
 
 #include "ef-error.h"
 #include "ef-focus-private.h"
+#include "ef-metrics.h"
 
 /* The window never shrinks below this many cross-range resolution cells: each cell of the window is one
  * degree of freedom of the phase error that the lines' spectra can tell, and a window of a few cells
@@ -73,7 +74,8 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
   guint win = w, win_min;
   guint max_iter = p->max_iter > 0 ? p->max_iter : 20;
   double tol = p->tol_rad > 0 ? p->tol_rad : 0.005;
-  g_autofree EfCf32 *img = NULL, *shifted = NULL, *table = NULL;
+  g_autofree EfCf32 *img = NULL, *trial = NULL, *shifted = NULL, *table = NULL;
+  double entropy;
   g_autofree EfCf64 *g = NULL, *dsum = NULL;
   g_autofree double *profile = NULL, *e = NULL;
   g_autofree KappaIndex *order = NULL;
@@ -85,8 +87,9 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
     }
   img = g_try_new (EfCf32, npix);
   shifted = g_try_new (EfCf32, npix);
+  trial = g_try_new (EfCf32, npix);
   table = g_try_new (EfCf32, (gsize) n * w);
-  if (img == NULL || shifted == NULL || table == NULL)
+  if (img == NULL || shifted == NULL || trial == NULL || table == NULL)
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "PGA: out of memory");
       return FALSE;
@@ -101,13 +104,16 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
   qsort (order, n, sizeof *order, cmp_kappa);
   win_min = (guint) MIN ((double) w, ceil (PGA_MIN_WINDOW_CELLS * c->res_cross / s));
 
+  /* An iteration's correction is kept only when the image it forms has a lower entropy than the last
+   * one kept. Over distributed clutter an estimate can be noise, and iterating would pile the noise up;
+   * a rejected step halves the window (less clutter in it) and tries again, down to the least window. */
+  if (!ef_focus_form (c, c->first, n, phase, img, error))
+    return FALSE;
+  entropy = ef_image_entropy (img, npix);
   for (guint it = 0; it < max_iter; it++)
     {
       guint lo, w10;
-      double ss = 0;
-
-      if (!ef_focus_form (c, c->first, n, phase, img, error))
-        return FALSE;
+      double ss = 0, trial_entropy;
 
       /* Centre each range line on its brightest pixel (circularly), and sum the lines' intensities. */
       memset (profile, 0, w * sizeof (double));
@@ -176,8 +182,23 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
           ss += e[i] * e[i];
         }
       r->iterations = it + 1;
+      if (!ef_focus_form (c, c->first, n, phase, trial, error))
+        return FALSE;
+      trial_entropy = ef_image_entropy (trial, npix);
+      g_debug ("PGA iteration %u: window %u of %u px, RMS change %.4g rad, entropy %.5f -> %.5f", it + 1, win, w,
+               sqrt (ss / (double) n), entropy, trial_entropy);
+      if (!(trial_entropy < entropy))
+        {
+          for (guint64 i = 0; i < n; i++)
+            phase[c->first + i] -= e[i];
+          if (win <= win_min)
+            break;
+          win = MAX (win / 2, win_min);
+          continue;
+        }
+      memcpy (img, trial, npix * sizeof (EfCf32));
+      entropy = trial_entropy;
       r->last_change_rad = sqrt (ss / (double) n);
-      g_debug ("PGA iteration %u: window %u of %u px, RMS change %.4g rad", it + 1, win, w, r->last_change_rad);
       if (r->last_change_rad < tol)
         break;
     }
