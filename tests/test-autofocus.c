@@ -8,6 +8,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <json-glib/json-glib.h>
+
 #include "ef-error.h"
 #include "ef-focus.h"
 #include "ef-job.h"
@@ -364,6 +366,137 @@ test_file (void)
   g_rmdir (dir);
 }
 
+/* The blocks' images stay within the memory bound: a bound of half what a pulse each would take makes
+ * blocks of 2 pulses, and the estimate still corrects a smooth error (a block's pulses share one
+ * phase, so the error left is the error's variation within a block: small for a quadratic). */
+static void
+test_sharpness_blocks (void)
+{
+  g_autoptr (EfDataset) clean = simulate (FALSE);
+  guint n = (guint) clean->info.n_pulses;
+  g_autofree double *err = make_error (ERR_QUADRATIC, n, 2.0);
+  g_autoptr (EfDataset) bad = with_error (clean, err);
+  g_autoptr (GError) error = NULL;
+  g_auto (EfFocusResult) fr = { 0 };
+  EfFocusParams fp;
+  guint64 one_each;
+  double res;
+
+  ef_focus_params_init (&fp, EF_FOCUS_SHARPNESS);
+  fp.extent_m = 8;
+  fp.max_px = 64;
+  one_each = (guint64) n * 64 * 64 * sizeof (EfCf32);
+  fp.memory_bytes = one_each / 2;
+  g_assert_true (ef_focus_run (bad, &fp, &fr, &error));
+  g_assert_no_error (error);
+  res = residual_rms (err, fr.phase, n);
+  g_test_message ("blocks of %u pulses in %" G_GUINT64_FORMAT " bytes (bound %" G_GUINT64_FORMAT " for the blocks "
+                  "and %zu for the sum); residual %.4f rad RMS", fr.block_pulses, fr.memory_bytes, fp.memory_bytes,
+                  (gsize) 64 * 64 * sizeof (EfCf64), res);
+  g_assert_cmpuint (fr.block_pulses, ==, 2);
+  g_assert_cmpuint (fr.memory_bytes, <=, fp.memory_bytes + 64 * 64 * sizeof (EfCf64));
+  g_assert_cmpfloat (res, <, RESIDUAL_TOL_RAD);
+}
+
+static char *
+cli_run (const char *const *args, int *status)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  char *out = NULL, *err = NULL;
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("EF_CLI"));
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, status,
+                               &error));
+  g_assert_no_error (error);
+  g_test_message ("stderr: %s", err);
+  g_free (err);
+  return out;
+}
+
+static gboolean
+files_equal (const char *a, const char *b)
+{
+  g_autofree char *da = NULL, *db = NULL;
+  gsize la = 0, lb = 0;
+
+  g_assert_true (g_file_get_contents (a, &da, &la, NULL));
+  g_assert_true (g_file_get_contents (b, &db, &lb, NULL));
+  return la == lb && memcmp (da, db, la) == 0;
+}
+
+/* `form --autofocus sharpness --phase-out F` then `form --phase-correction F` give the same image, and
+ * both say which correction ran; a corrections file for another collection is refused. */
+static void
+test_cli (void)
+{
+  g_autofree char *dir = NULL, *scene = NULL, *af = NULL, *a = NULL, *b = NULL, *out = NULL;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *o;
+  int status;
+  double e0, e1;
+
+  if (g_getenv ("EF_CLI") == NULL || !g_file_test (g_getenv ("EF_CLI"), G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("EF_CLI is not set");
+      return;
+    }
+  dir = g_dir_make_tmp ("ef-af-cli-XXXXXX", NULL);
+  scene = g_build_filename (dir, "scene.ini", NULL);
+  af = g_build_filename (dir, "af.json", NULL);
+  a = g_build_filename (dir, "a.npy", NULL);
+  b = g_build_filename (dir, "b.npy", NULL);
+  g_assert_true (g_file_set_contents (scene, "[simulate]\npulses=128\nsamples=128\nphase-error=2\nseed=5\n"
+                                      "targets=0,0,0;3,2,0;-2,-3,0\n", -1, NULL));
+  out = cli_run ((const char *[]) { "form", scene, "--roi", "-5,-5,5,5", "--backend", "cpu", "--autofocus",
+                                    "sharpness", "--phase-out", af, "-o", a, "--json", NULL }, &status);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_true (json_parser_load_from_data (parser, out, -1, NULL));
+  o = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "autofocus");
+  g_assert_nonnull (o);
+  g_assert_cmpstr (json_object_get_string_member (o, "method"), ==, "sharpness");
+  e0 = json_object_get_double_member (o, "entropy_before");
+  e1 = json_object_get_double_member (o, "entropy_after");
+  g_test_message ("CLI sharpness autofocus: entropy %.4f -> %.4f", e0, e1);
+  g_assert_cmpfloat (e1, <, e0 - 0.5);
+  g_clear_pointer (&out, g_free);
+
+  out = cli_run ((const char *[]) { "form", scene, "--roi", "-5,-5,5,5", "--backend", "cpu", "--phase-correction",
+                                    af, "-o", b, "--json", NULL }, &status);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_true (json_parser_load_from_data (parser, out, -1, NULL));
+  o = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "autofocus");
+  g_assert_cmpstr (json_object_get_string_member (o, "method"), ==, "file");
+  g_assert_true (files_equal (a, b));
+  g_clear_pointer (&out, g_free);
+
+  /* Another collection's corrections. */
+  g_assert_true (g_file_set_contents (scene, "[simulate]\npulses=100\nsamples=128\n", -1, NULL));
+  out = cli_run ((const char *[]) { "form", scene, "--roi", "-5,-5,5,5", "--phase-correction", af, "-o", b, NULL },
+                 &status);
+  g_assert_false (g_spawn_check_wait_status (status, NULL));
+  g_clear_pointer (&out, g_free);
+
+  for (const char *const *f = (const char *const[]) { scene, af, a, b, NULL }; *f != NULL; f++)
+    {
+      g_autofree char *side = g_strconcat (*f, NULL);
+
+      g_remove (*f);
+      if (g_str_has_suffix (side, ".npy"))
+        {
+          side[strlen (side) - 4] = '\0';
+          {
+            g_autofree char *js = g_strconcat (side, ".json", NULL);
+            g_remove (js);
+          }
+        }
+    }
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -394,5 +527,7 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/compute/focus/corrected-dataset", test_corrected_dataset);
   g_test_add_func ("/compute/focus/file", test_file);
+  g_test_add_func ("/compute/focus/sharpness/blocks", test_sharpness_blocks);
+  g_test_add_func ("/compute/focus/cli", test_cli);
   return g_test_run ();
 }
