@@ -17,6 +17,9 @@
 #define PGA_MIN_WINDOW_CELLS 12.0
 /* The share of the lines' summed intensity that the window holds at least. */
 #define PGA_WINDOW_ENERGY 0.99
+/* Range lines whose brightest pixel is this far below the brightest line's take no part: a line of
+ * clutter alone adds only noise to the gradient. */
+#define PGA_LINE_THRESHOLD 0.01
 
 typedef struct {
   double kappa;
@@ -77,7 +80,8 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
   g_autofree EfCf32 *img = NULL, *trial = NULL, *shifted = NULL, *table = NULL;
   double entropy;
   g_autofree EfCf64 *g = NULL, *dsum = NULL;
-  g_autofree double *profile = NULL, *e = NULL;
+  g_autofree double *profile = NULL, *e = NULL, *line_peak = NULL;
+  g_autofree gboolean *use = NULL;
   g_autofree KappaIndex *order = NULL;
 
   if (n > G_MAXSIZE / sizeof (EfCf32) / w)
@@ -97,6 +101,8 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
   g = g_new (EfCf64, n);
   dsum = g_new (EfCf64, n);
   profile = g_new (double, w);
+  line_peak = g_new (double, h);
+  use = g_new (gboolean, h);
   e = g_new (double, n);
   order = g_new (KappaIndex, n);
   for (guint64 i = 0; i < n; i++)
@@ -112,8 +118,8 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
   entropy = ef_image_entropy (img, npix);
   for (guint it = 0; it < max_iter; it++)
     {
-      guint lo, w10;
-      double ss = 0, trial_entropy;
+      guint lo, w10, n_used = 0;
+      double ss = 0, trial_entropy, top = 0;
 
       /* Centre each range line on its brightest pixel (circularly), and sum the lines' intensities. */
       memset (profile, 0, w * sizeof (double));
@@ -134,11 +140,38 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
                 }
             }
           for (guint k = 0; k < w; k++)
+            out[k] = line[(k + peak + w - w / 2) % w];
+          line_peak[row] = best;
+          top = MAX (top, best);
+        }
+      /* The lines that hold a prominent scatterer: within PGA_LINE_THRESHOLD of the brightest line, and
+       * the 8 brightest lines whatever their level. */
+      for (guint row = 0; row < h; row++)
+        {
+          use[row] = line_peak[row] >= PGA_LINE_THRESHOLD * top;
+          n_used += use[row];
+        }
+      while (n_used < MIN (8u, h))
+        {
+          guint best_row = 0;
+          double best_peak = -1;
+
+          for (guint row = 0; row < h; row++)
+            if (!use[row] && line_peak[row] > best_peak)
+              {
+                best_peak = line_peak[row];
+                best_row = row;
+              }
+          use[best_row] = TRUE;
+          n_used++;
+        }
+      for (guint row = 0; row < h; row++)
+        if (use[row])
+          for (guint k = 0; k < w; k++)
             {
-              out[k] = line[(k + peak + w - w / 2) % w];
+              const EfCf32 *out = shifted + (gsize) row * w;
               profile[k] += crealf (out[k]) * crealf (out[k]) + cimagf (out[k]) * cimagf (out[k]);
             }
-        }
       /* The window: twice the 10 dB width of the blur (Wahl et al.), widened to hold nearly all of the
        * blur's energy (an error of high order spreads it far below 10 dB, where the narrow window would
        * never see it), never wider than the last one. */
@@ -158,6 +191,9 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
       for (guint row = 0; row < h; row++)
         {
           const EfCf32 *x = shifted + (gsize) row * w + lo;
+
+          if (!use[row])
+            continue;
 
           for (guint64 i = 0; i < n; i++)
             {
@@ -185,7 +221,7 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
       if (!ef_focus_form (c, c->first, n, phase, trial, error))
         return FALSE;
       trial_entropy = ef_image_entropy (trial, npix);
-      g_debug ("PGA iteration %u: window %u of %u px, RMS change %.4g rad, entropy %.5f -> %.5f", it + 1, win, w,
+      g_debug ("PGA iteration %u: %u of %u lines, window %u of %u px, RMS change %.4g rad, entropy %.5f -> %.5f", it + 1, n_used, h, win, w,
                sqrt (ss / (double) n), entropy, trial_entropy);
       if (!(trial_entropy < entropy))
         {
