@@ -1,0 +1,154 @@
+/* test-gui-focus.c: the window's autofocus: a defocused region sharpened, the phase kept, the correction removed. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "test-gui-focus"
+#include "config.h"
+
+#include <adwaita.h>
+#include <complex.h>
+#include <math.h>
+
+#include "ef-application.h"
+#include "ef-gui-test-util.h"
+#include "ef-main-window-focus.h"
+#include "ef-main-window-test.h"
+#include "ef-metrics.h"
+#include "ef-sim.h"
+
+static EfApplication *app;
+
+static void
+spin_until (gboolean (*cond) (gpointer), gpointer data, double timeout_s)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) (timeout_s * G_USEC_PER_SEC);
+
+  while (!cond (data))
+    {
+      if (g_get_monotonic_time () > end)
+        g_error ("timed out after %.0f s", timeout_s);
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (500);
+    }
+}
+
+static void
+spin (double seconds)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) (seconds * G_USEC_PER_SEC);
+
+  while (g_get_monotonic_time () < end)
+    if (!g_main_context_iteration (NULL, FALSE))
+      g_usleep (500);
+}
+
+static gboolean
+window_idle (gpointer data)
+{
+  return ef_main_window_is_idle (data);
+}
+
+static gboolean
+focused_and_idle (gpointer data)
+{
+  return ef_main_window_focus_applied (data) && ef_main_window_is_idle (data);
+}
+
+static gboolean
+no_pending_frees (gpointer data)
+{
+  return ef_job_runner_get_n_pending_frees () == 0;
+}
+
+/* The region's entropy as the window formed it. */
+static double
+region_entropy (EfMainWindow *window)
+{
+  EfJobRunner *runner = ef_main_window_get_roi_runner (window);
+  const EfGrid *grid = ef_job_runner_get_grid (runner);
+  EfRect all = { 0, 0, grid->width, grid->height };
+  g_autofree EfCf32 *img = g_new (EfCf32, ef_grid_n_pixels (grid));
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (ef_job_runner_read (runner, &all, img, &error));
+  g_assert_no_error (error);
+  return ef_image_entropy (img, ef_grid_n_pixels (grid));
+}
+
+static void
+test_autofocus (void)
+{
+  EfSimTarget tg[3] = { { { 0, 0, 0 }, 1.0 }, { { 3, 2, 0 }, 0.8 }, { { -2, -3, 0 }, 0.6 } };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (EfDataset) ds = NULL;
+  EfMainWindow *window;
+  EfSimParams sp;
+  double roi[4] = { -6, -6, 6, 6 }, before, after, rms = 0;
+  const double *phase;
+  guint64 n = 0;
+
+  ef_sim_params_init_airborne (&sp);
+  sp.n_pulses = 256;
+  sp.n_samples = 128;
+  sp.phase_error_rad = 2.0;
+  sp.targets = tg;
+  sp.n_targets = G_N_ELEMENTS (tg);
+  ds = ef_sim_run (&sp, &error);
+  g_assert_no_error (error);
+
+  window = ef_main_window_new (GTK_APPLICATION (app));
+  g_object_ref (window);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
+  gtk_window_present (GTK_WINDOW (window));
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "algorithm", g_variant_new_string ("bp"));
+  ef_main_window_set_dataset (window, ds);
+  ef_main_window_set_roi (window, roi);
+  spin_until (window_idle, window, 120);
+  before = region_entropy (window);
+  g_assert_false (ef_main_window_focus_applied (window));
+
+  g_action_group_activate_action (G_ACTION_GROUP (window), "autofocus", g_variant_new_string ("sharpness"));
+  spin_until (focused_and_idle, window, 240);
+  after = region_entropy (window);
+  phase = ef_main_window_focus_phase (window, &n);
+  g_assert_nonnull (phase);
+  g_assert_cmpuint (n, ==, 256);
+  for (guint64 p = 0; p < n; p++)
+    rms += phase[p] * phase[p] / (double) n;
+  g_test_message ("region entropy %.4f with a 2 rad phase error, %.4f autofocused; correction %.2f rad RMS", before,
+                  after, sqrt (rms));
+  g_assert_cmpfloat (after, <, before - 0.3);
+  g_assert_cmpfloat (sqrt (rms), >, 0.5);
+
+  /* Removed: the region forms again from the pulses as they were. */
+  g_action_group_activate_action (G_ACTION_GROUP (window), "autofocus-clear", NULL);
+  g_assert_false (ef_main_window_focus_applied (window));
+  spin_until (window_idle, window, 120);
+  g_assert_cmpfloat (fabs (region_entropy (window) - before), <, 1e-3);
+
+  gtk_window_close (GTK_WINDOW (window));
+  spin_until (no_pending_frees, NULL, 30);
+  spin (0.1);
+  g_assert_finalize_object (window);
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_autoptr (GError) error = NULL;
+  int status;
+
+  ef_test_isolate_user_dirs ();
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  app = ef_application_new (G_APPLICATION_NON_UNIQUE);
+  if (!g_application_register (G_APPLICATION (app), NULL, &error))
+    g_error ("%s", error->message);
+  {
+    g_autoptr (GSettings) settings = g_settings_new (APP_ID);
+    g_settings_set_string (settings, "backend", "cpu");
+  }
+  g_test_add_func ("/gui/window/autofocus", test_autofocus);
+  status = g_test_run ();
+  g_object_unref (app);
+  return status;
+}
