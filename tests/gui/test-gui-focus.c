@@ -5,6 +5,8 @@
 
 #include <adwaita.h>
 #include <complex.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <math.h>
 
 #include "ef-application.h"
@@ -73,6 +75,56 @@ region_entropy (EfMainWindow *window)
   return ef_image_entropy (img, ef_grid_n_pixels (grid));
 }
 
+typedef struct {
+  gboolean done, ok;
+} ExportResult;
+
+static void
+export_finished (EfMainWindow *window, const char *path, gboolean ok, ExportResult *r)
+{
+  r->done = TRUE;
+  r->ok = ok;
+}
+
+static gboolean
+export_done (gpointer data)
+{
+  return ((ExportResult *) data)->done;
+}
+
+/* The method the sidecar of the region exported as .npy names under extra.autofocus, or NULL. */
+static char *
+exported_autofocus (EfMainWindow *window)
+{
+  g_autofree char *dir = g_dir_make_tmp ("echoform-test-XXXXXX", NULL);
+  g_autofree char *npy = g_build_filename (dir, "region.npy", NULL);
+  g_autofree char *json = g_build_filename (dir, "region.json", NULL);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  ExportResult r = { 0 };
+  gulong id;
+  JsonObject *extra;
+  JsonNode *af;
+  char *method = NULL;
+
+  id = g_signal_connect (window, "export-finished", G_CALLBACK (export_finished), &r);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "export-image-to", g_variant_new_string (npy));
+  spin_until (export_done, &r, 60);
+  g_signal_handler_disconnect (window, id);
+  g_assert_true (r.ok);
+  g_assert_true (json_parser_load_from_file (parser, json, &error));
+  g_assert_no_error (error);
+  extra = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "extra");
+  g_assert_nonnull (extra);
+  af = json_object_get_member (extra, "autofocus");
+  if (af != NULL && JSON_NODE_HOLDS_OBJECT (af))
+    method = g_strdup (json_object_get_string_member (json_node_get_object (af), "method"));
+  g_unlink (npy);
+  g_unlink (json);
+  g_rmdir (dir);
+  return method;
+}
+
 static void
 test_autofocus (void)
 {
@@ -117,12 +169,21 @@ test_autofocus (void)
                   after, sqrt (rms));
   g_assert_cmpfloat (after, <, before - 0.3);
   g_assert_cmpfloat (sqrt (rms), >, 0.5);
+  {
+    /* What ran is what is recorded: the exported region's sidecar names the correction. */
+    g_autofree char *method = exported_autofocus (window);
+    g_assert_cmpstr (method, ==, "sharpness");
+  }
 
   /* Removed: the region forms again from the pulses as they were. */
   g_action_group_activate_action (G_ACTION_GROUP (window), "autofocus-clear", NULL);
   g_assert_false (ef_main_window_focus_applied (window));
   spin_until (window_idle, window, 120);
   g_assert_cmpfloat (fabs (region_entropy (window) - before), <, 1e-3);
+  {
+    g_autofree char *method = exported_autofocus (window);
+    g_assert_null (method);
+  }
 
   gtk_window_close (GTK_WINDOW (window));
   spin_until (no_pending_frees, NULL, 30);

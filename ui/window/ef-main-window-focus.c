@@ -19,6 +19,8 @@ typedef struct {
   double       *phase;       /* owned: the last estimate, n_phase values */
   guint64       n_phase;
   guint64       first, n_used;
+  EfFocusMethod method;      /* of the estimate, and its measures */
+  double        entropy_before, entropy_after, sharpness_before, sharpness_after;
   GtkWidget    *plot_window; /* borrowed; cleared when it is destroyed */
 } FocusState;
 
@@ -214,6 +216,11 @@ focus_done (GObject *source, GAsyncResult *result, gpointer user_data)
   st->n_phase = d->result.n_pulses;
   st->first = d->params.first_pulse;
   st->n_used = st->n_phase - st->first;
+  st->method = d->params.method;
+  st->entropy_before = d->result.entropy_before;
+  st->entropy_after = d->result.entropy_after;
+  st->sharpness_before = d->result.sharpness_before;
+  st->sharpness_after = d->result.sharpness_after;
   msg = g_strdup_printf (_("Autofocus (%s): entropy %.4f → %.4f, %u iterations"),
                          ef_focus_method_to_string (d->params.method), d->result.entropy_before,
                          d->result.entropy_after, d->result.iterations);
@@ -300,4 +307,20 @@ ef_main_window_focus_phase (EfMainWindow *self, guint64 *n)
 
   *n = st != NULL ? st->n_phase : 0;
   return st != NULL ? st->phase : NULL;
+}
+
+void
+ef_main_window_focus_record (EfMainWindow *self, EfDataset *dataset, EfRunInfo *run)
+{
+  FocusState *st = g_object_get_data (G_OBJECT (self), "ef-focus-state");
+
+  if (st == NULL || st->original == NULL || dataset != st->corrected)
+    return;
+  g_free (run->autofocus);
+  run->autofocus = g_strdup (ef_focus_method_to_string (st->method));
+  run->autofocus_measured = TRUE;
+  run->autofocus_entropy_before = st->entropy_before;
+  run->autofocus_entropy_after = st->entropy_after;
+  run->autofocus_sharpness_before = st->sharpness_before;
+  run->autofocus_sharpness_after = st->sharpness_after;
 }

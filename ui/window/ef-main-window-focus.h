@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ef-main-window.h"
+#include "ef-run-info.h"
 
 G_BEGIN_DECLS
 
@@ -12,5 +13,7 @@ void          ef_main_window_focus_init (EfMainWindow *self);
 gboolean      ef_main_window_focus_applied (EfMainWindow *self);
 /* The last estimate (borrowed, the collection's pulses in *n), or NULL. */
 const double *ef_main_window_focus_phase (EfMainWindow *self, guint64 *n);
+/* Adds the autofocus to run, the record of a job over dataset, when dataset is the corrected one. */
+void          ef_main_window_focus_record (EfMainWindow *self, EfDataset *dataset, EfRunInfo *run);
 
 G_END_DECLS
