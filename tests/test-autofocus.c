@@ -88,8 +88,8 @@ simulate (gboolean spaceborne)
   return simulate_scene (spaceborne, FALSE);
 }
 
-/* The error of pulse p of n, scaled to rms_rad about its least-squares line: a constant and a linear
- * phase only move the image, so the RMS that defocuses is the rest. */
+/* The error of pulse p of n, rid of its least-squares line and scaled to rms_rad: a constant and a
+ * linear phase only move the image, so the RMS that defocuses is the rest. */
 static double residual_rms (const double *a, const double *b, guint n);
 
 static double *
@@ -119,6 +119,22 @@ make_error (ErrKind kind, guint n, double rms_rad)
           break;
         }
     }
+  /* Without its line, which would only move the targets from where the error-free image has them. */
+  {
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, slope, icpt;
+
+    for (guint p = 0; p < n; p++)
+      {
+        sx += p;
+        sy += e[p];
+        sxx += (double) p * p;
+        sxy += p * e[p];
+      }
+    slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+    icpt = (sy - slope * sx) / n;
+    for (guint p = 0; p < n; p++)
+      e[p] -= icpt + slope * p;
+  }
   rms = residual_rms (e, zeros, n);
   for (guint p = 0; p < n; p++)
     e[p] *= rms_rad / rms;

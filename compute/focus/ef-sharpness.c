@@ -65,7 +65,7 @@ ef_focus_sharpness_run (EfFocusCtx *c, const EfFocusParams *p, double *phase, Ef
   guint64 bound = p->memory_bytes > 0 ? p->memory_bytes : (guint64) 512 << 20;
   g_autofree EfCf32 *blocks = NULL;
   g_autofree EfCf64 *img = NULL;
-  g_autofree double *theta = NULL;
+  g_autofree double *theta = NULL, *dtheta = NULL, *kappa_block = NULL;
 
   /* Memory: n_blocks * npix complex floats for the blocks' images, and the sum in complex double. The
    * blocks are made as short as the bound allows (a pulse each at best). */
@@ -91,6 +91,10 @@ ef_focus_sharpness_run (EfFocusCtx *c, const EfFocusParams *p, double *phase, Ef
   r->block_pulses = (guint) len;
   r->memory_bytes = (guint64) n_blocks * npix * sizeof (EfCf32) + npix * sizeof (EfCf64);
   theta = g_new0 (double, n_blocks);
+  dtheta = g_new (double, n_blocks);
+  kappa_block = g_new0 (double, n_blocks);
+  for (guint64 i = 0; i < n; i++)
+    kappa_block[i / len] += c->kappa[i] / (double) MIN (len, n - (i / len) * len);
 
   for (guint64 k = 0; k < n_blocks; k++)
     {
@@ -124,12 +128,17 @@ ef_focus_sharpness_run (EfFocusCtx *c, const EfFocusParams *p, double *phase, Ef
             }
           t = best_phase (alpha, beta);
           dt = remainder (t - theta[k], 2 * G_PI);
-          ss += dt * dt * (double) MIN (len, n - k * len);
+          dtheta[k] = dt;
           nrot = cexp (I * t) - rot;
           for (gsize i = 0; i < npix; i++)
             img[i] += nrot * (EfCf64) b[i];
           theta[k] = t;
         }
+      /* The change that matters: a linear phase across the aperture only moves the image, and the
+       * sharpness of a region barely sees it move, so the sweeps may drift along it for ever. */
+      ef_focus_detrend (kappa_block, dtheta, n_blocks);
+      for (guint64 k = 0; k < n_blocks; k++)
+        ss += dtheta[k] * dtheta[k] * (double) MIN (len, n - k * len);
       r->iterations = it + 1;
       r->last_change_rad = sqrt (ss / (double) n);
       g_debug ("sharpness sweep %u: %" G_GUINT64_FORMAT " blocks of %" G_GUINT64_FORMAT " pulses, RMS change %.4g rad",

@@ -55,9 +55,10 @@ ef_run_info_add_json (const EfRunInfo *info, JsonBuilder *b)
       else
         json_builder_add_null_value (b);
     }
-  json_builder_set_member_name (b, "autofocus");
+  /* Only when a correction was applied: records of runs without one stay as they were. */
   if (info->autofocus != NULL)
     {
+      json_builder_set_member_name (b, "autofocus");
       json_builder_begin_object (b);
       ef_json_set_string (b, "method", info->autofocus);
       ef_json_set_string (b, "file", info->autofocus_file);
@@ -70,8 +71,6 @@ ef_run_info_add_json (const EfRunInfo *info, JsonBuilder *b)
         }
       json_builder_end_object (b);
     }
-  else
-    json_builder_add_null_value (b);
   warnings = ef_run_info_warnings (info);
   json_builder_set_member_name (b, "warnings");
   json_builder_begin_array (b);
