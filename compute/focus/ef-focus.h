@@ -22,13 +22,19 @@ G_BEGIN_DECLS
  *   component along the rows), so that the phase error is read per pulse with no resampling between
  *   azimuth bins and pulses. The gradient between neighbouring pulses is the phase of the sum over lines
  *   of conj(G_l(p)) G_l(p + 1); integrated, rid of its constant and linear terms, it corrects the pulses,
- *   and the image is formed again, until the correction's RMS change falls below a tolerance.
+ *   and the image is formed again, until the correction's RMS change falls below a tolerance. Only the
+ *   lines that hold a prominent scatterer (within 20 dB of the brightest line's peak) take part; the
+ *   window is twice the blur's 10 dB width, widened to hold 99% of its energy; and an iteration is kept
+ *   only when it lowers the image's entropy, the window halving when it does not (clutter). The region's
+ *   extent bounds the order of error PGA can see: its spectral samples are 1 / extent apart.
  * - Sharpness (Ash, "An autofocus method for backprojection imagery in synthetic aperture radar", IEEE
  *   GRSL 9(1), 2012): the image is the sum over pulse blocks k of exp(j theta_k) b_k, b_k the block's
  *   backprojected image. Sum |I|^4 is, as a function of one theta_k with the others fixed, a
  *   trigonometric polynomial of degree two; its maximum is found exactly (from the closed form of the
  *   first harmonic, refined by Newton's method among the polynomial's stationary points), block after
- *   block, sweep after sweep, until no block's phase moves by more than the tolerance.
+ *   block, sweep after sweep, until the blocks' phases move by less than the tolerance (RMS, their
+ *   linear part aside). Memory: the blocks' images, n_blocks * pixels complex floats, kept within
+ *   memory_bytes by making blocks longer, and the sum in complex double.
  *
  * Both estimate on their own grid: square, about the region's centre, its rows along cross-range at the
  * middle of the aperture, its spacing half the finer of the two ground resolutions (so that the
