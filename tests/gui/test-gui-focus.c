@@ -60,6 +60,36 @@ no_pending_frees (gpointer data)
   return ef_job_runner_get_n_pending_frees () == 0;
 }
 
+/* With EF_SCREENSHOT_DIR set, the window as drawn, into that folder as name. */
+static void
+screenshot (GtkWidget *window, const char *name)
+{
+  const char *dir = g_getenv ("EF_SCREENSHOT_DIR");
+  g_autoptr (GdkPaintable) paintable = NULL;
+  g_autoptr (GdkTexture) texture = NULL;
+  g_autofree char *path = NULL;
+  GtkSnapshot *snap;
+  GskRenderNode *node;
+  int w, h;
+
+  if (dir == NULL)
+    return;
+  gtk_test_widget_wait_for_draw (window);
+  w = gtk_widget_get_width (window);
+  h = gtk_widget_get_height (window);
+  paintable = gtk_widget_paintable_new (window);
+  snap = gtk_snapshot_new ();
+  gdk_paintable_snapshot (paintable, snap, w, h);
+  node = gtk_snapshot_free_to_node (snap);
+  g_assert_nonnull (node);
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
+                                         &GRAPHENE_RECT_INIT (0, 0, w, h));
+  gsk_render_node_unref (node);
+  path = g_build_filename (dir, name, NULL);
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+  g_test_message ("saved %s", path);
+}
+
 /* The region's entropy as the window formed it. */
 static double
 region_entropy (EfMainWindow *window)
@@ -155,6 +185,8 @@ test_autofocus (void)
   ef_main_window_set_roi (window, roi);
   spin_until (window_idle, window, 120);
   before = region_entropy (window);
+  spin (0.3);
+  screenshot (GTK_WIDGET (window), "autofocus-before.png");
   g_assert_false (ef_main_window_focus_applied (window));
 
   g_action_group_activate_action (G_ACTION_GROUP (window), "autofocus", g_variant_new_string ("sharpness"));
@@ -169,6 +201,10 @@ test_autofocus (void)
                   after, sqrt (rms));
   g_assert_cmpfloat (after, <, before - 0.3);
   g_assert_cmpfloat (sqrt (rms), >, 0.5);
+  g_assert_nonnull (ef_main_window_focus_get_plot (window));
+  spin (0.3);
+  screenshot (GTK_WIDGET (window), "autofocus-after.png");
+  screenshot (GTK_WIDGET (ef_main_window_focus_get_plot (window)), "autofocus-phase.png");
   {
     /* What ran is what is recorded: the exported region's sidecar names the correction. */
     g_autofree char *method = exported_autofocus (window);

@@ -324,3 +324,11 @@ ef_main_window_focus_record (EfMainWindow *self, EfDataset *dataset, EfRunInfo *
   run->autofocus_sharpness_before = st->sharpness_before;
   run->autofocus_sharpness_after = st->sharpness_after;
 }
+
+GtkWindow *
+ef_main_window_focus_get_plot (EfMainWindow *self)
+{
+  FocusState *st = g_object_get_data (G_OBJECT (self), "ef-focus-state");
+
+  return st != NULL && st->plot_window != NULL ? GTK_WINDOW (st->plot_window) : NULL;
+}

@@ -13,6 +13,8 @@ void          ef_main_window_focus_init (EfMainWindow *self);
 gboolean      ef_main_window_focus_applied (EfMainWindow *self);
 /* The last estimate (borrowed, the collection's pulses in *n), or NULL. */
 const double *ef_main_window_focus_phase (EfMainWindow *self, guint64 *n);
+/* The window that plots the last estimate (borrowed), or NULL when none is shown. */
+GtkWindow    *ef_main_window_focus_get_plot (EfMainWindow *self);
 /* Adds the autofocus to run, the record of a job over dataset, when dataset is the corrected one. */
 void          ef_main_window_focus_record (EfMainWindow *self, EfDataset *dataset, EfRunInfo *run);
 
