@@ -158,9 +158,9 @@ with_error (EfDataset *ds, const double *err)
   return ef_dataset_new_memory (&ds->info, g_memdup2 (ds->pulses, np * sizeof (EfPulse)), s);
 }
 
-/* The region's image formed by the job on the CPU, rectangular windows. */
+/* The region's image formed by the job on the CPU by algo, rectangular windows. */
 static EfImage *
-form (EfDataset *ds, const EfGrid *grid)
+form_algo (EfDataset *ds, const EfGrid *grid, EfAlgo algo)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (EfJob) job = NULL;
@@ -169,6 +169,7 @@ form (EfDataset *ds, const EfGrid *grid)
   EfRect all = { 0, 0, grid->width, grid->height };
 
   ef_job_params_init (&jp, grid);
+  jp.backend.algo = algo;
   jp.publish_interval_s = -1;
   job = ef_job_new (ds, &jp, &error);
   g_assert_no_error (error);
@@ -177,6 +178,12 @@ form (EfDataset *ds, const EfGrid *grid)
   g_assert_no_error (error);
   g_assert_true (ef_job_read_image (job, &all, img->data, &error));
   return img;
+}
+
+static EfImage *
+form (EfDataset *ds, const EfGrid *grid)
+{
+  return form_algo (ds, grid, EF_ALGO_BP);
 }
 
 /* The RMS of a - b about its least-squares line over the pulse index. */
@@ -319,6 +326,28 @@ test_corrected_dataset (void)
     }
   g_test_message ("corrected against error-free samples: %.1f dB", 10 * log10 (ss / se));
   g_assert_cmpfloat (10 * log10 (ss / se), >, 120);
+
+  /* Every former reads the corrected pulses: each image of the corrected data is its image of the
+   * error-free data, and far from its image of the data with the error. */
+  {
+    static const EfAlgo algos[] = { EF_ALGO_BP, EF_ALGO_FFBP, EF_ALGO_FBP, EF_ALGO_PFA };
+    EfGrid grid;
+
+    g_assert_true (ef_grid_init_roi (&grid, -6, -6, 6, 6, 0.1, &error));
+    for (guint i = 0; i < G_N_ELEMENTS (algos); i++)
+      {
+        g_autoptr (EfImage) ref = form_algo (clean, &grid, algos[i]);
+        g_autoptr (EfImage) cor = form_algo (fixed, &grid, algos[i]);
+        g_autoptr (EfImage) blur = form_algo (bad, &grid, algos[i]);
+        double ser = ef_ser_db_f32 (cor->data, ref->data, ef_grid_n_pixels (&grid));
+        double ser_blur = ef_ser_db_f32 (blur->data, ref->data, ef_grid_n_pixels (&grid));
+
+        g_test_message ("%s: corrected %.1f dB from the error-free image, with the error %.1f dB",
+                        ef_algo_to_string (algos[i]), ser, ser_blur);
+        g_assert_cmpfloat (ser, >, 130);
+        g_assert_cmpfloat (ser_blur, <, 10);
+      }
+  }
 
   g_assert_null (ef_dataset_new_phase_corrected (bad, err, n - 1, &error));
   g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT);
