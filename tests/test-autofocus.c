@@ -14,6 +14,7 @@
 #include "ef-focus.h"
 #include "ef-job.h"
 #include "ef-metrics.h"
+#include "ef-sicd.h"
 #include "ef-sim.h"
 
 /* What a corrected image must match in the error-free one, target by target, in both directions. */
@@ -467,6 +468,46 @@ test_sharpness_blocks (void)
   g_assert_cmpfloat (res, <, RESIDUAL_TOL_RAD);
 }
 
+/* SICD's AzAutofocus follows the run record: GLOBAL (one correction for the image) when an autofocus
+ * ran, NO otherwise; ImageFormation/Processing names the method. */
+static void
+test_sicd (void)
+{
+  g_autoptr (EfDataset) ds = simulate (FALSE);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (EfJob) job = NULL;
+  g_autoptr (EfImage) img = NULL;
+  g_auto (EfRunInfo) run = { 0 };
+  g_autofree char *plain = NULL, *focused = NULL;
+  EfSicdSource src = { 0 };
+  EfJobParams jp;
+  EfGrid grid;
+  EfRect all;
+
+  g_assert_true (ef_grid_init_roi (&grid, -4, -4, 4, 4, 0.1, &error));
+  ef_job_params_init (&jp, &grid);
+  jp.publish_interval_s = -1;
+  job = ef_job_new (ds, &jp, &error);
+  g_assert_no_error (error);
+  g_assert_true (ef_job_run (job, NULL, NULL, &error));
+  img = ef_image_new (&grid, &error);
+  all = (EfRect) { 0, 0, grid.width, grid.height };
+  g_assert_true (ef_job_read_image (job, &all, img->data, &error));
+  ef_job_get_run_info (job, &run);
+  src.dataset = ds;
+  src.image = img;
+  src.params = &jp;
+  src.run = &run;
+  plain = ef_sicd_build_xml (&src, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (plain, "<AzAutofocus>NO</AzAutofocus>"));
+  run.autofocus = g_strdup ("pga");
+  focused = ef_sicd_build_xml (&src, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (focused, "<AzAutofocus>GLOBAL</AzAutofocus>"));
+  g_assert_nonnull (strstr (focused, "pga"));
+}
+
 static char *
 cli_run (const char *const *args, int *status)
 {
@@ -602,5 +643,6 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/focus/file", test_file);
   g_test_add_func ("/compute/focus/sharpness/blocks", test_sharpness_blocks);
   g_test_add_func ("/compute/focus/cli", test_cli);
+  g_test_add_func ("/compute/focus/sicd", test_sicd);
   return g_test_run ();
 }
