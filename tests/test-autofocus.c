@@ -468,6 +468,41 @@ test_sharpness_blocks (void)
   g_assert_cmpfloat (res, <, RESIDUAL_TOL_RAD);
 }
 
+/* A cancelled estimate stops with EF_COMPUTE_ERROR_CANCELLED and leaves nothing behind; bad requests
+ * say what is wrong. */
+static void
+test_cancel_and_bad (void)
+{
+  g_autoptr (EfDataset) ds = simulate (FALSE);
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+  g_auto (EfFocusResult) fr = { 0 };
+  EfFocusParams fp;
+
+  ef_focus_params_init (&fp, EF_FOCUS_PGA);
+  fp.cancellable = cancellable;
+  g_cancellable_cancel (cancellable);
+  g_assert_false (ef_focus_run (ds, &fp, &fr, &error));
+  g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_CANCELLED);
+  g_assert_null (fr.phase);
+  g_clear_error (&error);
+
+  ef_focus_params_init (&fp, EF_FOCUS_SHARPNESS);
+  fp.first_pulse = ds->info.n_pulses;
+  g_assert_false (ef_focus_run (ds, &fp, &fr, &error));
+  g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT);
+  g_test_message ("%s", error->message);
+  g_clear_error (&error);
+  fp.first_pulse = ds->info.n_pulses - 4;
+  g_assert_false (ef_focus_run (ds, &fp, &fr, &error));
+  g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT);
+  g_test_message ("%s", error->message);
+  g_clear_error (&error);
+  ef_focus_params_init (&fp, EF_FOCUS_NONE);
+  g_assert_false (ef_focus_run (ds, &fp, &fr, &error));
+  g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT);
+}
+
 /* SICD's AzAutofocus follows the run record: GLOBAL (one correction for the image) when an autofocus
  * ran, NO otherwise; ImageFormation/Processing names the method. */
 static void
@@ -644,5 +679,6 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/focus/sharpness/blocks", test_sharpness_blocks);
   g_test_add_func ("/compute/focus/cli", test_cli);
   g_test_add_func ("/compute/focus/sicd", test_sicd);
+  g_test_add_func ("/compute/focus/cancel-and-bad", test_cancel_and_bad);
   return g_test_run ();
 }

@@ -18,6 +18,7 @@ typedef struct {
   EfPulse   *pulses;    /* owned, block */
   double    *kappa;     /* owned, n: each pulse's spatial frequency along the rows, cycles/m */
   double     res_cross; /* ground cross-range resolution of the pulses used, m */
+  GCancellable *cancellable; /* borrowed, may be NULL */
 } EfFocusCtx;
 
 gboolean ef_focus_ctx_init (EfFocusCtx *c, EfDataset *ds, const EfFocusParams *p, GError **error);

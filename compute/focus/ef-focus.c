@@ -199,6 +199,7 @@ ef_focus_ctx_init (EfFocusCtx *c, EfDataset *ds, const EfFocusParams *p, GError 
   bp.n_threads = p->n_threads;
   bp.device = -1;
   c->block = bp.block_size;
+  c->cancellable = p->cancellable;
   c->be = ef_backend_cpu_new (info, &bp, error);
   if (c->be == NULL)
     return FALSE;
@@ -238,6 +239,11 @@ ef_focus_form (EfFocusCtx *c, guint64 p0, guint64 count, const double *phase, Ef
     {
       guint cnt = (guint) MIN ((guint64) c->block, p0 + count - q);
 
+      if (g_cancellable_is_cancelled (c->cancellable))
+        {
+          g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_CANCELLED, "Autofocus cancelled");
+          return FALSE;
+        }
       if (!ef_dataset_read_block (c->ds, q, cnt, c->samples, error))
         return FALSE;
       memcpy (c->pulses, c->ds->pulses + q, cnt * sizeof (EfPulse));

@@ -2,6 +2,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include <gio/gio.h>
+
 #include "ef-types.h"
 #include "ef-dataset.h"
 #include "ef-grid.h"
@@ -64,6 +66,7 @@ typedef struct {
   guint         block_pulses;  /* sharpness: pulses a block (0: 1, or more to keep within memory_bytes) */
   guint64       memory_bytes;  /* sharpness: bound on the blocks' images (default 512 MiB) */
   const double *initial;       /* borrowed, may be NULL: a correction to start from (n of the collection) */
+  GCancellable *cancellable;   /* borrowed, may be NULL: checked between pulse blocks */
 } EfFocusParams;
 
 void ef_focus_params_init (EfFocusParams *p, EfFocusMethod method);

@@ -187,7 +187,8 @@ focus_done (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autofree char *msg = NULL, *title = NULL;
   EfDataset *corrected;
 
-  if (g_task_get_cancellable (task) != st->cancellable)
+  /* One that was replaced by a newer estimate, or stopped with its window, says nothing. */
+  if (g_task_get_cancellable (task) != st->cancellable || g_cancellable_is_cancelled (st->cancellable))
     return;
   g_clear_object (&st->cancellable);
   if (!g_task_propagate_boolean (task, &error))
@@ -257,6 +258,7 @@ autofocus_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
   d->params.centre[0] = 0.5 * (self->roi[0] + self->roi[2]);
   d->params.centre[1] = 0.5 * (self->roi[1] + self->roi[3]);
   d->params.extent_m = MAX (self->roi[2] - self->roi[0], self->roi[3] - self->roi[1]);
+  d->params.cancellable = st->cancellable;
   task = g_task_new (self, st->cancellable, focus_done, NULL);
   g_task_set_name (task, "ef-autofocus");
   g_task_set_task_data (task, d, focus_data_free);
