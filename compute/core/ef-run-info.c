@@ -262,5 +262,7 @@ ef_run_info_describe (const EfRunInfo *info)
   if (info->blocks_fast > 0 && info->blocks_bp > 0)
     g_string_append_printf (s, " (%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " blocks by exact bp)", info->blocks_bp,
                             info->blocks_fast + info->blocks_bp);
+  if (info->autofocus != NULL)
+    g_string_append_printf (s, ", phase-corrected (%s)", info->autofocus);
   return g_string_free (s, FALSE);
 }

@@ -99,7 +99,8 @@ void   ef_run_info_set_pfa (EfRunInfo *info, gboolean outside, double qpe_rad, d
  * non-finite samples and pixels, the PFA depth of focus. An owned NULL-terminated array (empty when
  * it ran as asked and nothing went wrong). */
 char **ef_run_info_warnings (const EfRunInfo *info);
-/* What ran, short: "cuda fp16 ffbp (4 of 16 blocks by exact bp)", "cpu fp32 bp". Owned. */
+/* What ran, short: "cuda fp16 ffbp (4 of 16 blocks by exact bp)", "cpu fp32 bp", "cpu fp32 bp,
+ * phase-corrected (pga)". Owned. */
 char  *ef_run_info_describe (const EfRunInfo *info);
 /* TRUE when a warning would be given. */
 gboolean ef_run_info_has_news (const EfRunInfo *info);

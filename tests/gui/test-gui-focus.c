@@ -8,12 +8,14 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
+#include <string.h>
 
 #include "ef-application.h"
 #include "ef-gui-test-util.h"
 #include "ef-main-window-focus.h"
 #include "ef-main-window-test.h"
 #include "ef-metrics.h"
+#include "ef-processing-panel-test.h"
 #include "ef-sim.h"
 
 static EfApplication *app;
@@ -202,6 +204,10 @@ test_autofocus (void)
   g_assert_cmpfloat (after, <, before - 0.3);
   g_assert_cmpfloat (sqrt (rms), >, 0.5);
   g_assert_nonnull (ef_main_window_focus_get_plot (window));
+  /* The processing page says what the region was formed from. */
+  g_test_message ("processing page: %s", ef_processing_panel_get_run_text (window->processing_panel));
+  g_assert_nonnull (strstr (ef_processing_panel_get_run_text (window->processing_panel),
+                            "phase-corrected (sharpness)"));
   spin (0.3);
   screenshot (GTK_WIDGET (window), "autofocus-after.png");
   screenshot (GTK_WIDGET (ef_main_window_focus_get_plot (window)), "autofocus-phase.png");
