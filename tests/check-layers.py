@@ -40,6 +40,7 @@ ENGINE_STAGES = {
     "compute/metrics": 2,
     "compute/mri": 2,        # non-Cartesian reconstruction: the data model and signal/'s FFTW lock
     "compute/job": 3,
+    "compute/focus": 3,      # autofocus: forms through the formers, measures with metrics
     "compute/io": 4,
     "compute/cuda": 4,
     "compute/stack": 5,      # forms passes through the job and writes them with io

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ef-cli-mpi.h"
+#include "ef-cli-focus.h"
 #include "ef-cli-private.h"
 #include "ef-image-io.h"
 #include "ef-job.h"
@@ -276,6 +277,11 @@ form_main (int argc, char **argv, EfCliMpi *mpi)
   g_autofree char *window_s = NULL, *az_window_s = NULL, *upsample_s = NULL, *block_s = NULL, *order_s = NULL, *channel_s = NULL;
   g_autofree char *threads_s = NULL, *stride_s = NULL, *db_range_s = NULL, *devices_s = NULL, *place_s = NULL;
   g_autofree char *description = NULL, *decompose_s = NULL;
+  g_autofree char *autofocus_s = NULL, *phase_in = NULL, *phase_out = NULL, *af_size_s = NULL;
+  g_auto (EfRunInfo) af = { 0 };
+  EfCliFocusArgs afa = { 0 };
+  g_autofree char *ran = NULL;
+  g_autoptr (JsonObject) extra = NULL;
   g_auto (EfRunInfo) run = { 0 };
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(EfDataset) ds = NULL;
@@ -335,6 +341,14 @@ form_main (int argc, char **argv, EfCliMpi *mpi)
     { "decompose", 0, 0, G_OPTION_ARG_STRING, &decompose_s, "Under mpirun (builds with MPI): how the ranks "
       "share the work: pulses, tiles or auto (the default)", "HOW" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print a JSON summary on stdout", NULL },
+    { "autofocus", 0, 0, G_OPTION_ARG_STRING, &autofocus_s, "Estimate per-pulse phase errors over the region "
+      "and form with them corrected: pga (phase gradient) or sharpness (maximum sum |I|^4)", "METHOD" },
+    { "autofocus-size", 0, 0, G_OPTION_ARG_STRING, &af_size_s, "The autofocus grid's side in pixels at most "
+      "(default 256)", "N" },
+    { "phase-out", 0, 0, G_OPTION_ARG_FILENAME, &phase_out, "Write the autofocus's per-pulse corrections "
+      "(JSON) to FILE", "FILE" },
+    { "phase-correction", 0, 0, G_OPTION_ARG_FILENAME, &phase_in, "Multiply each pulse by exp(-j phase) "
+      "from FILE (JSON, as --phase-out writes) before range compression", "FILE" },
     { NULL }
   };
 
@@ -385,6 +399,12 @@ form_main (int argc, char **argv, EfCliMpi *mpi)
       || (db_range_s != NULL && !ef_cli_parse_doubles ("--db-range", db_range_s, 2, 2, db_range, NULL, &error))
       || (place_s != NULL && !ef_cli_parse_doubles ("--place", place_s, 3, 3, place, NULL, &error)))
     return ef_cli_report ("form", error);
+  if (af_size_s != NULL && !ef_cli_parse_uint ("--autofocus-size", af_size_s, 16, 4096, &afa.max_px, &error))
+    return ef_cli_report ("form", error);
+  if (autofocus_s != NULL && g_strcmp0 (autofocus_s, "pga") != 0 && g_strcmp0 (autofocus_s, "sharpness") != 0)
+    return ef_cli_usage_error ("form", "--autofocus: '%s' is not pga or sharpness", autofocus_s);
+  if (phase_out != NULL && autofocus_s == NULL)
+    return ef_cli_usage_error ("form", "--phase-out needs --autofocus");
   if (db_range_s != NULL && !(db_range[0] < db_range[1]))
     return ef_cli_usage_error ("form", "--db-range: MIN must be below MAX (got %s)", db_range_s);
   if (db_range_s != NULL && kind != OUT_PNG)
@@ -406,6 +426,16 @@ form_main (int argc, char **argv, EfCliMpi *mpi)
       if (mpi == NULL)
         ef_cli_warning ("--decompose only applies under mpirun; this is a single process");
     }
+#if HAVE_MPI
+  /* An estimate and its record belong to one process: estimate with --phase-out first, alone. */
+  if (mpi != NULL && (autofocus_s != NULL || phase_in != NULL || phase_out != NULL))
+    {
+      if (ef_cli_mpi_rank (mpi) != 0)
+        return EF_CLI_EXIT_USAGE;
+      return ef_cli_usage_error ("form", "--autofocus, --phase-correction and --phase-out run in a single "
+                                         "process, not under mpirun");
+    }
+#endif
 
   if (ef_cli_stderr_is_tty () && ef_cli_is_scene_file (input))
     fprintf (stderr, "Simulating the scene in %s…\n", input);
@@ -468,6 +498,11 @@ form_main (int argc, char **argv, EfCliMpi *mpi)
   /* Nothing shows the image while it forms: read it back once, at the end, and keep the device busy. */
   jp.publish_interval_s = -1;
 
+  afa.method = autofocus_s;
+  afa.phase_in = phase_in;
+  afa.phase_out = phase_out;
+  if ((autofocus_s != NULL || phase_in != NULL) && !ef_cli_focus_apply (&ds, &afa, roi, &jp, &af, &error))
+    return ef_cli_report ("form", error);
   rq.input = input;
   rq.output = output;
   rq.kind = kind;
@@ -499,6 +534,7 @@ form_main (int argc, char **argv, EfCliMpi *mpi)
    * backprojection for FFBP) is news to the user, not a failure; so is an input or an image that is not
    * finite, which the summary and the sidecar state too. */
   ef_job_get_run_info (job, &run);
+  ef_cli_focus_record (&run, &af);
   note = ef_job_get_note (job);
   say_run (&run);
   if (!ok)

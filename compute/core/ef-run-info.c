@@ -32,6 +32,8 @@ ef_run_info_clear (EfRunInfo *info)
   g_free (info->precision_reason);
   g_free (info->pfa_note);
   g_free (info->az_window_reason);
+  g_free (info->autofocus);
+  g_free (info->autofocus_file);
   memset (info, 0, sizeof *info);
 }
 
@@ -50,6 +52,8 @@ ef_run_info_copy (const EfRunInfo *src, EfRunInfo *dst)
   dst->precision_reason = g_strdup (src->precision_reason);
   dst->pfa_note = g_strdup (src->pfa_note);
   dst->az_window_reason = g_strdup (src->az_window_reason);
+  dst->autofocus = g_strdup (src->autofocus);
+  dst->autofocus_file = g_strdup (src->autofocus_file);
 }
 
 void
@@ -258,5 +262,7 @@ ef_run_info_describe (const EfRunInfo *info)
   if (info->blocks_fast > 0 && info->blocks_bp > 0)
     g_string_append_printf (s, " (%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " blocks by exact bp)", info->blocks_bp,
                             info->blocks_fast + info->blocks_bp);
+  if (info->autofocus != NULL)
+    g_string_append_printf (s, ", phase-corrected (%s)", info->autofocus);
   return g_string_free (s, FALSE);
 }

@@ -55,6 +55,14 @@ typedef struct {
   EfWindow      az_window_requested;
   EfWindow      az_window;
   char         *az_window_reason;
+  /* Autofocus: the per-pulse phase correction the pulses were formed with (owned, NULL when none):
+   * "pga" or "sharpness" (estimated for this image), or "file" (read from a corrections file, autofocus_file,
+   * owned); with the estimate's grid image's entropy and sharpness without and with it (when estimated). */
+  char         *autofocus;
+  char         *autofocus_file;
+  gboolean      autofocus_measured;
+  double        autofocus_entropy_before, autofocus_entropy_after;
+  double        autofocus_sharpness_before, autofocus_sharpness_after;
 } EfRunInfo;
 
 /* Starts a record for a request: what ran is what was asked until a backend says otherwise. */
@@ -91,7 +99,8 @@ void   ef_run_info_set_pfa (EfRunInfo *info, gboolean outside, double qpe_rad, d
  * non-finite samples and pixels, the PFA depth of focus. An owned NULL-terminated array (empty when
  * it ran as asked and nothing went wrong). */
 char **ef_run_info_warnings (const EfRunInfo *info);
-/* What ran, short: "cuda fp16 ffbp (4 of 16 blocks by exact bp)", "cpu fp32 bp". Owned. */
+/* What ran, short: "cuda fp16 ffbp (4 of 16 blocks by exact bp)", "cpu fp32 bp", "cpu fp32 bp,
+ * phase-corrected (pga)". Owned. */
 char  *ef_run_info_describe (const EfRunInfo *info);
 /* TRUE when a warning would be given. */
 gboolean ef_run_info_has_news (const EfRunInfo *info);

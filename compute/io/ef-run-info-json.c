@@ -55,6 +55,22 @@ ef_run_info_add_json (const EfRunInfo *info, JsonBuilder *b)
       else
         json_builder_add_null_value (b);
     }
+  /* Only when a correction was applied: records of runs without one stay as they were. */
+  if (info->autofocus != NULL)
+    {
+      json_builder_set_member_name (b, "autofocus");
+      json_builder_begin_object (b);
+      ef_json_set_string (b, "method", info->autofocus);
+      ef_json_set_string (b, "file", info->autofocus_file);
+      if (info->autofocus_measured)
+        {
+          ef_json_set_double (b, "entropy_before", info->autofocus_entropy_before);
+          ef_json_set_double (b, "entropy_after", info->autofocus_entropy_after);
+          ef_json_set_double (b, "sharpness_before", info->autofocus_sharpness_before);
+          ef_json_set_double (b, "sharpness_after", info->autofocus_sharpness_after);
+        }
+      json_builder_end_object (b);
+    }
   warnings = ef_run_info_warnings (info);
   json_builder_set_member_name (b, "warnings");
   json_builder_begin_array (b);

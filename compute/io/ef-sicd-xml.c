@@ -795,7 +795,8 @@ ef_sicd_build_xml (const EfSicdSource *src, gsize *len, guint64 **reorder, GErro
   add_text (n, "ImageFormAlgo", "OTHER");
   add_text (n, "STBeamComp", "NO");
   add_text (n, "ImageBeamComp", "NO");
-  add_text (n, "AzAutofocus", "NO");
+  /* A per-pulse phase correction is one correction for the whole image: GLOBAL. */
+  add_text (n, "AzAutofocus", src->run->autofocus != NULL ? "GLOBAL" : "NO");
   add_text (n, "RgAutofocus", "NO");
   m = xmlNewChild (n, NULL, (const xmlChar *) "Processing", NULL);
   add_text (m, "Type", "Echoform image formation");
@@ -815,7 +816,7 @@ ef_sicd_build_xml (const EfSicdSource *src, gsize *len, guint64 **reorder, GErro
     add_param (m, "RangeWindow", ef_window_to_string (range->window));
     add_param (m, "CrossRangeWindow", ef_window_to_string (src->run->az_window));
     add_param (m, "RangeUpsampling", ups);
-    add_param (m, "Autofocus", "none");
+    add_param (m, "Autofocus", src->run->autofocus != NULL ? src->run->autofocus : "none");
     add_param (m, "FirstPulse", first);
     add_param (m, "PulseStride", stride);
     add_param (m, "Pulses", pulses);

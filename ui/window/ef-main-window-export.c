@@ -11,6 +11,7 @@
 #include "ef-image-io.h"
 #include "ef-run-info-json.h"
 #include "ef-sicd.h"
+#include "ef-main-window-focus.h"
 #include "ef-main-window-private.h"
 
 typedef void (*SaveFunc) (EfMainWindow *self, const char *path);
@@ -204,9 +205,12 @@ ef_main_window_export_image_to (EfMainWindow *self, const char *path)
   {
     const EfRunnerProgress *p = ef_job_runner_get_progress (runner);
     EfDataset *ds = ef_job_runner_get_dataset (runner);
+    g_auto (EfRunInfo) run = { 0 };
 
     /* As the CLI keeps it: what ran is what the sidecar says. Taken here, on the main thread. */
-    d->extra = ef_run_info_sidecar_extra (ef_job_runner_get_run_info (runner), ds->info.path,
+    ef_run_info_copy (ef_job_runner_get_run_info (runner), &run);
+    ef_main_window_focus_record (self, ds, &run);
+    d->extra = ef_run_info_sidecar_extra (&run, ds->info.path,
                                           ef_job_runner_get_params (runner), p->pulses_done, p->elapsed_s,
                                           p->bp_per_s);
     d->sicd = is_sicd_path (path);
@@ -215,7 +219,7 @@ ef_main_window_export_image_to (EfMainWindow *self, const char *path)
         /* A SICD describes the whole aperture it names: only a region formed from all of it. */
         d->dataset = ef_dataset_ref (ds);
         d->params = *ef_job_runner_get_params (runner);
-        ef_run_info_copy (ef_job_runner_get_run_info (runner), &d->run);
+        ef_run_info_copy (&run, &d->run);
         if (p->pulses_done == 0)
           d->why_not = g_strdup (_("The region has no pulses formed yet"));
         else if (p->state != EF_JOB_DONE || p->pulses_done < p->pulses_total)

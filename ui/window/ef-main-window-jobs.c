@@ -14,6 +14,7 @@
 #include "cuda/ef-cuda.h"
 #endif
 #include "ef-scene.h"
+#include "ef-main-window-focus.h"
 #include "ef-main-window-private.h"
 
 /* The overview aims at about this many pixels a side and this many backprojections: a second or two
@@ -404,6 +405,7 @@ run_news (const EfRunInfo *run)
 static void
 show_run (EfMainWindow *self, EfJobRunner *runner, gboolean toast)
 {
+  g_auto (EfRunInfo) focus_run = { 0 };
   const EfRunInfo *run = ef_job_runner_get_run_info (runner);
   g_auto (GStrv) warnings = NULL;
   g_autofree char *all = NULL;
@@ -412,6 +414,13 @@ show_run (EfMainWindow *self, EfJobRunner *runner, gboolean toast)
 
   if (run->backend == NULL)
     return;
+  /* Formed from phase-corrected pulses: the page says so. */
+  if (ef_main_window_focus_applied (self))
+    {
+      ef_run_info_copy (run, &focus_run);
+      ef_main_window_focus_record (self, ef_job_runner_get_dataset (runner), &focus_run);
+      run = &focus_run;
+    }
   ef_processing_panel_set_run (self->processing_panel, run);
   warnings = ef_run_info_warnings (run);
   all = g_strjoinv ("\n", warnings);

@@ -13,6 +13,7 @@
 #include "ef-session.h"
 #include "ef-settings.h"
 #include "ef-main-window-private.h"
+#include "ef-main-window-focus.h"
 
 G_DEFINE_FINAL_TYPE (EfMainWindow, ef_main_window, ADW_TYPE_APPLICATION_WINDOW)
 
@@ -932,6 +933,7 @@ ef_main_window_init (EfMainWindow *self)
   ef_main_window_actions_init (self);
   ef_main_window_classroom_add_actions (self);
   ef_main_window_regions_add_actions (self);
+  ef_main_window_focus_init (self);
   ef_main_window_files_init (self);
   g_signal_connect_object (self->flap, "notify::folded", G_CALLBACK (flap_folded), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (gtk_menu_button_get_popover (self->main_menu_button), "closed",

@@ -1,0 +1,42 @@
+/* ef-focus-private.h: what the autofocus estimators share: their grid, forming on it, detrending. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "ef-backend.h"
+#include "ef-focus.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  EfDataset *ds;        /* borrowed */
+  EfBackend *be;        /* owned: CPU backprojection on grid, rectangular windows */
+  EfGrid     grid;      /* rows along cross-range (u), range increasing down the columns (v) */
+  guint64    first;     /* the pulses used: [first, first + n) of the collection */
+  guint64    n;
+  guint      block;     /* pulses handed to the backend at a time */
+  EfCf32    *samples;   /* owned, block * n_samples */
+  EfPulse   *pulses;    /* owned, block */
+  double    *kappa;     /* owned, n: each pulse's spatial frequency along the rows, cycles/m */
+  double     res_cross; /* ground cross-range resolution of the pulses used, m */
+  GCancellable *cancellable; /* borrowed, may be NULL */
+} EfFocusCtx;
+
+gboolean ef_focus_ctx_init (EfFocusCtx *c, EfDataset *ds, const EfFocusParams *p, GError **error);
+void     ef_focus_ctx_clear (EfFocusCtx *c);
+
+/* Forms pulses [p0, p0 + count) of the collection into out (the grid's pixels), each multiplied by
+ * exp(-j phase[p]) first (phase indexed by the collection's pulse; NULL: none). Blocks. */
+gboolean ef_focus_form (EfFocusCtx *c, guint64 p0, guint64 count, const double *phase, EfCf32 *out,
+                        GError **error);
+
+/* Removes from e[0..n) its least-squares fit a + b * kappa: a constant and a linear phase across the
+ * aperture only move the image, and no image can tell them. */
+void     ef_focus_detrend (const double *kappa, double *e, guint64 n);
+
+/* The estimators. phase (the collection's pulses) holds the correction to start from and receives the
+ * new one; r->iterations, r->last_change_rad (and the sharpness's block fields) are set. */
+gboolean ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResult *r, GError **error);
+gboolean ef_focus_sharpness_run (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResult *r,
+                                 GError **error);
+
+G_END_DECLS

@@ -1,0 +1,118 @@
+/* ef-focus.h: autofocus: per-pulse phase errors estimated from formed images (PGA, sharpness), and applied. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "ef-types.h"
+#include "ef-dataset.h"
+#include "ef-grid.h"
+#include "ef-rangecomp.h"
+
+G_BEGIN_DECLS
+
+/*
+ * A phase error that differs from pulse to pulse (an antenna path known to a fraction of a wavelength
+ * only) defocuses the image in cross-range. It is undone by multiplying pulse p's samples by
+ * exp(-j phase[p]) before range compression: every former, on every backend, then forms from corrected
+ * data (ef_dataset_new_phase_corrected). The estimate comes from the image itself:
+ *
+ * - PGA, the phase gradient algorithm (Wahl, Eichel, Ghiglia and Jakowatz, IEEE Trans. AES 30(3), 1994):
+ *   on a grid whose rows run along cross-range, each range line's brightest scatterer is shifted to the
+ *   centre, windowed (the window shrinking from one iteration to the next), and the lines' spectra are
+ *   evaluated at each pulse's own cross-range spatial frequency (2 f_c / c times the look direction's
+ *   component along the rows), so that the phase error is read per pulse with no resampling between
+ *   azimuth bins and pulses. The gradient between neighbouring pulses is the phase of the sum over lines
+ *   of conj(G_l(p)) G_l(p + 1); integrated, rid of its constant and linear terms, it corrects the pulses,
+ *   and the image is formed again, until the correction's RMS change falls below a tolerance. Only the
+ *   lines that hold a prominent scatterer (within 20 dB of the brightest line's peak) take part; the
+ *   window is twice the blur's 10 dB width, widened to hold 99% of its energy; and an iteration is kept
+ *   only when it lowers the image's entropy, the window halving when it does not (clutter). The region's
+ *   extent bounds the order of error PGA can see: its spectral samples are 1 / extent apart.
+ * - Sharpness (Ash, "An autofocus method for backprojection imagery in synthetic aperture radar", IEEE
+ *   GRSL 9(1), 2012): the image is the sum over pulse blocks k of exp(j theta_k) b_k, b_k the block's
+ *   backprojected image. Sum |I|^4 is, as a function of one theta_k with the others fixed, a
+ *   trigonometric polynomial of degree two; its maximum is found exactly (from the closed form of the
+ *   first harmonic, refined by Newton's method among the polynomial's stationary points), block after
+ *   block, sweep after sweep, until the blocks' phases move by less than the tolerance (RMS, their
+ *   linear part aside). Memory: the blocks' images, n_blocks * pixels complex floats, kept within
+ *   memory_bytes by making blocks longer, and the sum in complex double.
+ *
+ * Both estimate on their own grid: square, about the region's centre, its rows along cross-range at the
+ * middle of the aperture, its spacing half the finer of the two ground resolutions (so that the
+ * aperture's band of spatial frequencies is sampled twice over), at most max_px pixels a side (the
+ * region's middle when it is larger). Both form with rectangular windows, whatever the final image uses.
+ */
+
+typedef enum {
+  EF_FOCUS_NONE,
+  EF_FOCUS_PGA,
+  EF_FOCUS_SHARPNESS,
+} EfFocusMethod;
+
+typedef struct {
+  EfFocusMethod method;
+  double        centre[2];     /* the region's centre, scene frame, m */
+  double        extent_m;      /* the side of the square region to estimate on, m (0: max_px pixels) */
+  double        spacing;       /* m; 0: half the finer of the ground resolutions */
+  guint         max_px;        /* the grid's side at most (default 256) */
+  guint64       first_pulse;   /* the pulses formed: [first_pulse, first_pulse + n_pulses) */
+  guint64       n_pulses;      /* 0: to the end */
+  guint         upsample;      /* range profiles' zero padding (default 16) */
+  EfPrecision   precision;     /* fp32 (the default) or fp64 */
+  guint         n_threads;     /* 0: all */
+  guint         max_iter;      /* PGA iterations, or sharpness sweeps (default 20) */
+  double        tol_rad;       /* stop once the RMS change of an iteration is below (default 0.005) */
+  guint         block_pulses;  /* sharpness: pulses a block (0: 1, or more to keep within memory_bytes) */
+  guint64       memory_bytes;  /* sharpness: bound on the blocks' images (default 512 MiB) */
+  const double *initial;       /* borrowed, may be NULL: a correction to start from (n of the collection) */
+  GCancellable *cancellable;   /* borrowed, may be NULL: checked between pulse blocks */
+} EfFocusParams;
+
+void ef_focus_params_init (EfFocusParams *p, EfFocusMethod method);
+
+typedef struct {
+  EfFocusMethod method;
+  guint64       n_pulses;          /* of the collection */
+  double       *phase;             /* owned, n_pulses: rad; pulse p's samples are multiplied by exp(-j phase[p]) */
+  EfGrid        grid;              /* where it estimated */
+  guint         iterations;
+  double        last_change_rad;   /* RMS change of the last iteration */
+  guint         block_pulses;      /* sharpness: pulses a block */
+  guint64       memory_bytes;      /* sharpness: the blocks' images took this much */
+  double        entropy_before, entropy_after;      /* of the grid's image, without and with the correction */
+  double        sharpness_before, sharpness_after;  /* sum |I|^4 / (sum |I|^2)^2 of the same images */
+} EfFocusResult;
+
+void ef_focus_result_clear (EfFocusResult *r);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (EfFocusResult, ef_focus_result_clear)
+
+/* Estimates ds's per-pulse phase errors by params->method. Blocks for several image formations (CPU).
+ * FALSE with error on bad parameters or a failed formation. out is filled (clear it after). */
+gboolean ef_focus_run (EfDataset *ds, const EfFocusParams *params, EfFocusResult *out, GError **error);
+
+/* "pga", "sharpness", "none" and back. */
+const char *ef_focus_method_to_string (EfFocusMethod m);
+gboolean    ef_focus_method_from_string (const char *s, EfFocusMethod *m);
+
+/* sum |I|^4 / (sum |I|^2)^2: 1 for a single bright pixel, 1/n for a flat image. */
+double ef_focus_sharpness (const EfCf32 *data, gsize n);
+
+/* A dataset that reads inner's pulses multiplied by exp(-j phase[p]) (phase: n_phase values, copied,
+ * which must be inner's pulse count and finite). Every reader of the new dataset, every former on every
+ * backend, sees corrected pulses. Returns a new reference, or NULL with error. */
+EfDataset *ef_dataset_new_phase_corrected (EfDataset *inner, const double *phase, guint64 n_phase,
+                                           GError **error);
+
+/* The corrections file (JSON): {"format": "echoform-phase-correction", "version": 1, "n_pulses": N,
+ * "method": "...", "note": "...", "phase_rad": [N numbers]}. Pulse p's samples are multiplied by
+ * exp(-j phase_rad[p]). */
+gboolean ef_phase_file_write (const char *path, const double *phase, guint64 n_pulses, const char *method,
+                              const char *note, GError **error);
+/* Reads path; expect_n (0: any) must equal its pulse count. *phase is owned (g_free); *method may be
+ * NULL or receives an owned string. Clear errors for a missing file, bad JSON, a wrong count and
+ * values that are not finite numbers. */
+gboolean ef_phase_file_read (const char *path, guint64 expect_n, double **phase, guint64 *n_pulses,
+                             char **method, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,257 @@
+/* test-gui-focus.c: the window's autofocus: a defocused region sharpened, the phase kept, the correction removed. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "test-gui-focus"
+#include "config.h"
+
+#include <adwaita.h>
+#include <complex.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "ef-application.h"
+#include "ef-gui-test-util.h"
+#include "ef-main-window-focus.h"
+#include "ef-main-window-test.h"
+#include "ef-metrics.h"
+#include "ef-processing-panel-test.h"
+#include "ef-sim.h"
+
+static EfApplication *app;
+
+static void
+spin_until (gboolean (*cond) (gpointer), gpointer data, double timeout_s)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) (timeout_s * G_USEC_PER_SEC);
+
+  while (!cond (data))
+    {
+      if (g_get_monotonic_time () > end)
+        g_error ("timed out after %.0f s", timeout_s);
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (500);
+    }
+}
+
+static void
+spin (double seconds)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) (seconds * G_USEC_PER_SEC);
+
+  while (g_get_monotonic_time () < end)
+    if (!g_main_context_iteration (NULL, FALSE))
+      g_usleep (500);
+}
+
+static gboolean
+window_idle (gpointer data)
+{
+  return ef_main_window_is_idle (data);
+}
+
+static gboolean
+focused_and_idle (gpointer data)
+{
+  return ef_main_window_focus_applied (data) && ef_main_window_is_idle (data);
+}
+
+static gboolean
+no_pending_frees (gpointer data)
+{
+  return ef_job_runner_get_n_pending_frees () == 0;
+}
+
+/* With EF_SCREENSHOT_DIR set, the window as drawn, into that folder as name. */
+static void
+screenshot (GtkWidget *window, const char *name)
+{
+  const char *dir = g_getenv ("EF_SCREENSHOT_DIR");
+  g_autoptr (GdkPaintable) paintable = NULL;
+  g_autoptr (GdkTexture) texture = NULL;
+  g_autofree char *path = NULL;
+  GtkSnapshot *snap;
+  GskRenderNode *node;
+  int w, h;
+
+  if (dir == NULL)
+    return;
+  gtk_test_widget_wait_for_draw (window);
+  w = gtk_widget_get_width (window);
+  h = gtk_widget_get_height (window);
+  paintable = gtk_widget_paintable_new (window);
+  snap = gtk_snapshot_new ();
+  gdk_paintable_snapshot (paintable, snap, w, h);
+  node = gtk_snapshot_free_to_node (snap);
+  g_assert_nonnull (node);
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
+                                         &GRAPHENE_RECT_INIT (0, 0, w, h));
+  gsk_render_node_unref (node);
+  path = g_build_filename (dir, name, NULL);
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+  g_test_message ("saved %s", path);
+}
+
+/* The region's entropy as the window formed it. */
+static double
+region_entropy (EfMainWindow *window)
+{
+  EfJobRunner *runner = ef_main_window_get_roi_runner (window);
+  const EfGrid *grid = ef_job_runner_get_grid (runner);
+  EfRect all = { 0, 0, grid->width, grid->height };
+  g_autofree EfCf32 *img = g_new (EfCf32, ef_grid_n_pixels (grid));
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (ef_job_runner_read (runner, &all, img, &error));
+  g_assert_no_error (error);
+  return ef_image_entropy (img, ef_grid_n_pixels (grid));
+}
+
+typedef struct {
+  gboolean done, ok;
+} ExportResult;
+
+static void
+export_finished (EfMainWindow *window, const char *path, gboolean ok, ExportResult *r)
+{
+  r->done = TRUE;
+  r->ok = ok;
+}
+
+static gboolean
+export_done (gpointer data)
+{
+  return ((ExportResult *) data)->done;
+}
+
+/* The method the sidecar of the region exported as .npy names under extra.autofocus, or NULL. */
+static char *
+exported_autofocus (EfMainWindow *window)
+{
+  g_autofree char *dir = g_dir_make_tmp ("echoform-test-XXXXXX", NULL);
+  g_autofree char *npy = g_build_filename (dir, "region.npy", NULL);
+  g_autofree char *json = g_build_filename (dir, "region.json", NULL);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  ExportResult r = { 0 };
+  gulong id;
+  JsonObject *extra;
+  JsonNode *af;
+  char *method = NULL;
+
+  id = g_signal_connect (window, "export-finished", G_CALLBACK (export_finished), &r);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "export-image-to", g_variant_new_string (npy));
+  spin_until (export_done, &r, 60);
+  g_signal_handler_disconnect (window, id);
+  g_assert_true (r.ok);
+  g_assert_true (json_parser_load_from_file (parser, json, &error));
+  g_assert_no_error (error);
+  extra = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "extra");
+  g_assert_nonnull (extra);
+  af = json_object_get_member (extra, "autofocus");
+  if (af != NULL && JSON_NODE_HOLDS_OBJECT (af))
+    method = g_strdup (json_object_get_string_member (json_node_get_object (af), "method"));
+  g_unlink (npy);
+  g_unlink (json);
+  g_rmdir (dir);
+  return method;
+}
+
+static void
+test_autofocus (void)
+{
+  EfSimTarget tg[3] = { { { 0, 0, 0 }, 1.0 }, { { 3, 2, 0 }, 0.8 }, { { -2, -3, 0 }, 0.6 } };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (EfDataset) ds = NULL;
+  EfMainWindow *window;
+  EfSimParams sp;
+  double roi[4] = { -6, -6, 6, 6 }, before, after, rms = 0;
+  const double *phase;
+  guint64 n = 0;
+
+  ef_sim_params_init_airborne (&sp);
+  sp.n_pulses = 256;
+  sp.n_samples = 128;
+  sp.phase_error_rad = 2.0;
+  sp.targets = tg;
+  sp.n_targets = G_N_ELEMENTS (tg);
+  ds = ef_sim_run (&sp, &error);
+  g_assert_no_error (error);
+
+  window = ef_main_window_new (GTK_APPLICATION (app));
+  g_object_ref (window);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
+  gtk_window_present (GTK_WINDOW (window));
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "algorithm", g_variant_new_string ("bp"));
+  ef_main_window_set_dataset (window, ds);
+  ef_main_window_set_roi (window, roi);
+  spin_until (window_idle, window, 120);
+  before = region_entropy (window);
+  spin (0.3);
+  screenshot (GTK_WIDGET (window), "autofocus-before.png");
+  g_assert_false (ef_main_window_focus_applied (window));
+
+  g_action_group_activate_action (G_ACTION_GROUP (window), "autofocus", g_variant_new_string ("sharpness"));
+  spin_until (focused_and_idle, window, 240);
+  after = region_entropy (window);
+  phase = ef_main_window_focus_phase (window, &n);
+  g_assert_nonnull (phase);
+  g_assert_cmpuint (n, ==, 256);
+  for (guint64 p = 0; p < n; p++)
+    rms += phase[p] * phase[p] / (double) n;
+  g_test_message ("region entropy %.4f with a 2 rad phase error, %.4f autofocused; correction %.2f rad RMS", before,
+                  after, sqrt (rms));
+  g_assert_cmpfloat (after, <, before - 0.3);
+  g_assert_cmpfloat (sqrt (rms), >, 0.5);
+  g_assert_nonnull (ef_main_window_focus_get_plot (window));
+  /* The processing page says what the region was formed from. */
+  g_test_message ("processing page: %s", ef_processing_panel_get_run_text (window->processing_panel));
+  g_assert_nonnull (strstr (ef_processing_panel_get_run_text (window->processing_panel),
+                            "phase-corrected (sharpness)"));
+  spin (0.3);
+  screenshot (GTK_WIDGET (window), "autofocus-after.png");
+  screenshot (GTK_WIDGET (ef_main_window_focus_get_plot (window)), "autofocus-phase.png");
+  {
+    /* What ran is what is recorded: the exported region's sidecar names the correction. */
+    g_autofree char *method = exported_autofocus (window);
+    g_assert_cmpstr (method, ==, "sharpness");
+  }
+
+  /* Removed: the region forms again from the pulses as they were. */
+  g_action_group_activate_action (G_ACTION_GROUP (window), "autofocus-clear", NULL);
+  g_assert_false (ef_main_window_focus_applied (window));
+  spin_until (window_idle, window, 120);
+  g_assert_cmpfloat (fabs (region_entropy (window) - before), <, 1e-3);
+  {
+    g_autofree char *method = exported_autofocus (window);
+    g_assert_null (method);
+  }
+
+  gtk_window_close (GTK_WINDOW (window));
+  spin_until (no_pending_frees, NULL, 30);
+  spin (0.1);
+  g_assert_finalize_object (window);
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_autoptr (GError) error = NULL;
+  int status;
+
+  ef_test_isolate_user_dirs ();
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  app = ef_application_new (G_APPLICATION_NON_UNIQUE);
+  if (!g_application_register (G_APPLICATION (app), NULL, &error))
+    g_error ("%s", error->message);
+  {
+    g_autoptr (GSettings) settings = g_settings_new (APP_ID);
+    g_settings_set_string (settings, "backend", "cpu");
+  }
+  g_test_add_func ("/gui/window/autofocus", test_autofocus);
+  status = g_test_run ();
+  g_object_unref (app);
+  return status;
+}
