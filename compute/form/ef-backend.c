@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "ef-backend.h"
+#include "ef-mf.h"
 #include "ef-error.h"
 
 /* Few: one a kind of accelerator. Written by the registering libraries' constructors, before main. */
@@ -67,6 +68,9 @@ ef_backend_new (EfBackendKind kind, const EfDatasetInfo *info, const EfBackendPa
   if (note)
     *note = NULL;
 
+  /* Data that no backend can form this way is the data's fault, not a device's: said as it is. */
+  if (params->algo == EF_ALGO_MF && !ef_mf_check_info (info, error))
+    return NULL;
   if (kind == EF_BACKEND_CUDA || kind == EF_BACKEND_AUTO)
     {
       const EfBackendProvider *provider = ef_backend_get_provider (EF_BACKEND_CUDA);
