@@ -10,7 +10,7 @@
 #include "ef-main-window-test.h"
 
 static EfApplication *app;
-static EfDataset *demo;   /* simulated once, shared by the tests */
+static G_GNUC_UNUSED EfDataset *demo;   /* simulated once, shared by the tests that use it */
 
 /* Runs the main loop until cond says yes; fails the test after timeout_s. */
 static inline void
@@ -76,10 +76,10 @@ close_window (EfMainWindow *window)
   g_assert_finalize_object (window);
 }
 
-/* Before the tests: private user folders, GTK, the application on the processor path whatever the
- * machine has, and the demo scene, simulated once for all the tests (it takes a few seconds). */
+/* Before the tests: private user folders, GTK, and the application on the processor path whatever the
+ * machine has. */
 static inline void
-ef_test_window_setup (int *argc, char ***argv)
+ef_test_app_setup (int *argc, char ***argv)
 {
   g_autoptr (GError) error = NULL;
 
@@ -93,6 +93,16 @@ ef_test_window_setup (int *argc, char ***argv)
     g_autoptr (GSettings) settings = g_settings_new (APP_ID);
     g_settings_set_string (settings, "backend", "cpu");
   }
+}
+
+/* The application as above, and the demo scene, simulated once for all the tests (it takes a few
+ * seconds). */
+static inline void
+ef_test_window_setup (int *argc, char ***argv)
+{
+  g_autoptr (GError) error = NULL;
+
+  ef_test_app_setup (argc, argv);
   demo = ef_demo_simulate (&error);
   g_assert_no_error (error);
 }

@@ -11,85 +11,18 @@
 #include <string.h>
 
 #include "ef-application.h"
-#include "ef-gui-test-util.h"
+#include "ef-gui-window-test.h"
 #include "ef-main-window-focus.h"
 #include "ef-main-window-test.h"
 #include "ef-metrics.h"
 #include "ef-processing-panel-test.h"
 #include "ef-sim.h"
-
-static EfApplication *app;
-
-static void
-spin_until (gboolean (*cond) (gpointer), gpointer data, double timeout_s)
-{
-  gint64 end = g_get_monotonic_time () + (gint64) (timeout_s * G_USEC_PER_SEC);
-
-  while (!cond (data))
-    {
-      if (g_get_monotonic_time () > end)
-        g_error ("timed out after %.0f s", timeout_s);
-      if (!g_main_context_iteration (NULL, FALSE))
-        g_usleep (500);
-    }
-}
-
-static void
-spin (double seconds)
-{
-  gint64 end = g_get_monotonic_time () + (gint64) (seconds * G_USEC_PER_SEC);
-
-  while (g_get_monotonic_time () < end)
-    if (!g_main_context_iteration (NULL, FALSE))
-      g_usleep (500);
-}
-
-static gboolean
-window_idle (gpointer data)
-{
-  return ef_main_window_is_idle (data);
-}
+#include "ef-gui-screenshot.h"
 
 static gboolean
 focused_and_idle (gpointer data)
 {
   return ef_main_window_focus_applied (data) && ef_main_window_is_idle (data);
-}
-
-static gboolean
-no_pending_frees (gpointer data)
-{
-  return ef_job_runner_get_n_pending_frees () == 0;
-}
-
-/* With EF_SCREENSHOT_DIR set, the window as drawn, into that folder as name. */
-static void
-screenshot (GtkWidget *window, const char *name)
-{
-  const char *dir = g_getenv ("EF_SCREENSHOT_DIR");
-  g_autoptr (GdkPaintable) paintable = NULL;
-  g_autoptr (GdkTexture) texture = NULL;
-  g_autofree char *path = NULL;
-  GtkSnapshot *snap;
-  GskRenderNode *node;
-  int w, h;
-
-  if (dir == NULL)
-    return;
-  gtk_test_widget_wait_for_draw (window);
-  w = gtk_widget_get_width (window);
-  h = gtk_widget_get_height (window);
-  paintable = gtk_widget_paintable_new (window);
-  snap = gtk_snapshot_new ();
-  gdk_paintable_snapshot (paintable, snap, w, h);
-  node = gtk_snapshot_free_to_node (snap);
-  g_assert_nonnull (node);
-  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
-                                         &GRAPHENE_RECT_INIT (0, 0, w, h));
-  gsk_render_node_unref (node);
-  path = g_build_filename (dir, name, NULL);
-  g_assert_true (gdk_texture_save_to_png (texture, path));
-  g_test_message ("saved %s", path);
 }
 
 /* The region's entropy as the window formed it. */
@@ -236,20 +169,9 @@ test_autofocus (void)
 int
 main (int argc, char *argv[])
 {
-  g_autoptr (GError) error = NULL;
   int status;
 
-  ef_test_isolate_user_dirs ();
-  gtk_test_init (&argc, &argv, NULL);
-  adw_init ();
-
-  app = ef_application_new (G_APPLICATION_NON_UNIQUE);
-  if (!g_application_register (G_APPLICATION (app), NULL, &error))
-    g_error ("%s", error->message);
-  {
-    g_autoptr (GSettings) settings = g_settings_new (APP_ID);
-    g_settings_set_string (settings, "backend", "cpu");
-  }
+  ef_test_app_setup (&argc, &argv);
   g_test_add_func ("/gui/window/autofocus", test_autofocus);
   status = g_test_run ();
   g_object_unref (app);
