@@ -13,8 +13,9 @@
 #          backprojection on the device, tests/gpu/ef-ref-bp.cu; fp16 too: its magnitude PSNR is printed
 #          beside it, labelled), PASS/FAIL against RESULTS.md's figures less 3 dB, and every kernel shape on
 #          the large case;
-#   multi  with two or more GPUs: the large case on one and on two devices, and the speed-up of the image
-#          formed, summed and read back to the host (the image formed on the devices alone beside it);
+#   multi  with two or more GPUs: the large case on 1, 2, 4 and 8 devices (as many as there are), and
+#          the speed-up of the image formed, summed and read back to the host (the image formed on the
+#          devices alone beside it);
 #   e2e    a job (reader thread, pinned transfers, cuFFT, backprojection) over a synthetic dataset of
 #          4x the device memory, against the kernel-only rate (EF_E2E_ARGS adds bench-job options);
 #   file   (not in all) end to end from a CPHD file on this machine's disk, as large as the disk allows:
@@ -271,20 +272,24 @@ run_multi () {
   fi
   local t0=$SECONDS
   for p in fp32 fp16; do
-    for d in 1 2; do
+    for d in 1 2 4 8; do
+      [ "$d" -le "$n" ] || break
       bench_one "multi-4k-$p-${d}gpu" --edge 4096 --pulses 8192 --samples 4096 --precision $p --standoff 10e3 \
         --block 2048 --devices $d
     done
   done
   note "multi-GPU benchmarks took $((SECONDS - t0)) s"
-  # Speed-up of two devices over one, on what a caller gets: the image formed, the partial images summed
+  # Speed-up of N devices over one, on what a caller gets: the image formed, the partial images summed
   # and the whole image read back to the host (column 20); the image formed on the devices alone
   # (column 13) beside it.
   for p in fp32 fp16; do
-    awk -F'\t' -v p="$p" '$1 == "RESULT" && $2 == "multi-4k-" p "-1gpu" { a = $13; ar = $20 }
-      $1 == "RESULT" && $2 == "multi-4k-" p "-2gpu" { b = $13; br = $20 }
-      END { if (ar > 0 && br > 0) printf "multi %s: 2 GPUs / 1 GPU = %.3f (formed, summed and read back to the host); %.3f counting the image formed on the devices only\n", p, br / ar, b / a }' \
-      "$OUT/bench.tsv" >> "$SUMMARY"
+    for d in 2 4 8; do
+      [ "$d" -le "$n" ] || break
+      awk -F'\t' -v p="$p" -v d="$d" '$1 == "RESULT" && $2 == "multi-4k-" p "-1gpu" { a = $13; ar = $20 }
+        $1 == "RESULT" && $2 == "multi-4k-" p "-" d "gpu" { b = $13; br = $20 }
+        END { if (ar > 0 && br > 0) printf "multi %s: %d GPUs / 1 GPU = %.3f (formed, summed and read back to the host); %.3f counting the image formed on the devices only\n", p, d, br / ar, b / a }' \
+        "$OUT/bench.tsv" >> "$SUMMARY"
+    done
   done
   grep "^multi fp" "$SUMMARY"
 }
