@@ -135,9 +135,8 @@ def main():
         else:
             print(f"ok {count + 1} - echoform --help-all # SKIP it did not run here (status {rc})")
             globals()["count"] += 1
-    else:
-        print(f"ok {count + 1} - echoform's options # SKIP the desktop program is not built")
-        globals()["count"] += 1
+    # A build without the desktop program (-Dgui=disabled) has no echoform options to compare: its page is
+    # only converted below.
 
     scdoc = shutil.which("scdoc")
     for page, src in (("echoform-cli.1.scd", cli_src), ("echoform.1.scd", app_src)):
