@@ -5,28 +5,10 @@
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
-CLI = os.environ.get("EF_CLI", "echoform-cli")
-n_test = 0
-failed = 0
-
-
-def run(*args):
-    p = subprocess.run([CLI] + list(args), capture_output=True, text=True, timeout=600)
-    return p.returncode, p.stdout, p.stderr
-
-
-def check(name, cond, detail=""):
-    global n_test, failed
-    n_test += 1
-    if cond:
-        print(f"ok {n_test} {name}")
-    else:
-        failed += 1
-        print(f"not ok {n_test} {name} {detail}")
+from ef_tap import check, finish, run
 
 
 def ser(image, ref):
@@ -78,8 +60,7 @@ def main():
         check("RAW data refused", rc != 0 and "FX" in err and "Traceback" not in err, err)
         rc, out, err = run(*form, "--algo", "kspace", "-o", os.path.join(tmp, "k.npy"))
         check("an unknown algorithm is a usage error", rc == 2 and "mf" in err, err)
-    print(f"1..{n_test}")
-    return 1 if failed else 0
+    return finish()
 
 
 if __name__ == "__main__":

@@ -5,28 +5,10 @@
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
-CLI = os.environ.get("EF_CLI", "echoform-cli")
-n_test = 0
-failed = 0
-
-
-def run(*args):
-    p = subprocess.run([CLI] + list(args), capture_output=True, text=True, timeout=600)
-    return p.returncode, p.stdout, p.stderr
-
-
-def check(name, cond, detail=""):
-    global n_test, failed
-    n_test += 1
-    if cond:
-        print(f"ok {n_test} {name}")
-    else:
-        failed += 1
-        print(f"not ok {n_test} {name} {detail}")
+from ef_tap import check, finish, run
 
 
 def candidates(path):
@@ -111,8 +93,7 @@ def main():
             f.write("{\"format\": \"echoform-stack\", \"version\": 1, \"width\": ")
         rc, out, err = run("stack", "info", c)
         check("stack info on a broken index", rc == 1 and "well-formed" in err, err)
-    print(f"1..{n_test}")
-    return 1 if failed else 0
+    return finish()
 
 
 if __name__ == "__main__":

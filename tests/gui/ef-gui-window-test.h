@@ -76,6 +76,25 @@ close_window (EfMainWindow *window)
   g_assert_finalize_object (window);
 }
 
+/* An export's end, as "export-finished" tells it: connect export_finished with an ExportResult, then
+ * spin_until (export_done, &result, ...). */
+typedef struct {
+  gboolean done, ok;
+} ExportResult;
+
+static inline void
+export_finished (EfMainWindow *window, const char *path, gboolean ok, ExportResult *r)
+{
+  r->done = TRUE;
+  r->ok = ok;
+}
+
+static inline gboolean
+export_done (gpointer data)
+{
+  return ((ExportResult *) data)->done;
+}
+
 /* Before the tests: private user folders, GTK, and the application on the processor path whatever the
  * machine has. */
 static inline void

@@ -161,23 +161,6 @@ test_export_scale_bar (void)
   g_rmdir (dir);
 }
 
-typedef struct {
-  gboolean done, ok;
-} ExportResult;
-
-static void
-export_finished (EfMainWindow *window, const char *path, gboolean ok, ExportResult *r)
-{
-  r->done = TRUE;
-  r->ok = ok;
-}
-
-static gboolean
-export_done (gpointer data)
-{
-  return ((ExportResult *) data)->done;
-}
-
 /* The window's "Export Region as PNG": the whole region at full resolution, whatever the zoom. */
 static void
 test_window_export_region (void)

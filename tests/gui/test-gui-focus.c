@@ -40,23 +40,6 @@ region_entropy (EfMainWindow *window)
   return ef_image_entropy (img, ef_grid_n_pixels (grid));
 }
 
-typedef struct {
-  gboolean done, ok;
-} ExportResult;
-
-static void
-export_finished (EfMainWindow *window, const char *path, gboolean ok, ExportResult *r)
-{
-  r->done = TRUE;
-  r->ok = ok;
-}
-
-static gboolean
-export_done (gpointer data)
-{
-  return ((ExportResult *) data)->done;
-}
-
 /* The method the sidecar of the region exported as .npy names under extra.autofocus, or NULL. */
 static char *
 exported_autofocus (EfMainWindow *window)

@@ -317,23 +317,6 @@ test_measure (void)
   g_rmdir (dir);
 }
 
-typedef struct {
-  gboolean done, ok;
-} ExportResult;
-
-static void
-export_finished (EfMainWindow *window, const char *path, gboolean ok, ExportResult *r)
-{
-  r->done = TRUE;
-  r->ok = ok;
-}
-
-static gboolean
-export_done (gpointer data)
-{
-  return ((ExportResult *) data)->done;
-}
-
 /* The formed region written as .npy (on a worker thread) reads back as the accumulator holds it. */
 static void
 test_export_image (void)
