@@ -34,6 +34,7 @@ gboolean ef_cuda_arcs_periodogram_launch (cudaStream_t stream, const EfCudaArcsA
 /* The periodogram on tensor cores (ef-cuda-arcs-tc.cu): fp16 phase series and rotations, fp32 sums.
  * Shared memory a block needs for n_passes (dynamic), the product's depth (2 n_passes rounded up to 16)
  * and the grid rounded up to the block's chunk of grid points. */
+#define EF_CUDA_ARCS_TC_MAX_PASSES 128u
 gsize    ef_cuda_arcs_tc_smem_bytes (guint n_passes);
 guint    ef_cuda_arcs_tc_k2 (guint n_passes);
 guint    ef_cuda_arcs_tc_grid_pad (guint n_grid);

@@ -31,6 +31,7 @@ constexpr int kTcWarps = 8;
 constexpr int kTcArcs = 16 * kTcWarps;
 constexpr int kTcChunk = 32;
 constexpr int kTcPad = 8;   /* halves added to every shared row: rows 16 bytes off a bank cycle */
+constexpr int kTcPrefetch = (kTcChunk * (2 * EF_CUDA_ARCS_TC_MAX_PASSES / 8) + kTcWarps * 32 - 1) / (kTcWarps * 32);
 
 __device__ __forceinline__ float
 quiet_nan_tc ()
@@ -133,20 +134,51 @@ periodogram_tc_kernel (EfCudaArcsArgs a, const __half *__restrict__ br, const __
   for (unsigned e = tid; e < (unsigned) kTcArcs * (k2 - 2 * n); e += blockDim.x)
     sa[(size_t) (e % kTcArcs) * lda + 2 * n + e / kTcArcs] = __float2half_rn (0.0f);
 
+  /* The next chunk's columns are read into registers while this chunk's products run (kTcPrefetch
+   * 16-byte pieces of each matrix a thread: enough for a chunk of EF_CUDA_ARCS_TC_MAX_PASSES). */
+  const unsigned vec = k2 / 8;   /* 16-byte pieces of a column */
+  int4 nr[kTcPrefetch], ni[kTcPrefetch];
+
+#pragma unroll
+  for (int u = 0; u < kTcPrefetch; u++)
+    {
+      unsigned e = tid + u * kTcWarps * 32, j = e / vec, v = e % vec;
+
+      if (e < kTcChunk * vec)
+        {
+          nr[u] = __ldg ((const int4 *) (br + (size_t) j * k2) + v);
+          ni[u] = __ldg ((const int4 *) (bi + (size_t) j * k2) + v);
+        }
+    }
   for (unsigned g0 = 0; g0 < n_grid_pad; g0 += kTcChunk)
     {
-      const unsigned vec = k2 / 8;   /* 16-byte pieces of a column */
       wmma::fragment<wmma::accumulator, 16, 16, 16, float> cr0, cr1, ci0, ci1;
 
       __syncthreads ();   /* A is written; the last chunk's columns are no longer read */
-      for (unsigned e = tid; e < kTcChunk * vec; e += blockDim.x)
+#pragma unroll
+      for (int u = 0; u < kTcPrefetch; u++)
         {
-          unsigned j = e / vec, v = e % vec;
+          unsigned e = tid + u * kTcWarps * 32, j = e / vec, v = e % vec;
 
-          ((int4 *) (sbr + (size_t) j * lda))[v] = __ldg ((const int4 *) (br + (size_t) (g0 + j) * k2) + v);
-          ((int4 *) (sbi + (size_t) j * lda))[v] = __ldg ((const int4 *) (bi + (size_t) (g0 + j) * k2) + v);
+          if (e < kTcChunk * vec)
+            {
+              ((int4 *) (sbr + (size_t) j * lda))[v] = nr[u];
+              ((int4 *) (sbi + (size_t) j * lda))[v] = ni[u];
+            }
         }
       __syncthreads ();
+      if (g0 + kTcChunk < n_grid_pad)
+#pragma unroll
+        for (int u = 0; u < kTcPrefetch; u++)
+          {
+            unsigned e = tid + u * kTcWarps * 32, j = e / vec, v = e % vec;
+
+            if (e < kTcChunk * vec)
+              {
+                nr[u] = __ldg ((const int4 *) (br + (size_t) (g0 + kTcChunk + j) * k2) + v);
+                ni[u] = __ldg ((const int4 *) (bi + (size_t) (g0 + kTcChunk + j) * k2) + v);
+              }
+          }
       wmma::fill_fragment (cr0, 0.0f);
       wmma::fill_fragment (cr1, 0.0f);
       wmma::fill_fragment (ci0, 0.0f);

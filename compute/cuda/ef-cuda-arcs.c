@@ -313,6 +313,13 @@ ef_cuda_arcs_set_periodogram_path (EfCudaArcs *s, EfCudaArcsPgPath path, GError 
   EF_CUDA_CHECK (cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, s->device), error);
   EF_CUDA_CHECK (cudaDeviceGetAttribute (&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, s->device), error);
   bytes = ef_cuda_arcs_tc_smem_bytes (s->n_passes);
+  if (s->n_passes > EF_CUDA_ARCS_TC_MAX_PASSES)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "The tensor-core periodogram takes up to %u passes, not %u", EF_CUDA_ARCS_TC_MAX_PASSES,
+                   s->n_passes);
+      return FALSE;
+    }
   if (major < 7 || bytes > (gsize) optin)
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_DEVICE,

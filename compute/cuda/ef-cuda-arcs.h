@@ -60,9 +60,9 @@ typedef enum {
 } EfCudaArcsPgPath;
 
 /* Chooses the periodogram's path for the session's later runs. TENSOR needs a session made with a
- * model and grid, a device of compute capability 7.0 or later and shared memory for the passes (about
- * 0.8 KiB a pass a block: 100 passes take 97 KiB); otherwise FALSE with error (the path stays as it
- * was), so that the caller can say why it runs on CUDA cores. */
+ * model and grid, at most 128 passes, a device of compute capability 7.0 or later and shared memory
+ * for the passes (about 0.8 KiB a pass a block: 100 passes take 97 KiB); otherwise FALSE with error
+ * (the path stays as it was), so that the caller can say why it runs on CUDA cores. */
 gboolean ef_cuda_arcs_set_periodogram_path (EfCudaArcs *s, EfCudaArcsPgPath path, GError **error);
 
 /* Pinned host memory for the phasors (NULL with error when refused); freed with ef_cuda_arcs_host_free. */
