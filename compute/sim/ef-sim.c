@@ -362,64 +362,258 @@ ef_sim_fx_pulse64 (const double a[3], double r0, double f0, double df, guint n_s
     }
 }
 
-/* One RAW pulse: demodulated LFM echoes sampled at t_n = sc0 + n / fs. lead = 2 r0 / c - sc0 is
- * passed instead of sc0 so that tau - sc0 is formed without cancelling two large delays. */
-static void
-raw_pulse64 (const double a[3], double r0, double lead, double fc, double fs, double K, double T,
-             guint n_samples, double range_offset, const EfSimTarget *targets, guint n_targets,
-             EfCf64 *out)
+/*
+ * RAW echoes.
+ *
+ * The echo of target t at sample n (time t_n = sc0 + n / fs) is amp_t exp(j 2 pi phi) while
+ * 0 <= t_n - tau_t < T, with phi = K u^2 / 2 - fc tau_t cycles and u = t_n - tau_t - T / 2. All targets
+ * share the chirp rate, so with m = n - nc (nc the window's middle sample) and
+ * v_t = tau_t - sc0 + T / 2 - nc / fs,
+ *   phi = K m^2 / (2 fs^2) + beta_t m + gamma_t,   beta_t = -K v_t / fs,   gamma_t = K v_t^2 / 2 - fc tau_t.
+ * The first term is common: a pulse is the chirp Q(m) = exp(j pi K m^2 / fs^2) times a sum of pure tones,
+ * one per target over its own support. The tones are summed as FX samples are (fx_kernel: the rotators
+ * of eight targets at a time in registers, re-seeded from the exact phase every RESEED samples) over
+ * each block of samples that a target's echo covers whole; in the two blocks where an echo starts and
+ * ends, it is added one sample at a time. The chirp multiplies the sum once at the end. This costs
+ * about what FX samples cost per target and sample, where evaluating each echo's chirp by its own
+ * second-order recurrence cost several times more.
+ */
+
+/* Targets prepared at a time: bounds the work space whatever the scene's size. */
+#define RAW_CHUNK 1024
+
+typedef struct {
+  guint   n_samples;
+  guint   nc;                     /* the window's middle sample */
+  double  fs, K, T, fc;
+  const EfCf64 *chirp;            /* borrowed: n_samples of Q(n - nc) */
+  EfCf64 *tones;                  /* owned: n_samples, the sum of the tones */
+  /* Per target of a chunk: tone (cycles a sample, reduced), phase at m = 0 (cycles, reduced), the
+   * tone's one-sample step, the amplitude, and the samples its echo covers (first > last: none). */
+  double  beta[RAW_CHUNK], gamma[RAW_CHUNK], step_re[RAW_CHUNK], step_im[RAW_CHUNK];
+  EfCf64  amp[RAW_CHUNK];
+  guint   first[RAW_CHUNK], last[RAW_CHUNK];
+  /* The targets that cover one block whole, gathered for the kernel and padded to whole groups. */
+  double  cr[RAW_CHUNK + GROUP], ci[RAW_CHUNK + GROUP], sr[RAW_CHUNK + GROUP], si[RAW_CHUNK + GROUP];
+} RawWork;
+
+/* Q(n - nc) for n < ns: the chirp every echo shares. */
+static EfCf64 *
+raw_chirp_new (guint ns, double fs, double K)
 {
+  EfCf64 *q = g_try_new (EfCf64, ns);
+  double half_rate = 0.5 * K / (fs * fs);   /* cycles per sample squared */
+  gint64 nc = ns / 2;
+
+  if (q == NULL)
+    return NULL;
+  for (guint n = 0; n < ns; n++)
+    {
+      double m = (double) ((gint64) n - nc), c, s;
+
+      /* m * m is exact below 2^26 samples. */
+      rot_cycles (half_rate * (m * m), &c, &s);
+      q[n] = c + I * s;
+    }
+  return q;
+}
+
+static RawWork *
+raw_work_new (guint ns, double fs, double K, double T, double fc, const EfCf64 *chirp)
+{
+  RawWork *w = g_try_new (RawWork, 1);
+
+  if (w == NULL)
+    return NULL;
+  w->tones = g_try_new (EfCf64, ns);
+  if (w->tones == NULL)
+    {
+      g_free (w);
+      return NULL;
+    }
+  w->n_samples = ns;
+  w->nc = ns / 2;
+  w->fs = fs;
+  w->K = K;
+  w->T = T;
+  w->fc = fc;
+  w->chirp = chirp;
+  return w;
+}
+
+static void
+raw_work_free (RawWork *w)
+{
+  if (w == NULL)
+    return;
+  g_free (w->tones);
+  g_free (w);
+}
+
+/* -2 fc r0 / c in cycles, reduced to (-1/2, 1/2], to a rounding of the result rather than of the
+ * hundreds of thousands (airborne) to tens of millions (spaceborne) of whole cycles: fc r0 is kept as
+ * an unevaluated sum, and its quotient by c split into a whole part and a remainder. */
+static double
+carrier_cycles (double fc, double r0)
+{
+  double p = fc * r0, e = fma (fc, r0, -p);
+  double q = p / EF_C;
+  double rem = (fma (-q, EF_C, p) + e) / EF_C;   /* (fc r0) / c = q + rem */
+  double whole = 2.0 * q;                        /* exact */
+  double base = -(whole - nearbyint (whole)) - 2.0 * rem;
+
+  return base - nearbyint (base);
+}
+
+/* 2 r0 / c - sc0, to a rounding of the difference rather than of the delays (milliseconds from
+ * orbit), which the chirp's phase K u (tau - sc0) would otherwise feel: the quotient's remainder is
+ * kept, and q - sc0 is exact when the two are within a factor of two. */
+static double
+raw_lead (double r0, double sc0)
+{
+  double q = 2.0 * r0 / EF_C;
+  double rem = fma (-q, EF_C, 2.0 * r0) / EF_C;
+
+  return (q - sc0) + rem;
+}
+
+/* Adds targets [0, n) of the work space's chunk over block [k0, k0 + kn). */
+static void
+raw_block (RawWork *w, guint n, guint k0, guint kn)
+{
+  EfV4d acc_re[RESEED], acc_im[RESEED];
+  guint k1 = k0 + kn - 1;
+  double m0 = (double) k0 - (double) w->nc;
+  guint nb = 0, nv;
+
+  for (guint j = 0; j < n; j++)
+    {
+      guint lo = w->first[j], hi = w->last[j];
+      double c, s;
+      EfCf64 z;
+
+      if (lo > k1 || hi < k0 || lo > hi)
+        continue;
+      if (lo <= k0 && hi >= k1)
+        {
+          /* Whole: into the kernel, seeded from the exact phase at k0. */
+          rot_cycles (w->beta[j] * m0 + w->gamma[j], &c, &s);
+          z = w->amp[j] * (c + I * s);
+          w->cr[nb] = creal (z);
+          w->ci[nb] = cimag (z);
+          w->sr[nb] = w->step_re[j];
+          w->si[nb] = w->step_im[j];
+          nb++;
+          continue;
+        }
+      /* The echo starts or ends in this block: its samples here one at a time. */
+      {
+        guint a = MAX (lo, k0), b = MIN (hi, k1);
+        EfCf64 st = w->step_re[j] + I * w->step_im[j];
+
+        rot_cycles (w->beta[j] * ((double) a - (double) w->nc) + w->gamma[j], &c, &s);
+        z = w->amp[j] * (c + I * s);
+        for (guint k = a; k <= b; k++)
+          {
+            w->tones[k] += z;
+            z *= st;
+          }
+      }
+    }
+  if (nb == 0)
+    return;
+  nv = (nb + GROUP - 1) / GROUP * GROUP;
+  for (guint j = nb; j < nv; j++)
+    {
+      w->cr[j] = w->ci[j] = w->si[j] = 0;
+      w->sr[j] = 1;
+    }
+  memset (acc_re, 0, sizeof (EfV4d) * kn);
+  memset (acc_im, 0, sizeof (EfV4d) * kn);
+  fx_kernel (w->cr, w->ci, w->sr, w->si, nv, kn, acc_re, acc_im);
+  for (guint k = 0; k < kn; k++)
+    w->tones[k0 + k] += ((acc_re[k][0] + acc_re[k][1]) + (acc_re[k][2] + acc_re[k][3]))
+                        + I * ((acc_im[k][0] + acc_im[k][1]) + (acc_im[k][2] + acc_im[k][3]));
+}
+
+/* One RAW pulse into out[n_samples]. lead = 2 r0 / c - sc0 is passed instead of sc0 so that
+ * tau - sc0 is formed without cancelling two large delays. */
+static void
+raw_pulse64 (RawWork *w, const double a[3], double r0, double lead, double range_offset,
+             const EfSimTarget *targets, guint n_targets, EfCf64 *out)
+{
+  guint ns = w->n_samples;
+  double fs = w->fs, K = w->K, T = w->T, fc = w->fc;
   double gap = range_gap (a, r0);
   /* -fc * 2 r0 / c cycles, once per pulse; the target's own part is added below. */
-  double base = -2.0 * fc * r0 / EF_C;
+  double base = carrier_cycles (fc, r0);
 
-  base -= nearbyint (base);
-  memset (out, 0, sizeof (EfCf64) * n_samples);
+  memset (w->tones, 0, sizeof (EfCf64) * ns);
 
-  for (guint t = 0; t < n_targets; t++)
+  for (guint t0 = 0; t0 < n_targets; t0 += RAW_CHUNK)
     {
-      double dR, rel, carrier, ua, n_lo, n_hi;
-      guint first, last;
+      guint n = 0, lo_all = G_MAXUINT, hi_all = 0;
 
-      if (targets[t].amp == 0)
-        continue;
-      dR = diff_range (a, r0, gap, targets[t].pos) + range_offset;
-      /* tau - sc0 */
-      rel = lead + 2.0 * dR / EF_C;
-      /* The echo occupies 0 <= t_n - tau < T. */
-      n_lo = ceil (rel * fs);
-      n_hi = ceil ((rel + T) * fs) - 1.0;
-      if (n_hi < 0 || n_lo > (double) n_samples - 1 || n_hi < n_lo)
-        continue;
-      first = n_lo < 0 ? 0 : (guint) n_lo;
-      last = n_hi > n_samples - 1.0 ? n_samples - 1 : (guint) n_hi;
-      carrier = base - 2.0 * fc * dR / EF_C;
-      carrier -= nearbyint (carrier);
-
-      for (guint n0 = first; n0 <= last; n0 += RESEED)
+      for (guint t = t0; t < n_targets && t < t0 + RAW_CHUNK; t++)
         {
-          guint nn = MIN (RESEED, last - n0 + 1);
-          double c, s, dc, ds, qc, qs;
-          EfCf64 z, step, curv;
+          double dR, rel, carrier, v, beta, gamma, n_lo, n_hi;
 
-          /* u = t_n - tau - T/2: the chirp sweeps -B/2..+B/2 about fc, so the band is fc +- B/2.
-           * phase (cycles) = K u^2 / 2 - fc tau. Seeded exactly here, then advanced by a rotator whose
-           * own step turns by the constant second difference K / fs^2. */
-          ua = n0 / fs - rel - 0.5 * T;
-          rot_cycles (0.5 * K * ua * ua + carrier, &c, &s);
-          z = targets[t].amp * (c + I * s);
-          rot_cycles (K * ua / fs + 0.5 * K / (fs * fs), &dc, &ds);
-          step = dc + I * ds;
-          rot_cycles (K / (fs * fs), &qc, &qs);
-          curv = qc + I * qs;
-          for (guint m = 0; m < nn; m++)
-            {
-              out[n0 + m] += z;
-              z *= step;
-              step *= curv;
-            }
+          if (targets[t].amp == 0)
+            continue;
+          dR = diff_range (a, r0, gap, targets[t].pos) + range_offset;
+          /* tau - sc0 */
+          rel = lead + 2.0 * dR / EF_C;
+          /* The echo occupies 0 <= t_n - tau < T. */
+          n_lo = ceil (rel * fs);
+          n_hi = ceil ((rel + T) * fs) - 1.0;
+          if (n_hi < 0 || n_lo > (double) ns - 1 || n_hi < n_lo)
+            continue;
+          carrier = base - 2.0 * fc * dR / EF_C;
+          v = rel + 0.5 * T - (double) w->nc / fs;
+          /* A whole number of cycles a sample does not turn an integer-indexed tone. */
+          beta = -K * v / fs;
+          beta -= nearbyint (beta);
+          gamma = 0.5 * K * v * v;
+          gamma -= nearbyint (gamma);
+          gamma += carrier;
+          w->beta[n] = beta;
+          w->gamma[n] = gamma - nearbyint (gamma);
+          rot_cycles (beta, &w->step_re[n], &w->step_im[n]);
+          w->amp[n] = targets[t].amp;
+          w->first[n] = n_lo < 0 ? 0 : (guint) n_lo;
+          w->last[n] = n_hi > ns - 1.0 ? ns - 1 : (guint) n_hi;
+          lo_all = MIN (lo_all, w->first[n]);
+          hi_all = MAX (hi_all, w->last[n]);
+          n++;
         }
+      if (n == 0)
+        continue;
+      for (guint k0 = lo_all / RESEED * RESEED; k0 <= hi_all; k0 += RESEED)
+        raw_block (w, n, k0, MIN (RESEED, ns - k0));
     }
+  for (guint k = 0; k < ns; k++)
+    out[k] = w->chirp[k] * w->tones[k];
+}
+
+gboolean
+ef_sim_raw_pulse64 (const double a[3], double r0, double sc0, double fc, double fs, double K, double T,
+                    guint n_samples, double range_offset, const EfSimTarget *targets, guint n_targets,
+                    EfCf64 *out)
+{
+  g_autofree EfCf64 *chirp = NULL;
+  RawWork *w;
+
+  g_return_val_if_fail (a != NULL && out != NULL, FALSE);
+  g_return_val_if_fail (targets != NULL || n_targets == 0, FALSE);
+  g_return_val_if_fail (fs > 0 && T > 0 && n_samples > 0, FALSE);
+
+  chirp = raw_chirp_new (n_samples, fs, K);
+  w = chirp != NULL ? raw_work_new (n_samples, fs, K, T, fc, chirp) : NULL;
+  if (w == NULL)
+    return FALSE;
+  raw_pulse64 (w, a, r0, raw_lead (r0, sc0), range_offset, targets, n_targets, out);
+  raw_work_free (w);
+  return TRUE;
 }
 
 static gboolean
@@ -657,6 +851,7 @@ ef_sim_run (const EfSimParams *params, GError **error)
   g_autofree EfCf32 *samples = NULL;
   g_autofree double *phase_err = NULL;
   g_autofree double *range_err = NULL;
+  g_autofree EfCf64 *chirp = NULL;      /* RAW: the chirp every echo shares */
   g_autoptr (EfDataset) ds = NULL;
   double noise_sigma = 0;      /* per real component */
   double fs = 0, T = 0, K = 0, window = 0;
@@ -757,6 +952,17 @@ ef_sim_run (const EfSimParams *params, GError **error)
         }
     }
 
+  if (p->domain == EF_DOMAIN_RAW)
+    {
+      chirp = raw_chirp_new (ns, fs, K);
+      if (chirp == NULL)
+        {
+          g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY,
+                       "Not enough memory for the simulator's work buffers");
+          return NULL;
+        }
+    }
+
 #if HAVE_OPENMP
   n_threads = p->n_threads > 0 ? (int) p->n_threads : omp_get_max_threads ();
 #endif
@@ -766,8 +972,11 @@ ef_sim_run (const EfSimParams *params, GError **error)
 #endif
   {
     EfCf64 *acc = g_try_new (EfCf64, ns);
+    RawWork *raw = NULL;
 
-    if (acc == NULL)
+    if (p->domain == EF_DOMAIN_RAW && acc != NULL && chirp != NULL)
+      raw = raw_work_new (ns, fs, K, T, p->fc, chirp);
+    if (acc == NULL || (p->domain == EF_DOMAIN_RAW && raw == NULL))
       {
 #if HAVE_OPENMP
 #pragma omp atomic write
@@ -784,14 +993,14 @@ ef_sim_run (const EfSimParams *params, GError **error)
         EfCf32 *dst = samples + (gsize) i * ns;
         EfCf64 perr = 1.0;
 
-        if (acc == NULL)
+        if (acc == NULL || (p->domain == EF_DOMAIN_RAW && raw == NULL))
           continue;
         if (p->domain == EF_DOMAIN_FX)
           ef_sim_fx_pulse64 (pu->tx, pu->r0, pu->sc0, pu->scss, ns, range_err[i], p->targets, p->n_targets,
                              acc);
         else
-          raw_pulse64 (pu->tx, pu->r0, 2.0 * pu->r0 / EF_C - pu->sc0, p->fc, fs, K, T, ns, range_err[i],
-                       p->targets, p->n_targets, acc);
+          raw_pulse64 (raw, pu->tx, pu->r0, raw_lead (pu->r0, pu->sc0), range_err[i], p->targets,
+                       p->n_targets, acc);
 
         if (phase_err[i] != 0)
           perr = cos (phase_err[i]) + I * sin (phase_err[i]);
@@ -813,6 +1022,7 @@ ef_sim_run (const EfSimParams *params, GError **error)
               dst[k] = (EfCf32) (acc[k] * perr);
           }
       }
+    raw_work_free (raw);
     g_free (acc);
   }
 
