@@ -11,6 +11,7 @@
 #endif
 
 #include "ef-sim.h"
+#include "ef-sim-private.h"
 #include "ef-error.h"
 
 /* The same limits as the dataset readers accept, plus a ceiling on the total so that a typing slip
@@ -19,11 +20,8 @@
 #define EF_SIM_MAX_SAMPLES (G_GUINT64_CONSTANT (1) << 24)
 #define EF_SIM_MAX_TOTAL (G_GUINT64_CONSTANT (1) << 31)
 
-/* Rotators are advanced by multiplication for at most this many samples before being recomputed
- * from the exact phase, which keeps the accumulated rounding near 64 ulp whatever the pulse length. */
-#define RESEED 64
 /* Targets are processed in blocks small enough that their rotators stay in L1 cache; a multiple of
- * GROUP below. */
+ * EF_SIM_GROUP below. */
 #define TBLOCK 128
 
 #define DEG (G_PI / 180.0)
@@ -72,16 +70,6 @@ gauss_pair (guint64 *state, double *a, double *b)
 
   *a = r * cos (2 * G_PI * u2);
   *b = r * sin (2 * G_PI * u2);
-}
-
-/* exp(j*2*pi*cycles), with the argument reduced in cycles first so that a phase of thousands of
- * turns loses no more precision than its own representation. */
-static inline void
-rot_cycles (double cycles, double *re, double *im)
-{
-  double frac = cycles - nearbyint (cycles);
-
-  sincos (2 * G_PI * frac, im, re);
 }
 
 static void
@@ -198,58 +186,9 @@ smooth_error (guint64 seed, guint stream, double rms, guint n, double *out)
     out[p] = ss > 0 ? out[p] * (rms / ss) : 0.0;
 }
 
-/* |a|^2 as an unevaluated sum hi + lo (Ogita-Rump-Oishi dot product with fma), so that the small
- * difference between the exact |a| and its rounded double r0 can be recovered. */
-static void
-norm2_dd (const double a[3], double *hi, double *lo)
-{
-  double s = 0, c = 0;
-
-  for (int i = 0; i < 3; i++)
-    {
-      double p = a[i] * a[i];
-      double pe = fma (a[i], a[i], -p);
-      double t = s + p;
-      double z = t - s;
-      double se = (s - (t - z)) + (p - z);
-      s = t;
-      c += se + pe;
-    }
-  *hi = s;
-  *lo = c;
-}
-
-/* The differential range |a - x| - r0 for a target at x, accurate to a few ulp of the difference
- * itself rather than of the 10-700 km absolute range: |a - x| - |a| = (|x|^2 - 2 a.x) / (|a - x| + |a|),
- * plus the (tiny) gap between |a| and the double r0 the dataset records. */
-static inline double
-diff_range (const double a[3], double r0, double r0_gap, const double x[3])
-{
-  double d0 = a[0] - x[0], d1 = a[1] - x[1], d2 = a[2] - x[2];
-  double r = sqrt (d0 * d0 + d1 * d1 + d2 * d2);
-  double num = x[0] * (x[0] - 2 * a[0]) + x[1] * (x[1] - 2 * a[1]) + x[2] * (x[2] - 2 * a[2]);
-
-  return num / (r + r0) + r0_gap;
-}
-
-/* |a| - r0 where r0 = fl(|a|). */
-static double
-range_gap (const double a[3], double r0)
-{
-  double hi, lo;
-
-  norm2_dd (a, &hi, &lo);
-  return (fma (-r0, r0, hi) + lo) / (2.0 * r0);
-}
-
-/* Four doubles, in the compiler's generic vector extension: one AVX register, or two SSE2 ones. */
-typedef double EfV4d __attribute__ ((vector_size (32)));
-
-#define GROUP 8   /* targets advanced together: two EfV4d each for the real and imaginary parts */
-
-/* Advances GROUP-target groups of rotators through kn samples and adds their sums, lane by lane,
+/* Advances EF_SIM_GROUP-target groups of rotators through kn samples and adds their sums, lane by lane,
  * into acc_re/acc_im[kn]. cr/ci are the rotators at the first sample (amplitude included), sr/si
- * their one-sample steps; nb is a multiple of GROUP (padding has zero amplitude). The rotators stay
+ * their one-sample steps; nb is a multiple of EF_SIM_GROUP (padding has zero amplitude). The rotators stay
  * in registers for the whole run, so the inner loop costs one complex multiply and one add per
  * target-sample and almost no memory traffic. Built for AVX2 as well where the compiler can choose
  * at run time. */
@@ -258,11 +197,11 @@ typedef double EfV4d __attribute__ ((vector_size (32)));
 __attribute__ ((target_clones ("arch=x86-64-v3", "default")))
 #endif
 #endif
-static void
-fx_kernel (const double *cr, const double *ci, const double *sr, const double *si, guint nb, guint kn,
+void
+ef_sim_fx_kernel (const double *cr, const double *ci, const double *sr, const double *si, guint nb, guint kn,
            EfV4d *acc_re, EfV4d *acc_im)
 {
-  for (guint g = 0; g < nb; g += GROUP)
+  for (guint g = 0; g < nb; g += EF_SIM_GROUP)
     {
       EfV4d r0, r1, i0, i1, a0, a1, b0, b1;
 
@@ -299,14 +238,14 @@ ef_sim_fx_pulse64 (const double a[3], double r0, double f0, double df, guint n_s
    * one block of targets, structure-of-arrays for the vector kernel. */
   double cr[TBLOCK], ci[TBLOCK], sr[TBLOCK], si[TBLOCK], dr[TBLOCK];
   EfCf64 am[TBLOCK];
-  EfV4d acc_re[RESEED], acc_im[RESEED];
+  EfV4d acc_re[EF_SIM_RESEED], acc_im[EF_SIM_RESEED];
   double gap;
 
   g_return_if_fail (a != NULL && out != NULL);
   g_return_if_fail (targets != NULL || n_targets == 0);
 
   memset (out, 0, sizeof (EfCf64) * n_samples);
-  gap = range_gap (a, r0);
+  gap = ef_sim_range_gap (a, r0);
 
   for (guint t0 = 0; t0 < n_targets; t0 += TBLOCK)
     {
@@ -318,10 +257,10 @@ ef_sim_fx_pulse64 (const double a[3], double r0, double f0, double df, guint n_s
 
           if (targets[t].amp == 0)
             continue;
-          dr[nb] = diff_range (a, r0, gap, targets[t].pos) + range_offset;
+          dr[nb] = ef_sim_diff_range (a, r0, gap, targets[t].pos) + range_offset;
           am[nb] = targets[t].amp;
           /* exp(-j 4 pi df dR / c) */
-          rot_cycles (-2.0 * df * dr[nb] / EF_C, &c, &s);
+          ef_sim_rot_cycles (-2.0 * df * dr[nb] / EF_C, &c, &s);
           sr[nb] = c;
           si[nb] = s;
           nb++;
@@ -329,291 +268,37 @@ ef_sim_fx_pulse64 (const double a[3], double r0, double f0, double df, guint n_s
       if (nb == 0)
         continue;
       /* Pad to whole groups with silent targets. */
-      nv = (nb + GROUP - 1) / GROUP * GROUP;
+      nv = (nb + EF_SIM_GROUP - 1) / EF_SIM_GROUP * EF_SIM_GROUP;
       for (guint j = nb; j < nv; j++)
         {
           cr[j] = ci[j] = si[j] = 0;
           sr[j] = 1;
         }
 
-      for (guint k0 = 0; k0 < n_samples; k0 += RESEED)
+      for (guint k0 = 0; k0 < n_samples; k0 += EF_SIM_RESEED)
         {
-          guint kn = MIN (RESEED, n_samples - k0);
+          guint kn = MIN (EF_SIM_RESEED, n_samples - k0);
           double fk = f0 + k0 * df;
 
-          /* Re-seed from the exact phase at f_k0 so that the recurrence never runs longer than RESEED. */
+          /* Re-seed from the exact phase at f_k0 so that the recurrence never runs longer than EF_SIM_RESEED. */
           for (guint j = 0; j < nb; j++)
             {
               double c, s;
               EfCf64 z;
 
-              rot_cycles (-2.0 * fk * dr[j] / EF_C, &c, &s);
+              ef_sim_rot_cycles (-2.0 * fk * dr[j] / EF_C, &c, &s);
               z = am[j] * (c + I * s);
               cr[j] = creal (z);
               ci[j] = cimag (z);
             }
           memset (acc_re, 0, sizeof (EfV4d) * kn);
           memset (acc_im, 0, sizeof (EfV4d) * kn);
-          fx_kernel (cr, ci, sr, si, nv, kn, acc_re, acc_im);
+          ef_sim_fx_kernel (cr, ci, sr, si, nv, kn, acc_re, acc_im);
           for (guint k = 0; k < kn; k++)
             out[k0 + k] += ((acc_re[k][0] + acc_re[k][1]) + (acc_re[k][2] + acc_re[k][3]))
                            + I * ((acc_im[k][0] + acc_im[k][1]) + (acc_im[k][2] + acc_im[k][3]));
         }
     }
-}
-
-/*
- * RAW echoes.
- *
- * The echo of target t at sample n (time t_n = sc0 + n / fs) is amp_t exp(j 2 pi phi) while
- * 0 <= t_n - tau_t < T, with phi = K u^2 / 2 - fc tau_t cycles and u = t_n - tau_t - T / 2. All targets
- * share the chirp rate, so with m = n - nc (nc the window's middle sample) and
- * v_t = tau_t - sc0 + T / 2 - nc / fs,
- *   phi = K m^2 / (2 fs^2) + beta_t m + gamma_t,   beta_t = -K v_t / fs,   gamma_t = K v_t^2 / 2 - fc tau_t.
- * The first term is common: a pulse is the chirp Q(m) = exp(j pi K m^2 / fs^2) times a sum of pure tones,
- * one per target over its own support. The tones are summed as FX samples are (fx_kernel: the rotators
- * of eight targets at a time in registers, re-seeded from the exact phase every RESEED samples) over
- * each block of samples that a target's echo covers whole; in the two blocks where an echo starts and
- * ends, it is added one sample at a time. The chirp multiplies the sum once at the end. This costs
- * about what FX samples cost per target and sample, where evaluating each echo's chirp by its own
- * second-order recurrence cost several times more.
- */
-
-/* Targets prepared at a time: bounds the work space whatever the scene's size. */
-#define RAW_CHUNK 1024
-
-typedef struct {
-  guint   n_samples;
-  guint   nc;                     /* the window's middle sample */
-  double  fs, K, T, fc;
-  const EfCf64 *chirp;            /* borrowed: n_samples of Q(n - nc) */
-  EfCf64 *tones;                  /* owned: n_samples, the sum of the tones */
-  /* Per target of a chunk: tone (cycles a sample, reduced), phase at m = 0 (cycles, reduced), the
-   * tone's one-sample step, the amplitude, and the samples its echo covers (first > last: none). */
-  double  beta[RAW_CHUNK], gamma[RAW_CHUNK], step_re[RAW_CHUNK], step_im[RAW_CHUNK];
-  EfCf64  amp[RAW_CHUNK];
-  guint   first[RAW_CHUNK], last[RAW_CHUNK];
-  /* The targets that cover one block whole, gathered for the kernel and padded to whole groups. */
-  double  cr[RAW_CHUNK + GROUP], ci[RAW_CHUNK + GROUP], sr[RAW_CHUNK + GROUP], si[RAW_CHUNK + GROUP];
-} RawWork;
-
-/* Q(n - nc) for n < ns: the chirp every echo shares. */
-static EfCf64 *
-raw_chirp_new (guint ns, double fs, double K)
-{
-  EfCf64 *q = g_try_new (EfCf64, ns);
-  double half_rate = 0.5 * K / (fs * fs);   /* cycles per sample squared */
-  gint64 nc = ns / 2;
-
-  if (q == NULL)
-    return NULL;
-  for (guint n = 0; n < ns; n++)
-    {
-      double m = (double) ((gint64) n - nc), c, s;
-
-      /* m * m is exact below 2^26 samples. */
-      rot_cycles (half_rate * (m * m), &c, &s);
-      q[n] = c + I * s;
-    }
-  return q;
-}
-
-static RawWork *
-raw_work_new (guint ns, double fs, double K, double T, double fc, const EfCf64 *chirp)
-{
-  RawWork *w = g_try_new (RawWork, 1);
-
-  if (w == NULL)
-    return NULL;
-  w->tones = g_try_new (EfCf64, ns);
-  if (w->tones == NULL)
-    {
-      g_free (w);
-      return NULL;
-    }
-  w->n_samples = ns;
-  w->nc = ns / 2;
-  w->fs = fs;
-  w->K = K;
-  w->T = T;
-  w->fc = fc;
-  w->chirp = chirp;
-  return w;
-}
-
-static void
-raw_work_free (RawWork *w)
-{
-  if (w == NULL)
-    return;
-  g_free (w->tones);
-  g_free (w);
-}
-
-/* -2 fc r0 / c in cycles, reduced to (-1/2, 1/2], to a rounding of the result rather than of the
- * hundreds of thousands (airborne) to tens of millions (spaceborne) of whole cycles: fc r0 is kept as
- * an unevaluated sum, and its quotient by c split into a whole part and a remainder. */
-static double
-carrier_cycles (double fc, double r0)
-{
-  double p = fc * r0, e = fma (fc, r0, -p);
-  double q = p / EF_C;
-  double rem = (fma (-q, EF_C, p) + e) / EF_C;   /* (fc r0) / c = q + rem */
-  double whole = 2.0 * q;                        /* exact */
-  double base = -(whole - nearbyint (whole)) - 2.0 * rem;
-
-  return base - nearbyint (base);
-}
-
-/* 2 r0 / c - sc0, to a rounding of the difference rather than of the delays (milliseconds from
- * orbit), which the chirp's phase K u (tau - sc0) would otherwise feel: the quotient's remainder is
- * kept, and q - sc0 is exact when the two are within a factor of two. */
-static double
-raw_lead (double r0, double sc0)
-{
-  double q = 2.0 * r0 / EF_C;
-  double rem = fma (-q, EF_C, 2.0 * r0) / EF_C;
-
-  return (q - sc0) + rem;
-}
-
-/* Adds targets [0, n) of the work space's chunk over block [k0, k0 + kn). */
-static void
-raw_block (RawWork *w, guint n, guint k0, guint kn)
-{
-  EfV4d acc_re[RESEED], acc_im[RESEED];
-  guint k1 = k0 + kn - 1;
-  double m0 = (double) k0 - (double) w->nc;
-  guint nb = 0, nv;
-
-  for (guint j = 0; j < n; j++)
-    {
-      guint lo = w->first[j], hi = w->last[j];
-      double c, s;
-      EfCf64 z;
-
-      if (lo > k1 || hi < k0 || lo > hi)
-        continue;
-      if (lo <= k0 && hi >= k1)
-        {
-          /* Whole: into the kernel, seeded from the exact phase at k0. */
-          rot_cycles (w->beta[j] * m0 + w->gamma[j], &c, &s);
-          z = w->amp[j] * (c + I * s);
-          w->cr[nb] = creal (z);
-          w->ci[nb] = cimag (z);
-          w->sr[nb] = w->step_re[j];
-          w->si[nb] = w->step_im[j];
-          nb++;
-          continue;
-        }
-      /* The echo starts or ends in this block: its samples here one at a time. */
-      {
-        guint a = MAX (lo, k0), b = MIN (hi, k1);
-        EfCf64 st = w->step_re[j] + I * w->step_im[j];
-
-        rot_cycles (w->beta[j] * ((double) a - (double) w->nc) + w->gamma[j], &c, &s);
-        z = w->amp[j] * (c + I * s);
-        for (guint k = a; k <= b; k++)
-          {
-            w->tones[k] += z;
-            z *= st;
-          }
-      }
-    }
-  if (nb == 0)
-    return;
-  nv = (nb + GROUP - 1) / GROUP * GROUP;
-  for (guint j = nb; j < nv; j++)
-    {
-      w->cr[j] = w->ci[j] = w->si[j] = 0;
-      w->sr[j] = 1;
-    }
-  memset (acc_re, 0, sizeof (EfV4d) * kn);
-  memset (acc_im, 0, sizeof (EfV4d) * kn);
-  fx_kernel (w->cr, w->ci, w->sr, w->si, nv, kn, acc_re, acc_im);
-  for (guint k = 0; k < kn; k++)
-    w->tones[k0 + k] += ((acc_re[k][0] + acc_re[k][1]) + (acc_re[k][2] + acc_re[k][3]))
-                        + I * ((acc_im[k][0] + acc_im[k][1]) + (acc_im[k][2] + acc_im[k][3]));
-}
-
-/* One RAW pulse into out[n_samples]. lead = 2 r0 / c - sc0 is passed instead of sc0 so that
- * tau - sc0 is formed without cancelling two large delays. */
-static void
-raw_pulse64 (RawWork *w, const double a[3], double r0, double lead, double range_offset,
-             const EfSimTarget *targets, guint n_targets, EfCf64 *out)
-{
-  guint ns = w->n_samples;
-  double fs = w->fs, K = w->K, T = w->T, fc = w->fc;
-  double gap = range_gap (a, r0);
-  /* -fc * 2 r0 / c cycles, once per pulse; the target's own part is added below. */
-  double base = carrier_cycles (fc, r0);
-
-  memset (w->tones, 0, sizeof (EfCf64) * ns);
-
-  for (guint t0 = 0; t0 < n_targets; t0 += RAW_CHUNK)
-    {
-      guint n = 0, lo_all = G_MAXUINT, hi_all = 0;
-
-      for (guint t = t0; t < n_targets && t < t0 + RAW_CHUNK; t++)
-        {
-          double dR, rel, carrier, v, beta, gamma, n_lo, n_hi;
-
-          if (targets[t].amp == 0)
-            continue;
-          dR = diff_range (a, r0, gap, targets[t].pos) + range_offset;
-          /* tau - sc0 */
-          rel = lead + 2.0 * dR / EF_C;
-          /* The echo occupies 0 <= t_n - tau < T. */
-          n_lo = ceil (rel * fs);
-          n_hi = ceil ((rel + T) * fs) - 1.0;
-          if (n_hi < 0 || n_lo > (double) ns - 1 || n_hi < n_lo)
-            continue;
-          carrier = base - 2.0 * fc * dR / EF_C;
-          v = rel + 0.5 * T - (double) w->nc / fs;
-          /* A whole number of cycles a sample does not turn an integer-indexed tone. */
-          beta = -K * v / fs;
-          beta -= nearbyint (beta);
-          gamma = 0.5 * K * v * v;
-          gamma -= nearbyint (gamma);
-          gamma += carrier;
-          w->beta[n] = beta;
-          w->gamma[n] = gamma - nearbyint (gamma);
-          rot_cycles (beta, &w->step_re[n], &w->step_im[n]);
-          w->amp[n] = targets[t].amp;
-          w->first[n] = n_lo < 0 ? 0 : (guint) n_lo;
-          w->last[n] = n_hi > ns - 1.0 ? ns - 1 : (guint) n_hi;
-          lo_all = MIN (lo_all, w->first[n]);
-          hi_all = MAX (hi_all, w->last[n]);
-          n++;
-        }
-      if (n == 0)
-        continue;
-      for (guint k0 = lo_all / RESEED * RESEED; k0 <= hi_all; k0 += RESEED)
-        raw_block (w, n, k0, MIN (RESEED, ns - k0));
-    }
-  for (guint k = 0; k < ns; k++)
-    out[k] = w->chirp[k] * w->tones[k];
-}
-
-gboolean
-ef_sim_raw_pulse64 (const double a[3], double r0, double sc0, double fc, double fs, double K, double T,
-                    guint n_samples, double range_offset, const EfSimTarget *targets, guint n_targets,
-                    EfCf64 *out)
-{
-  g_autofree EfCf64 *chirp = NULL;
-  RawWork *w;
-
-  g_return_val_if_fail (a != NULL && out != NULL, FALSE);
-  g_return_val_if_fail (targets != NULL || n_targets == 0, FALSE);
-  g_return_val_if_fail (fs > 0 && T > 0 && n_samples > 0, FALSE);
-
-  chirp = raw_chirp_new (n_samples, fs, K);
-  w = chirp != NULL ? raw_work_new (n_samples, fs, K, T, fc, chirp) : NULL;
-  if (w == NULL)
-    return FALSE;
-  raw_pulse64 (w, a, r0, raw_lead (r0, sc0), range_offset, targets, n_targets, out);
-  raw_work_free (w);
-  return TRUE;
 }
 
 static gboolean
@@ -924,7 +609,7 @@ ef_sim_run (const EfSimParams *params, GError **error)
 
           if (p->n_targets > 0)
             {
-              double gap = range_gap (pulses[i].tx, pulses[i].r0);
+              double gap = ef_sim_range_gap (pulses[i].tx, pulses[i].r0);
               double lo = INFINITY, hi = -INFINITY;
 
               for (guint t = 0; t < p->n_targets; t++)
@@ -932,7 +617,7 @@ ef_sim_run (const EfSimParams *params, GError **error)
                   double rel;
                   if (p->targets[t].amp == 0)
                     continue;
-                  rel = 2.0 * (diff_range (pulses[i].tx, pulses[i].r0, gap, p->targets[t].pos)
+                  rel = 2.0 * (ef_sim_diff_range (pulses[i].tx, pulses[i].r0, gap, p->targets[t].pos)
                                + range_err[i]) / EF_C;  /* tau - tau0 */
                   lo = MIN (lo, rel);
                   hi = MAX (hi, rel);
@@ -954,7 +639,7 @@ ef_sim_run (const EfSimParams *params, GError **error)
 
   if (p->domain == EF_DOMAIN_RAW)
     {
-      chirp = raw_chirp_new (ns, fs, K);
+      chirp = ef_sim_raw_chirp_new (ns, fs, K);
       if (chirp == NULL)
         {
           g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY,
@@ -972,10 +657,10 @@ ef_sim_run (const EfSimParams *params, GError **error)
 #endif
   {
     EfCf64 *acc = g_try_new (EfCf64, ns);
-    RawWork *raw = NULL;
+    EfSimRawWork *raw = NULL;
 
     if (p->domain == EF_DOMAIN_RAW && acc != NULL && chirp != NULL)
-      raw = raw_work_new (ns, fs, K, T, p->fc, chirp);
+      raw = ef_sim_raw_work_new (ns, fs, K, T, p->fc, chirp);
     if (acc == NULL || (p->domain == EF_DOMAIN_RAW && raw == NULL))
       {
 #if HAVE_OPENMP
@@ -999,8 +684,7 @@ ef_sim_run (const EfSimParams *params, GError **error)
           ef_sim_fx_pulse64 (pu->tx, pu->r0, pu->sc0, pu->scss, ns, range_err[i], p->targets, p->n_targets,
                              acc);
         else
-          raw_pulse64 (raw, pu->tx, pu->r0, raw_lead (pu->r0, pu->sc0), range_err[i], p->targets,
-                       p->n_targets, acc);
+          ef_sim_raw_pulse (raw, pu->tx, pu->r0, pu->sc0, range_err[i], p->targets, p->n_targets, acc);
 
         if (phase_err[i] != 0)
           perr = cos (phase_err[i]) + I * sin (phase_err[i]);
@@ -1022,7 +706,7 @@ ef_sim_run (const EfSimParams *params, GError **error)
               dst[k] = (EfCf32) (acc[k] * perr);
           }
       }
-    raw_work_free (raw);
+    ef_sim_raw_work_free (raw);
     g_free (acc);
   }
 

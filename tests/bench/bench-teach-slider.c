@@ -1,4 +1,4 @@
-/* bench-teach-slider.c: the classroom's aperture slider without a window: a window's image from the stack's sums, and its pixels. */
+/* bench-teach-slider.c: the classroom's aperture slider, headless: windows from the stack's sums, their pixels. */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "bench-teach-slider"
 #include "config.h"
