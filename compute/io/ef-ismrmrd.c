@@ -126,8 +126,9 @@ parse_header (const char *xml, gsize len, const char *path, EfIsmrmrdInfo *info,
   if (doc == NULL || (root = xmlDocGetRootElement (doc)) == NULL)
     {
       const xmlError *e = xmlGetLastError ();
+      g_autofree char *why = g_strchomp (g_strdup (e != NULL && e->message != NULL ? e->message : ""));
       g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "“%s”: the XML header is malformed%s%s", path,
-                   e != NULL && e->message != NULL ? ": " : "", e != NULL && e->message != NULL ? e->message : "");
+                   why[0] != '\0' ? ": " : "", why);
       if (doc != NULL)
         xmlFreeDoc (doc);
       return FALSE;
@@ -399,10 +400,14 @@ ef_ismrmrd_read_in_process (const char *path, guint channel, double traj_scale, 
     }
   if (ismrmrd_init_dataset (&dset, path, EF_ISMRMRD_GROUP) != ISMRMRD_NOERROR)
     return ef_ismrmrd_fail (error, EF_IO_ERROR_FAILED, path, "cannot set up the dataset");
-  if (ismrmrd_open_dataset (&dset, false) != ISMRMRD_NOERROR)
+  /* Not ismrmrd_open_dataset: it opens the file for writing and adds the group when it is missing, so
+   * that reading would change the file, and fail on one that may not be written. */
+  dset.fileid = H5Fopen (path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (dset.fileid < 0)
     {
+      dset.fileid = 0;
       ismrmrd_close_dataset (&dset);
-      return ef_ismrmrd_fail (error, EF_IO_ERROR_FORMAT, path, "not an ISMRMRD (HDF5) file");
+      return ef_ismrmrd_fail (error, EF_IO_ERROR_FORMAT, path, "not an ISMRMRD file: HDF5 cannot open it");
     }
   ok = read_header (&dset, path, info, error) && acq_file_open (&dset, path, &f, &n_acq, error);
   ismrmrd_init_acquisition (&acq);
