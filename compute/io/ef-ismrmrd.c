@@ -163,8 +163,12 @@ parse_header (const char *xml, gsize len, const char *path, EfIsmrmrdInfo *info,
                            MAX_FOV_MM);
               ok = FALSE;
             }
-          info->matrix[a] = (guint) m;
-          info->fov_mm[a] = f;
+          if (ok)
+            {
+              /* converted only once checked: a size of 2^32 or more does not fit a guint */
+              info->matrix[a] = (guint) m;
+              info->fov_mm[a] = f;
+            }
         }
     }
   xmlFreeDoc (doc);
