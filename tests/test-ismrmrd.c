@@ -261,6 +261,27 @@ test_absurd_fields (void)
   remove_tmp (path);
 }
 
+/* A member of the stored acquisition header type renamed: libismrmrd would read on with an
+ * unconverted header. */
+static void
+test_header_type (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = tmp_path ("type.h5");
+  g_autofree char *bytes = NULL;
+  gsize len;
+  char *at;
+
+  g_assert_true (ef_test_ismrmrd_write (path, 3, 8, 1, NULL, &error));
+  g_assert_true (g_file_get_contents (path, &bytes, &len, &error));
+  at = memmem (bytes, len, "user_float", 10);
+  g_assert_nonnull (at);
+  memcpy (at, "user_flomt", 10);
+  g_assert_true (g_file_set_contents (path, bytes, (gssize) len, NULL));
+  expect_refusal (path, EF_IO_ERROR_FORMAT, "the acquisition header type lacks the member user_float");
+  remove_tmp (path);
+}
+
 /* The acquisition dataset's size set to 2^40 and to 2^32 + 5 (which libismrmrd's 32-bit count would
  * take for 5). */
 static void
@@ -505,6 +526,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/ismrmrd/coils-roundtrip", test_coils_roundtrip);
   g_test_add_func ("/compute/ismrmrd/bad/absurd-fields", test_absurd_fields);
   g_test_add_func ("/compute/ismrmrd/bad/absurd-count", test_absurd_count);
+  g_test_add_func ("/compute/ismrmrd/bad/header-type", test_header_type);
   g_test_add_func ("/compute/ismrmrd/bad/absurd-header", test_absurd_header);
   g_test_add_func ("/compute/ismrmrd/bad/not-ismrmrd", test_not_ismrmrd);
   g_test_add_func ("/compute/ismrmrd/bad/not-finite", test_not_finite);

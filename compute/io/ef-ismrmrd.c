@@ -254,6 +254,38 @@ acq_file_close (AcqFile *f)
   if (f->ds >= 0) H5Dclose (f->ds);
 }
 
+/* libismrmrd reads the header with a type of all these members and uses the result even when HDF5
+ * could not convert it: a file whose header lacks one must be refused before. */
+static gboolean
+check_head_members (hid_t ds, const char *path, GError **error)
+{
+  static const char *const names[] = {
+    "version", "flags", "measurement_uid", "scan_counter", "acquisition_time_stamp", "physiology_time_stamp",
+    "number_of_samples", "available_channels", "active_channels", "channel_mask", "discard_pre", "discard_post",
+    "center_sample", "encoding_space_ref", "trajectory_dimensions", "sample_time_us", "position", "read_dir",
+    "phase_dir", "slice_dir", "patient_table_position", "idx", "user_int", "user_float",
+  };
+  hid_t ftype = H5Dget_type (ds), head = -1;
+  int hi = ftype >= 0 ? H5Tget_member_index (ftype, "head") : -1;
+  const char *missing = NULL;
+
+  if (hi >= 0)
+    head = H5Tget_member_type (ftype, (unsigned) hi);
+  if (head < 0 || H5Tget_class (head) != H5T_COMPOUND)
+    missing = "head";
+  for (guint i = 0; missing == NULL && i < G_N_ELEMENTS (names); i++)
+    if (H5Tget_member_index (head, names[i]) < 0)
+      missing = names[i];
+  if (head >= 0)
+    H5Tclose (head);
+  if (ftype >= 0)
+    H5Tclose (ftype);
+  if (missing != NULL)
+    g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "“%s”: the acquisition header type lacks the member %s",
+                 path, missing);
+  return missing == NULL;
+}
+
 /* Opens /dataset/data and checks its shape and type; *n_acq is its length. */
 static gboolean
 acq_file_open (ISMRMRD_Dataset *dset, const char *path, AcqFile *f, guint *n_acq, GError **error)
@@ -299,6 +331,8 @@ acq_file_open (ISMRMRD_Dataset *dset, const char *path, AcqFile *f, guint *n_acq
                    "not of ISMRMRD's acquisition type (head, traj, data)", path);
       return FALSE;
     }
+  if (!check_head_members (f->ds, path, error))
+    return FALSE;
   head = H5Tcreate (H5T_COMPOUND, sizeof (PeekHead));
   H5Tinsert (head, "number_of_samples", HOFFSET (PeekHead, number_of_samples), H5T_NATIVE_UINT16);
   H5Tinsert (head, "active_channels", HOFFSET (PeekHead, active_channels), H5T_NATIVE_UINT16);
