@@ -21,7 +21,8 @@
  * with an XML header whose encodedSpace matrixSize and fieldOfView_mm the input may replace by any text,
  * then replaces numbers in the stored bytes: acquisition header fields (number_of_samples,
  * active_channels, trajectory_dimensions, discards, encoding counters, flags) of one acquisition or all,
- * and the acquisition dataset's size. The input is a list of edits of three bytes,
+ * and the acquisition dataset's size, or renames a member of the stored types (one letter changed, so
+ * that the file stays the same size). The input is a list of edits of three bytes,
  * [target, value kind, acquisition], each with eight more raw bytes when the kind asks for them.
  * The file is read in-process (for the coverage), for every channel and for channel 1; a refusal must
  * be an EF_IO_ERROR with a message.
@@ -37,6 +38,12 @@ static const char *const boundary_text[] = {
   "1e300", "1e-300", "-0", "", " 64 ", "0x40", "250.5", "1e6", "999999", "abc",
 };
 enum { N_BOUNDARY_U64 = G_N_ELEMENTS (boundary_u64), RAW_KIND = N_BOUNDARY_U64, N_KINDS_U64 };
+/* Names in the stored types that a rename edit may spoil. */
+static const char *const member_names[] = {
+  "number_of_samples", "active_channels", "trajectory_dimensions", "user_float", "position", "idx",
+  "kspace_encode_step_1", "head", "traj", "data", "real", "imag",
+};
+#define N_TARGETS(n_fields) (6 + (n_fields) + 2)
 
 typedef struct {
   const guint8 *data;
@@ -155,7 +162,7 @@ ef_fuzz_ismrmrd_fields (const guint8 *data, gsize size)
   while (in.pos < in.size)
     {
       guint8 target = next_byte (&in), kind = next_byte (&in), acq = next_byte (&in);
-      guint t = target % (6 + n_fields + 1);
+      guint t = target % N_TARGETS (n_fields);
 
       if (t < 6)
         (t < 3 ? matrix : fov)[t % 3] = boundary_text[kind % G_N_ELEMENTS (boundary_text)];
@@ -197,7 +204,7 @@ ef_fuzz_ismrmrd_fields (const guint8 *data, gsize size)
   while (in.pos < in.size)
     {
       guint8 target = next_byte (&in), kind = next_byte (&in), acq = next_byte (&in);
-      guint t = target % (6 + n_fields + 1);
+      guint t = target % N_TARGETS (n_fields);
       guint64 v = 0;
 
       if (kind % N_KINDS_U64 == RAW_KIND)
@@ -207,6 +214,15 @@ ef_fuzz_ismrmrd_fields (const guint8 *data, gsize size)
         v = boundary_u64[kind % N_KINDS_U64];
       if (t < 6)
         continue;
+      if (t == 6 + n_fields + 1)
+        {
+          const char *name = member_names[kind % G_N_ELEMENTS (member_names)];
+          guint8 *at = memmem (bytes, len, name, strlen (name));
+
+          if (at != NULL)
+            at[acq % strlen (name)] ^= 0x01;
+          continue;
+        }
       if (t == 6 + n_fields)
         {
           if (have_count)
