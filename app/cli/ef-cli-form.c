@@ -10,6 +10,7 @@
 #include "ef-cli-mpi.h"
 #include "ef-cli-focus.h"
 #include "ef-cli-private.h"
+#include "ef-gotcha.h"
 #include "ef-image-io.h"
 #include "ef-job.h"
 #include "ef-job-defaults.h"
@@ -278,6 +279,7 @@ form_main (int argc, char **argv, EfCliMpi *mpi)
   g_autofree char *threads_s = NULL, *stride_s = NULL, *db_range_s = NULL, *devices_s = NULL, *place_s = NULL;
   g_autofree char *description = NULL, *decompose_s = NULL;
   g_autofree char *autofocus_s = NULL, *phase_in = NULL, *phase_out = NULL, *af_size_s = NULL;
+  gboolean gotcha_af = FALSE;
   g_auto (EfRunInfo) af = { 0 };
   EfCliFocusArgs afa = { 0 };
   g_autofree char *ran = NULL;
@@ -349,6 +351,8 @@ form_main (int argc, char **argv, EfCliMpi *mpi)
       "(JSON) to FILE", "FILE" },
     { "phase-correction", 0, 0, G_OPTION_ARG_FILENAME, &phase_in, "Multiply each pulse by exp(-j phase) "
       "from FILE (JSON, as --phase-out writes) before range compression", "FILE" },
+    { "gotcha-af", 0, 0, G_OPTION_ARG_NONE, &gotcha_af, "Gotcha input: apply the files' own autofocus "
+      "corrections (af.r_correct, af.ph_correct; off by default: the delivered phase history focuses best)", NULL },
     { NULL }
   };
 
@@ -440,7 +444,21 @@ form_main (int argc, char **argv, EfCliMpi *mpi)
   if (ef_cli_stderr_is_tty () && ef_cli_is_scene_file (input))
     fprintf (stderr, "Simulating the scene in %s…\n", input);
   t_start = g_get_monotonic_time ();
-  ds = ef_cli_open_input (input, channel, n_threads, &error);
+  if (gotcha_af)
+    {
+      const char *paths[] = { input, NULL };
+      EfGotchaOptions go;
+
+      if (!ef_gotcha_sniff (input))
+        return ef_cli_usage_error ("form", "--gotcha-af: “%s” is not a Gotcha .mat file or folder", input);
+      ef_gotcha_options_init (&go);
+      go.apply_autofocus = TRUE;
+      ds = ef_gotcha_open (paths, &go, &error);
+      if (ds != NULL)
+        fprintf (stderr, "form: the files' autofocus corrections (af.r_correct, af.ph_correct) applied\n");
+    }
+  else
+    ds = ef_cli_open_input (input, channel, n_threads, &error);
 #if HAVE_MPI
   /* Every rank opens the file; one that cannot ends them all, with its message. */
   if (mpi != NULL && !ef_cli_mpi_agree (mpi, ds == NULL ? error : NULL))
