@@ -1,0 +1,297 @@
+/* test-teach-whatif.c: the classroom's what-if errors against their definitions and the physics they predict. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <complex.h>
+#include <math.h>
+#include <string.h>
+
+#include "ef-error.h"
+#include "ef-metrics.h"
+#include "ef-sim.h"
+#include "ef-teach-whatif.h"
+
+#define HALF 6.0
+#define SPACING 0.08
+
+/* The simulator's airborne X-band spotlight (9.6 GHz, 600 MHz, 4.1 degrees, 512 pulses) with one point
+ * at the scene centre, of random phase. */
+static EfDataset *
+airborne_point (void)
+{
+  EfSimParams sp;
+  EfSimTarget tg = { { 0, 0, 0 }, 1.0 };
+  g_autoptr (GError) error = NULL;
+  EfDataset *ds;
+
+  ef_sim_params_init_airborne (&sp);
+  tg.amp = cexp (I * g_test_rand_double_range (-G_PI, G_PI));
+  sp.targets = &tg;
+  sp.n_targets = 1;
+  ds = ef_sim_run (&sp, &error);
+  g_assert_no_error (error);
+  return ds;
+}
+
+static EfImage *
+form (EfDataset *ds, const EfTeachFormOptions *o)
+{
+  EfGrid g;
+  g_autoptr (GError) error = NULL;
+  EfImage *img;
+
+  g_assert_true (ef_grid_init_roi (&g, -HALF, -HALF, HALF, HALF, SPACING, NULL));
+  img = ef_image_new (&g, NULL);
+  g_assert_true (ef_teach_form_ex (ds, &g, 0, ds->info.n_pulses, 0, (guint) ds->info.n_samples, o, 0, img->data,
+                                   NULL, &error));
+  g_assert_no_error (error);
+  return img;
+}
+
+/* The point near the image's centre, its range cut along the middle pulse's ground line of sight. */
+static void
+measure (const EfDataset *ds, const EfImage *img, EfPointResult *res)
+{
+  const EfPulse *pu = &ds->pulses[ds->info.n_pulses / 2];
+  double h = hypot (pu->tx[0], pu->tx[1]);
+  double dir[3] = { pu->tx[0] / h, pu->tx[1] / h, 0 };
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (ef_point_analyse (img, 0.5 * (img->grid.width - 1), 0.5 * (img->grid.height - 1), 12, dir, res,
+                                   &error));
+  g_assert_no_error (error);
+}
+
+static double
+rms_of (const double *e, guint64 n, double *mean)
+{
+  double m = 0, s = 0;
+
+  for (guint64 p = 0; p < n; p++)
+    m += e[p];
+  m /= (double) n;
+  for (guint64 p = 0; p < n; p++)
+    s += (e[p] - m) * (e[p] - m);
+  *mean = m;
+  return sqrt (s / (double) n);
+}
+
+/* Every shape has the RMS asked for, exactly, and mean zero; none at all for an RMS of 0. */
+static void
+test_phase_rms (void)
+{
+  const EfTeachPhaseShape shapes[] = { EF_TEACH_PHASE_QUADRATIC, EF_TEACH_PHASE_SINE, EF_TEACH_PHASE_RANDOM_WALK,
+                                       EF_TEACH_PHASE_LINEAR };
+  guint64 n = (guint64) g_test_rand_int_range (64, 4096);
+  g_autofree double *e = g_new (double, n);
+
+  for (guint i = 0; i < G_N_ELEMENTS (shapes); i++)
+    {
+      double r = g_test_rand_double_range (0.1, 5), mean, got;
+
+      ef_teach_phase_error (shapes[i], r, 0, g_test_rand_int (), n, e);
+      got = rms_of (e, n, &mean);
+      g_test_message ("shape %u, %" G_GUINT64_FORMAT " pulses: RMS %.15f for %.15f, mean %.2e", i, n, got, r, mean);
+      g_assert_cmpfloat (fabs (got - r), <, 1e-12 * r);
+      g_assert_cmpfloat (fabs (mean), <, 1e-12 * r);
+      ef_teach_phase_error (shapes[i], 0, 0, 1, n, e);
+      for (guint64 p = 0; p < n; p++)
+        g_assert_cmpfloat (e[p], ==, 0);
+    }
+  /* The quadratic is x^2 less its mean, over x in [-1, 1]. */
+  ef_teach_phase_error (EF_TEACH_PHASE_QUADRATIC, 1, 0, 0, n, e);
+  g_assert_cmpfloat (e[0], ==, e[n - 1]);
+  g_assert_cmpfloat (e[0] - e[n / 2], >, 0);
+}
+
+/* The random walk is the seed's: the same seed, the same error; another seed, another one; and it holds
+ * no straight line. */
+static void
+test_random_walk_seed (void)
+{
+  const guint64 n = 512;
+  double a[512], b[512], c[512], sxy = 0, sxx = 0, diff = 0;
+  guint32 seed = g_test_rand_int ();
+
+  ef_teach_phase_error (EF_TEACH_PHASE_RANDOM_WALK, 1.5, 0, seed, n, a);
+  ef_teach_phase_error (EF_TEACH_PHASE_RANDOM_WALK, 1.5, 0, seed, n, b);
+  ef_teach_phase_error (EF_TEACH_PHASE_RANDOM_WALK, 1.5, 0, seed + 1, n, c);
+  g_assert_cmpmem (a, sizeof a, b, sizeof b);
+  for (guint64 p = 0; p < n; p++)
+    {
+      double x = (double) p - 0.5 * (n - 1);
+
+      sxy += x * a[p], sxx += x * x;
+      diff += (a[p] - c[p]) * (a[p] - c[p]);
+    }
+  g_test_message ("seed %u: slope left %.2e rad/pulse; another seed differs by %.2f rad RMS", seed, sxy / sxx,
+                  sqrt (diff / n));
+  g_assert_cmpfloat (fabs (sxy / sxx), <, 1e-12);
+  g_assert_cmpfloat (sqrt (diff / n), >, 0.1);
+}
+
+/* No error: the collection itself, and the image bit for bit. */
+static void
+test_zero_identical (void)
+{
+  g_autoptr (EfDataset) ds = airborne_point ();
+  EfTeachErrors e = { .phase_shape = EF_TEACH_PHASE_RANDOM_WALK, .seed = 7 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (EfDataset) same = ef_teach_errors_apply (ds, &e, &error);
+  g_autoptr (EfImage) a = NULL, b = NULL;
+
+  g_assert_no_error (error);
+  g_assert_true (same == ds);
+  a = form (ds, NULL);
+  b = form (same, NULL);
+  g_assert_cmpmem (a->data, ef_grid_n_pixels (&a->grid) * sizeof (EfCf32), b->data,
+                   ef_grid_n_pixels (&b->grid) * sizeof (EfCf32));
+  /* Bad amounts are refused. */
+  e.phase_rms = NAN;
+  g_assert_null (ef_teach_errors_apply (ds, &e, &error));
+  g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT);
+}
+
+/* A phase ramp of Phi across the aperture moves the point across the line of sight by
+ * Phi c / (4 pi fc dtheta): one resolution cell for each 2 pi. */
+static void
+test_linear_shift (void)
+{
+  g_autoptr (EfDataset) ds = airborne_point ();
+  const EfPulse *first = &ds->pulses[0], *last = &ds->pulses[ds->info.n_pulses - 1];
+  guint64 n = ds->info.n_pulses;
+  g_autofree double *e = g_new (double, n);
+  double cells = g_test_rand_double_range (0.8, 2.0), phi, na, nb, dtheta, want, got, moved[3], dir[2], along;
+  EfTeachErrors err = { .phase_shape = EF_TEACH_PHASE_LINEAR };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (EfDataset) erred = NULL;
+  g_autoptr (EfImage) a = NULL, b = NULL;
+  EfPointResult ra, rb;
+
+  /* The RMS that makes a ramp of `cells` turns from the first pulse to the last. */
+  ef_teach_phase_error (EF_TEACH_PHASE_LINEAR, 1, 0, 0, n, e);
+  err.phase_rms = cells * 2 * G_PI / (e[n - 1] - e[0]);
+  ef_teach_phase_error (EF_TEACH_PHASE_LINEAR, err.phase_rms, 0, 0, n, e);
+  phi = e[n - 1] - e[0];
+  na = sqrt (first->tx[0] * first->tx[0] + first->tx[1] * first->tx[1] + first->tx[2] * first->tx[2]);
+  nb = sqrt (last->tx[0] * last->tx[0] + last->tx[1] * last->tx[1] + last->tx[2] * last->tx[2]);
+  dtheta = acos ((first->tx[0] * last->tx[0] + first->tx[1] * last->tx[1] + first->tx[2] * last->tx[2]) / (na * nb));
+  want = phi * EF_C / (4 * G_PI * ds->info.fc * dtheta);
+
+  erred = ef_teach_errors_apply (ds, &err, &error);
+  g_assert_no_error (error);
+  a = form (ds, NULL);
+  b = form (erred, NULL);
+  measure (ds, a, &ra);
+  measure (ds, b, &rb);
+  for (int i = 0; i < 3; i++)
+    moved[i] = rb.position[i] - ra.position[i];
+  got = sqrt (moved[0] * moved[0] + moved[1] * moved[1] + moved[2] * moved[2]);
+  /* Across the line of sight: along it, nothing. */
+  dir[0] = ds->pulses[n / 2].tx[0] / hypot (ds->pulses[n / 2].tx[0], ds->pulses[n / 2].tx[1]);
+  dir[1] = ds->pulses[n / 2].tx[1] / hypot (ds->pulses[n / 2].tx[0], ds->pulses[n / 2].tx[1]);
+  along = moved[0] * dir[0] + moved[1] * dir[1];
+  g_test_message ("ramp of %.2f rad: moved %.4f m (%.4f m along the line of sight), predicted %.4f m; "
+                  "IRW %.4f -> %.4f m", phi, got, along, want, ra.cross.irw_m, rb.cross.irw_m);
+  g_assert_cmpfloat (fabs (got - want), <, 0.03 * want);
+  g_assert_cmpfloat (fabs (along), <, 0.05 * want);
+  g_assert_cmpfloat (fabs (rb.cross.irw_m - ra.cross.irw_m), <, 0.03 * ra.cross.irw_m);
+  ef_point_result_clear (&ra);
+  ef_point_result_clear (&rb);
+}
+
+/* A speed error of x % on the simulator's circle about the scene puts pi x/100 L^2 / (2 lambda R0) of
+ * quadratic phase on the aperture's edges, and blurs the point as that quadratic phase injected into the
+ * data does. */
+static void
+test_speed_defocus (void)
+{
+  g_autoptr (EfDataset) ds = airborne_point ();
+  guint64 n = ds->info.n_pulses;
+  const EfPulse *f = &ds->pulses[0], *l = &ds->pulses[n - 1], *m = &ds->pulses[n / 2];
+  EfTeachErrors speed = { .speed_pct = 0.15 }, quad = { .phase_shape = EF_TEACH_PHASE_QUADRATIC };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (EfDataset) ds_speed = NULL, ds_quad = NULL;
+  g_autoptr (EfImage) a = NULL, b = NULL, c = NULL;
+  g_autofree double *shape = g_new (double, n);
+  double len, r0, lambda = EF_C / ds->info.fc, analytic, qpe, mean;
+  EfPointResult ra, rb, rc;
+
+  len = sqrt ((l->tx[0] - f->tx[0]) * (l->tx[0] - f->tx[0]) + (l->tx[1] - f->tx[1]) * (l->tx[1] - f->tx[1])
+              + (l->tx[2] - f->tx[2]) * (l->tx[2] - f->tx[2]));
+  r0 = sqrt (m->tx[0] * m->tx[0] + m->tx[1] * m->tx[1] + m->tx[2] * m->tx[2]);
+  analytic = G_PI * speed.speed_pct / 100 * len * len / (2 * lambda * r0);
+  ds_speed = ef_teach_errors_apply (ds, &speed, &error);
+  g_assert_no_error (error);
+  qpe = ef_teach_errors_qpe (ds, ds_speed, 0, n - 1);
+  /* The same quadratic phase, injected: x^2 has an RMS of rms_of (x^2) over the pulses. */
+  for (guint64 p = 0; p < n; p++)
+    {
+      double x = ((double) p - 0.5 * (n - 1)) / (0.5 * (n - 1));
+
+      shape[p] = x * x;
+    }
+  quad.phase_rms = fabs (qpe) * rms_of (shape, n, &mean);
+  ds_quad = ef_teach_errors_apply (ds, &quad, &error);
+  g_assert_no_error (error);
+  a = form (ds, NULL);
+  b = form (ds_speed, NULL);
+  c = form (ds_quad, NULL);
+  measure (ds, a, &ra);
+  measure (ds, b, &rb);
+  measure (ds, c, &rc);
+  g_test_message ("speed +%.2f%%: quadratic phase %.3f rad at the edges from the geometry, %.3f rad by "
+                  "pi x L^2/(2 lambda R0) (L %.1f m, R0 %.1f m); cross-range IRW %.4f m error-free, %.4f m with the "
+                  "speed error, %.4f m with %.3f rad RMS of quadratic phase injected",
+                  speed.speed_pct, qpe, analytic, len, r0, ra.cross.irw_m, rb.cross.irw_m, rc.cross.irw_m,
+                  quad.phase_rms);
+  g_assert_cmpfloat (fabs (fabs (qpe) - analytic), <, 0.02 * analytic);
+  g_assert_cmpfloat (rb.cross.irw_m, >, 1.3 * ra.cross.irw_m);
+  g_assert_cmpfloat (fabs (rb.cross.irw_m - rc.cross.irw_m), <, 0.05 * rc.cross.irw_m);
+  ef_point_result_clear (&ra);
+  ef_point_result_clear (&rb);
+  ef_point_result_clear (&rc);
+}
+
+/* The interpolation error against the exact matched filter: small with linear interpolation of a
+ * 16-times upsampled profile, far larger with the nearest bin of an unpadded one. */
+static void
+test_interp_ser (void)
+{
+  g_autoptr (EfDataset) ds = airborne_point ();
+  EfGrid g;
+  EfTeachFormOptions fine = { EF_WINDOW_RECT, EF_TEACH_INTERP_LINEAR, 16 };
+  EfTeachFormOptions coarse = { EF_WINDOW_RECT, EF_TEACH_INTERP_NEAREST, 1 };
+  EfTeachFormOptions coarse_lin = { EF_WINDOW_RECT, EF_TEACH_INTERP_LINEAR, 1 };
+  g_autoptr (GError) error = NULL;
+  double s_fine, s_coarse, s_lin;
+  guint ns = (guint) ds->info.n_samples;
+
+  g_assert_true (ef_grid_init_roi (&g, -HALF, -HALF, HALF, HALF, SPACING, NULL));
+  s_fine = ef_teach_interp_ser_db (ds, &g, g.width / 2, g.height / 2, 16, 0, ds->info.n_pulses, 0, ns, &fine, &error);
+  g_assert_no_error (error);
+  s_lin = ef_teach_interp_ser_db (ds, &g, g.width / 2, g.height / 2, 16, 0, ds->info.n_pulses, 0, ns, &coarse_lin,
+                                  &error);
+  g_assert_no_error (error);
+  s_coarse = ef_teach_interp_ser_db (ds, &g, g.width / 2, g.height / 2, 16, 0, ds->info.n_pulses, 0, ns, &coarse,
+                                     &error);
+  g_assert_no_error (error);
+  g_test_message ("SER against the matched filter, 16 x 16 px about the point: linear x16 %.1f dB, linear x1 "
+                  "%.1f dB, nearest x1 %.1f dB", s_fine, s_lin, s_coarse);
+  g_assert_cmpfloat (s_fine, >, 50);
+  g_assert_cmpfloat (s_fine, >, s_lin + 10);
+  g_assert_cmpfloat (s_lin, >, s_coarse + 3);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/compute/teach/whatif/phase-rms", test_phase_rms);
+  g_test_add_func ("/compute/teach/whatif/random-walk-seed", test_random_walk_seed);
+  g_test_add_func ("/compute/teach/whatif/zero-identical", test_zero_identical);
+  g_test_add_func ("/compute/teach/whatif/linear-shift", test_linear_shift);
+  g_test_add_func ("/compute/teach/whatif/speed-defocus", test_speed_defocus);
+  g_test_add_func ("/compute/teach/whatif/interp-ser", test_interp_ser);
+  return g_test_run ();
+}
