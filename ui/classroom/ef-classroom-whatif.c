@@ -93,13 +93,13 @@ update_readouts (EfClassroomWindow *self)
       g_string_append_printf (t, _("Target at (%.2f, %.2f) m"), m->position[0], m->position[1]);
       if (changed && r->ok)
         {
-          g_string_append_printf (t, _(", error-free in brackets\n"
-                                       "Cross-range IRW %.3f m%s (%.3f m), PSLR %.1f dB (%.1f dB)\n"
-                                       "Range IRW %.3f m%s (%.3f m), PSLR %.1f dB (%.1f dB)"),
-                                  m->cross_irw, pc, r->cross_irw, m->cross_pslr, r->cross_pslr, m->range_irw, pr,
-                                  r->range_irw, m->range_pslr, r->range_pslr);
+          g_string_append_printf (t, _(": as changed / error-free\n"
+                                       "Cross-range IRW %.3f / %.3f m%s, PSLR %.1f / %.1f dB\n"
+                                       "Range IRW %.3f / %.3f m%s, PSLR %.1f / %.1f dB"),
+                                  m->cross_irw, r->cross_irw, pc, m->cross_pslr, r->cross_pslr, m->range_irw,
+                                  r->range_irw, pr, m->range_pslr, r->range_pslr);
           if (hypot (m->position[0] - r->position[0], m->position[1] - r->position[1]) >= 0.005)
-            g_string_append_printf (t, _("\nMoved by (%+.3f, %+.3f) m"), m->position[0] - r->position[0],
+            g_string_append_printf (t, _("\nPeak moved by (%+.3f, %+.3f) m"), m->position[0] - r->position[0],
                                     m->position[1] - r->position[1]);
         }
       else
@@ -312,6 +312,8 @@ read_controls (EfClassroomWindow *self)
                                      G_N_ELEMENTS (shape_values) - 1)];
   e->phase_rms = gtk_spin_button_get_value (self->rms_spin);
   e->seed = (guint32) gtk_spin_button_get_value_as_int (self->seed_spin);
+  /* The seed is the random walk's alone. */
+  gtk_widget_set_sensitive (GTK_WIDGET (self->seed_spin), e->phase_shape == EF_TEACH_PHASE_RANDOM_WALK);
   e->speed_pct = gtk_spin_button_get_value (self->speed_spin);
   e->offset_m = gtk_spin_button_get_value (self->offset_spin);
   e->offset_axis = axis_values[MIN (gtk_drop_down_get_selected (GTK_DROP_DOWN (self->axis_drop)),
