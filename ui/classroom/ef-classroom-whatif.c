@@ -81,6 +81,7 @@ update_readouts (EfClassroomWindow *self)
   const EfClassroomMeasure *m = &self->measured, *r = &self->reference;
   gboolean changed = self->stack_data != self->ref_stack;
   g_autoptr (GString) t = g_string_new (NULL);
+  g_autoptr (GString) extra = g_string_new (NULL);
 
   if (!self->has_target)
     g_string_append (t, _("Click a point target on the image to measure it."));
@@ -90,7 +91,8 @@ update_readouts (EfClassroomWindow *self)
     {
       g_autofree char *pc = percent (m->cross_irw, r->cross_irw), *pr = percent (m->range_irw, r->range_irw);
 
-      g_string_append_printf (t, _("Target at (%.2f, %.2f) m"), m->position[0], m->position[1]);
+      g_string_append_printf (t, _("Target at (%.2f, %.2f) m"), round (m->position[0] * 100) / 100 + 0.0,
+                              round (m->position[1] * 100) / 100 + 0.0);
       if (changed && r->ok)
         {
           g_string_append_printf (t, _(": as changed / error-free\n"
@@ -99,8 +101,9 @@ update_readouts (EfClassroomWindow *self)
                                   m->cross_irw, r->cross_irw, pc, m->cross_pslr, r->cross_pslr, m->range_irw,
                                   r->range_irw, pr, m->range_pslr, r->range_pslr);
           if (hypot (m->position[0] - r->position[0], m->position[1] - r->position[1]) >= 0.005)
-            g_string_append_printf (t, _("\nPeak moved by (%+.3f, %+.3f) m"), m->position[0] - r->position[0],
-                                    m->position[1] - r->position[1]);
+            g_string_append_printf (extra, _("Peak moved by (%+.3f, %+.3f) m"),
+                                    round ((m->position[0] - r->position[0]) * 1000) / 1000 + 0.0,
+                                    round ((m->position[1] - r->position[1]) * 1000) / 1000 + 0.0);
         }
       else
         g_string_append_printf (t, _("\nCross-range IRW %.3f m, PSLR %.1f dB\nRange IRW %.3f m, PSLR %.1f dB"),
@@ -111,21 +114,39 @@ update_readouts (EfClassroomWindow *self)
       double q = ef_teach_errors_qpe (self->ds, ef_teach_stack_dataset (self->stack_data), self->shown_p0,
                                       self->shown_p1);
 
-      g_string_append_printf (t, _("\nSpeed error: %.2f rad of quadratic phase at the aperture's edges (predicted)"),
-                              fabs (q));
+      /* One line of news: the prediction says more than the move it causes. */
+      g_string_truncate (extra, 0);
+      g_string_append_printf (extra, _("Speed error: %.2f rad of quadratic phase at the edges, predicted"), fabs (q));
     }
+  /* Always four lines, so that the window keeps its size as the readouts change. */
+  {
+    guint lines = 1;
+
+    for (const char *c = t->str; *c != '\0'; c++)
+      lines += *c == '\n';
+    for (; lines < 4; lines++)
+      g_string_append_c (t, '\n');
+    if (extra->len > 0)
+      g_string_append_printf (t, "%s", extra->str);
+  }
   gtk_label_set_text (GTK_LABEL (self->measure_label), t->str);
 
   if (isnan (self->ser_db))
-    gtk_label_set_text (GTK_LABEL (self->ser_label),
-                        _("Interpolation error: not measured (it needs frequency-domain data and a target)"));
+    {
+      gtk_label_set_text (GTK_LABEL (self->ser_label), _("Interpolation error: not measured"));
+      gtk_widget_set_tooltip_text (self->ser_label, _("It needs frequency-domain data and a target in the region"));
+    }
   else
     {
-      g_autofree char *s = g_strdup_printf (_("Interpolation error: SER %.1f dB against the exact matched filter "
-                                              "(%u×%u px about pixel %.0f, %.0f; whole aperture and band)"),
-                                            self->ser_db, SER_EDGE, SER_EDGE, self->ser_col, self->ser_row);
+      g_autofree char *s = g_strdup_printf (_("Interpolation error: SER %.1f dB against the exact matched filter"),
+                                            self->ser_db);
+      g_autofree char *tip = g_strdup_printf (_("The image formed as set, against the same pulses summed with no "
+                                                "interpolation (ef_mf_form_f64), over %u×%u pixels about pixel "
+                                                "(%.0f, %.0f), whole aperture and band"),
+                                              SER_EDGE, SER_EDGE, self->ser_col, self->ser_row);
 
       gtk_label_set_text (GTK_LABEL (self->ser_label), s);
+      gtk_widget_set_tooltip_text (self->ser_label, tip);
     }
 }
 
@@ -459,8 +480,8 @@ text_css (GdkDisplay *display)
       char size[G_ASCII_DTOSTR_BUF_SIZE];
 
       g_ascii_formatd (size, sizeof size, "%.1f", base * p / 100);
-      g_string_append_printf (css, ".ef-classroom-text-%u label, .ef-classroom-text-%u text { font-size: %spt; }\n",
-                              p, p, size);
+      g_string_append_printf (css, ".ef-classroom-text-%u, .ef-classroom-text-%u * { font-size: %spt; }\n", p, p,
+                              size);
     }
   provider = gtk_css_provider_new ();
   gtk_css_provider_load_from_data (provider, css->str, -1);
@@ -686,6 +707,14 @@ ef_classroom_whatif_build (EfClassroomWindow *self)
   self->upsample_drop = drop (self, ups, _("The range profile's zero-padding: finer samples to interpolate"));
   attach_row (g1, 0, _("Window"), self->window_drop, NULL);
   attach_row (g1, 1, _("Interpolation"), self->interp_drop, self->upsample_drop);
+  self->ser_label = gtk_label_new ("");
+  gtk_label_set_xalign (GTK_LABEL (self->ser_label), 0);
+  gtk_label_set_wrap (GTK_LABEL (self->ser_label), TRUE);
+  gtk_label_set_max_width_chars (GTK_LABEL (self->ser_label), 30);
+  gtk_label_set_width_chars (GTK_LABEL (self->ser_label), 30);
+  gtk_label_set_lines (GTK_LABEL (self->ser_label), 2);
+  gtk_widget_add_css_class (self->ser_label, "dim-label");
+  gtk_grid_attach (GTK_GRID (g1), self->ser_label, 0, 2, 3, 1);
   gtk_box_append (GTK_BOX (panel), box);
 
   /* The errors. */
@@ -740,22 +769,30 @@ ef_classroom_whatif_build (EfClassroomWindow *self)
     attach_row (g3, 1, _("Bookmark"), self->bookmark_entry, pin);
     attach_row (g3, 2, _("Back to"), self->bookmark_drop, go);
   }
-  gtk_widget_set_hexpand (box, TRUE);
-  gtk_box_append (GTK_BOX (panel), box);
+  /* In the header bar's popover: it takes no room from the lesson. */
+  {
+    GtkWidget *pop = gtk_popover_new ();
+
+    gtk_widget_set_margin_start (box, 6);
+    gtk_widget_set_margin_end (box, 6);
+    gtk_widget_set_margin_top (box, 6);
+    gtk_widget_set_margin_bottom (box, 6);
+    gtk_popover_set_child (GTK_POPOVER (pop), box);
+    self->presenter_button = gtk_menu_button_new ();
+    gtk_menu_button_set_label (GTK_MENU_BUTTON (self->presenter_button), _("Presenter"));
+    gtk_menu_button_set_popover (GTK_MENU_BUTTON (self->presenter_button), pop);
+    gtk_widget_set_tooltip_text (self->presenter_button, _("Text size, image contrast and bookmarks"));
+  }
 
   /* The readouts live beside the theory. */
   self->measure_label = gtk_label_new ("");
-  self->ser_label = gtk_label_new ("");
+  gtk_label_set_xalign (GTK_LABEL (self->measure_label), 0);
+  gtk_label_set_wrap (GTK_LABEL (self->measure_label), TRUE);
+  gtk_label_set_selectable (GTK_LABEL (self->measure_label), TRUE);
+  /* The state of a formation: in the header bar, where it moves nothing. */
   self->forming_label = gtk_label_new ("");
-  for (GtkWidget **l = (GtkWidget *[]) { self->measure_label, self->ser_label, self->forming_label }, **end = l + 3;
-       l < end; l++)
-    {
-      gtk_label_set_xalign (GTK_LABEL (*l), 0);
-      gtk_label_set_wrap (GTK_LABEL (*l), TRUE);
-      gtk_label_set_selectable (GTK_LABEL (*l), TRUE);
-    }
-  gtk_widget_add_css_class (self->ser_label, "dim-label");
   gtk_widget_add_css_class (self->forming_label, "accent");
+  gtk_label_set_ellipsize (GTK_LABEL (self->forming_label), PANGO_ELLIPSIZE_END);
   gtk_widget_set_visible (self->forming_label, FALSE);
 
   g_signal_connect (click, "pressed", G_CALLBACK (image_pressed), self);

@@ -116,6 +116,7 @@ struct _EfClassroomWindow {
   /* Presenter. */
   double        text_scale;      /* 1 = the desktop's */
   gboolean      high_contrast;
+  GtkWidget    *presenter_button;  /* GtkMenuButton in the header bar */
   GtkWidget    *large_toggle, *contrast_toggle;
   GtkWidget    *bookmark_entry, *bookmark_drop;
   GtkStringList *bookmark_names; /* borrowed: the drop-down's model */

@@ -608,8 +608,6 @@ ef_classroom_window_init (EfClassroomWindow *self)
   gtk_box_append (GTK_BOX (theory), self->stack_label);
   whatif = ef_classroom_whatif_build (self);
   gtk_box_append (GTK_BOX (theory), self->measure_label);
-  gtk_box_append (GTK_BOX (theory), self->ser_label);
-  gtk_box_append (GTK_BOX (theory), self->forming_label);
   gtk_grid_attach (GTK_GRID (side), theory, 0, 2, 2, 1);
   gtk_box_append (GTK_BOX (top), image_frame);
   gtk_box_append (GTK_BOX (top), side);
@@ -653,6 +651,8 @@ ef_classroom_window_init (EfClassroomWindow *self)
   gtk_widget_set_tooltip_text (fullscreen, _("Full screen (F11)"));
   g_signal_connect_swapped (fullscreen, "clicked", G_CALLBACK (gtk_window_fullscreen), self);
   adw_header_bar_pack_end (ADW_HEADER_BAR (header), fullscreen);
+  adw_header_bar_pack_end (ADW_HEADER_BAR (header), self->presenter_button);
+  adw_header_bar_pack_start (ADW_HEADER_BAR (header), self->forming_label);
   gtk_box_append (GTK_BOX (outer), header);
   gtk_box_append (GTK_BOX (outer), self->stack);
   adw_window_set_content (ADW_WINDOW (self), outer);
