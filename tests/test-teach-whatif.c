@@ -193,8 +193,8 @@ test_linear_shift (void)
   along = moved[0] * dir[0] + moved[1] * dir[1];
   g_test_message ("ramp of %.2f rad: moved %.4f m (%.4f m along the line of sight), predicted %.4f m; "
                   "IRW %.4f -> %.4f m", phi, got, along, want, ra.cross.irw_m, rb.cross.irw_m);
-  g_assert_cmpfloat (fabs (got - want), <, 0.03 * want);
-  g_assert_cmpfloat (fabs (along), <, 0.05 * want);
+  g_assert_cmpfloat (fabs (got - want), <, 0.01 * want);
+  g_assert_cmpfloat (fabs (along), <, 0.01 * want);
   g_assert_cmpfloat (fabs (rb.cross.irw_m - ra.cross.irw_m), <, 0.03 * ra.cross.irw_m);
   ef_point_result_clear (&ra);
   ef_point_result_clear (&rb);
@@ -253,6 +253,63 @@ test_speed_defocus (void)
   ef_point_result_clear (&rc);
 }
 
+/* A position error moves the image with it: d along the track moves the point by d along the track; d
+ * towards the scene along the line of sight moves it d further in slant range, d / cos(grazing) on the
+ * ground, away from the radar. */
+static void
+test_position_offset (void)
+{
+  g_autoptr (EfDataset) ds = airborne_point ();
+  guint64 n = ds->info.n_pulses;
+  const EfPulse *f = &ds->pulses[0], *l = &ds->pulses[n - 1], *m = &ds->pulses[n / 2];
+  g_autoptr (EfImage) a = form (ds, NULL);
+  EfPointResult ra;
+  double d = g_test_rand_double_range (0.2, 0.8);
+
+  measure (ds, a, &ra);
+  for (int axis = 0; axis < 2; axis++)
+    {
+      EfTeachErrors e = { .offset_m = d, .offset_axis = axis ? EF_TEACH_OFFSET_LINE_OF_SIGHT
+                                                              : EF_TEACH_OFFSET_ALONG_TRACK };
+      g_autoptr (GError) error = NULL;
+      g_autoptr (EfDataset) erred = ef_teach_errors_apply (ds, &e, &error);
+      g_autoptr (EfImage) b = NULL;
+      double want[3], got[3], len, err = 0, size = 0;
+      EfPointResult rb;
+
+      g_assert_no_error (error);
+      b = form (erred, NULL);
+      measure (ds, b, &rb);
+      if (axis == 0)
+        {
+          for (int i = 0; i < 3; i++)
+            want[i] = l->tx[i] - f->tx[i];
+          len = sqrt (want[0] * want[0] + want[1] * want[1] + want[2] * want[2]);
+          for (int i = 0; i < 3; i++)
+            want[i] *= d / len;
+        }
+      else
+        {
+          double h = hypot (m->tx[0], m->tx[1]), grazing = atan2 (m->tx[2], h);
+
+          want[0] = -m->tx[0] / h * d / cos (grazing);
+          want[1] = -m->tx[1] / h * d / cos (grazing);
+          want[2] = 0;
+        }
+      for (int i = 0; i < 3; i++)
+        {
+          got[i] = rb.position[i] - ra.position[i];
+          err += (got[i] - want[i]) * (got[i] - want[i]);
+          size += want[i] * want[i];
+        }
+      g_test_message ("%.3f m %s: moved (%.4f, %.4f) m, predicted (%.4f, %.4f) m", d,
+                      axis ? "along the line of sight" : "along the track", got[0], got[1], want[0], want[1]);
+      g_assert_cmpfloat (sqrt (err), <, 0.01 * sqrt (size));
+      ef_point_result_clear (&rb);
+    }
+  ef_point_result_clear (&ra);
+}
+
 /* The interpolation error against the exact matched filter: small with linear interpolation of a
  * 16-times upsampled profile, far larger with the nearest bin of an unpadded one. */
 static void
@@ -292,6 +349,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/teach/whatif/zero-identical", test_zero_identical);
   g_test_add_func ("/compute/teach/whatif/linear-shift", test_linear_shift);
   g_test_add_func ("/compute/teach/whatif/speed-defocus", test_speed_defocus);
+  g_test_add_func ("/compute/teach/whatif/position-offset", test_position_offset);
   g_test_add_func ("/compute/teach/whatif/interp-ser", test_interp_ser);
   return g_test_run ();
 }
