@@ -645,7 +645,14 @@ ef_classroom_window_init (EfClassroomWindow *self)
 
   self->stack = gtk_stack_new ();
   gtk_stack_add_named (GTK_STACK (self->stack), loading, "loading");
-  gtk_stack_add_named (GTK_STACK (self->stack), lesson, "lesson");
+  /* Scrolled when large text makes the lesson taller than the screen, so that the window still fits. */
+  {
+    GtkWidget *scroll = gtk_scrolled_window_new ();
+
+    gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroll), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+    gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), lesson);
+    gtk_stack_add_named (GTK_STACK (self->stack), scroll, "lesson");
+  }
   gtk_widget_set_vexpand (self->stack, TRUE);
 
   gtk_widget_set_tooltip_text (fullscreen, _("Full screen (F11)"));
