@@ -1,5 +1,5 @@
 /* test-gui-whatif.c: the classroom's what-if controls blur and restore the image by measured amounts, bookmarks
- * restore the state, and the presenter's text and colour settings take effect. */
+ * restore the state (in a new window too), and the presenter's text and colour settings take effect. */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "test-gui-whatif"
 #include "config.h"
@@ -161,6 +161,32 @@ test_whatif (void)
     g_assert_nonnull (strstr (ef_classroom_window_test_measure_text (w), "quadratic phase"));
     ef_classroom_window_test_set_aperture (w, 0, 511);
     ef_classroom_window_test_set_band (w, 0, 3);
+
+    /* Kept with the collection: a new window on the same scene lists it and goes back to it. */
+    {
+      EfClassroomWindow *w2 = ef_classroom_window_new (NULL);
+
+      ef_classroom_window_open_demo (w2);
+      gtk_window_present (GTK_WINDOW (w2));
+      iterate_until (ef_classroom_window_test_is_ready, w2, 180000);
+      settle ();
+      g_assert_cmpuint (ef_classroom_window_test_n_bookmarks (w2), ==, 1);
+      g_assert_true (ef_classroom_window_test_go (w2, 0));
+      iterate_until (ef_classroom_window_test_is_settled, w2, 240000);
+      ef_classroom_window_test_windows (w2, &first, &last, &lo, &hi);
+      ef_classroom_window_test_shown_whatif (w2, &shown_e, &shown_f);
+      g_test_message ("bookmark in a new window: pulses %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT ", bands %u-%u, "
+                      "pulse %" G_GUINT64_FORMAT, first, last, lo, hi, ef_classroom_window_test_current (w2));
+      g_assert_cmpuint (first, ==, 128);
+      g_assert_cmpuint (last, ==, 255);
+      g_assert_cmpuint (lo, ==, 1);
+      g_assert_cmpuint (hi, ==, 2);
+      g_assert_cmpuint (ef_classroom_window_test_current (w2), ==, 254);
+      g_assert_cmpfloat (shown_e.speed_pct, ==, 0.1);
+      g_assert_cmpint (shown_f.window, ==, EF_WINDOW_TAYLOR);
+      gtk_window_destroy (GTK_WINDOW (w2));
+      settle ();
+    }
   }
 
   /* Large text and high contrast for the projector, and the keys that size the text. */

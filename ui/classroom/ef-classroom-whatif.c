@@ -556,11 +556,37 @@ bookmark_clear (gpointer p)
   g_free (b->name);
 }
 
+static void
+list_bookmark (EfClassroomWindow *self, const EfClassroomBookmark *b)
+{
+  g_autofree char *label = g_strdup_printf (_("%s (pulse %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT "–%" G_GUINT64_FORMAT
+                                              ")"), b->name, b->current, b->first, b->last);
+
+  gtk_string_list_append (self->bookmark_names, label);
+  gtk_widget_set_sensitive (self->bookmark_drop, TRUE);
+}
+
+void
+ef_classroom_whatif_load_bookmarks (EfClassroomWindow *self)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->bookmark_names));
+
+  g_array_set_size (self->bookmarks, 0);
+  gtk_string_list_splice (self->bookmark_names, 0, n, NULL);
+  gtk_widget_set_sensitive (self->bookmark_drop, FALSE);
+  if (self->bookmark_key == NULL || self->ds == NULL || self->stack_data == NULL)
+    return;
+  ef_classroom_bookmarks_load (self->bookmark_key, self->n_pulses, ef_teach_stack_n_bands (self->stack_data),
+                               self->bookmarks);
+  for (guint i = 0; i < self->bookmarks->len; i++)
+    list_bookmark (self, &g_array_index (self->bookmarks, EfClassroomBookmark, i));
+}
+
 void
 ef_classroom_whatif_add_bookmark (EfClassroomWindow *self, const char *name)
 {
   EfClassroomBookmark b = { 0 };
-  g_autofree char *label = NULL;
+  g_autoptr (GError) error = NULL;
 
   if (!self->ready)
     return;
@@ -573,12 +599,17 @@ ef_classroom_whatif_add_bookmark (EfClassroomWindow *self, const char *name)
   b.band_hi = self->band_hi;
   b.errors = self->want_errors;
   b.form = self->want_form;
-  label = g_strdup_printf (_("%s (pulse %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT "–%" G_GUINT64_FORMAT ")"), b.name,
-                           b.current, b.first, b.last);
   g_array_append_val (self->bookmarks, b);
-  gtk_string_list_append (self->bookmark_names, label);
+  list_bookmark (self, &b);
   gtk_drop_down_set_selected (GTK_DROP_DOWN (self->bookmark_drop), self->bookmarks->len - 1);
-  gtk_widget_set_sensitive (self->bookmark_drop, TRUE);
+  /* Kept with the collection; a bookmark that cannot be saved still works until the window closes. */
+  if (self->bookmark_key != NULL && !ef_classroom_bookmarks_save (self->bookmark_key, self->bookmarks, &error))
+    {
+      g_autofree char *t = g_strdup_printf (_("The bookmark is not saved: %s"), error->message);
+
+      gtk_label_set_text (GTK_LABEL (self->forming_label), t);
+      gtk_widget_set_visible (self->forming_label, TRUE);
+    }
 }
 
 gboolean
@@ -756,8 +787,8 @@ ef_classroom_whatif_build (EfClassroomWindow *self)
     self->bookmark_entry = gtk_entry_new ();
     gtk_entry_set_placeholder_text (GTK_ENTRY (self->bookmark_entry), _("Name"));
     gtk_editable_set_width_chars (GTK_EDITABLE (self->bookmark_entry), 12);
-    gtk_widget_set_tooltip_text (pin, _("Pin the pulse, the windows and the what-if settings (kept while this window "
-                                        "is open)"));
+    gtk_widget_set_tooltip_text (pin, _("Pin the pulse, the windows and the what-if settings, kept with the "
+                                        "collection"));
     g_signal_connect (pin, "clicked", G_CALLBACK (pin_clicked), self);
     g_signal_connect (self->bookmark_entry, "activate", G_CALLBACK (pin_clicked), self);
     self->bookmark_names = gtk_string_list_new (NULL);

@@ -121,6 +121,7 @@ struct _EfClassroomWindow {
   GtkWidget    *bookmark_entry, *bookmark_drop;
   GtkStringList *bookmark_names; /* borrowed: the drop-down's model */
   GArray       *bookmarks;       /* owned: EfClassroomBookmark */
+  char         *bookmark_key;    /* owned: the collection the bookmarks are kept under */
   GSettings    *settings;        /* owned, or NULL without the schema */
 };
 
@@ -154,6 +155,17 @@ void       ef_classroom_whatif_set_controls (EfClassroomWindow *self, const EfTe
 /* Sets the windows and the pulse as a user would have. */
 void       ef_classroom_window_set_windows (EfClassroomWindow *self, guint64 first, guint64 last, guint band_lo,
                                             guint band_hi, guint64 current);
+
+/* ef-classroom-bookmarks.c: bookmarks kept per collection (key: ef_session_key_for_path, or
+ * "classroom-scene") in $XDG_STATE_HOME/echoform/classroom-bookmarks.ini. */
+char    *ef_classroom_bookmarks_file (void);
+/* Appends the bookmarks saved under key that fit a collection of n_pulses and n_bands to out; returns how
+ * many. Reads a small file. */
+guint    ef_classroom_bookmarks_load (const char *key, guint64 n_pulses, guint n_bands, GArray *out);
+/* Replaces what is saved under key with bookmarks (at most 64). */
+gboolean ef_classroom_bookmarks_save (const char *key, const GArray *bookmarks, GError **error);
+/* ef-classroom-whatif.c: after opening, the collection's saved bookmarks listed. */
+void     ef_classroom_whatif_load_bookmarks (EfClassroomWindow *self);
 
 /* ef-classroom-views.c */
 /* The image of pulses [p0, p1] and sub-bands [band_lo, band_hi] of stack into out: whole blocks from

@@ -8,6 +8,7 @@
 
 #include "ef-classroom-window-private.h"
 #include "ef-error.h"
+#include "ef-session.h"
 
 G_DEFINE_FINAL_TYPE (EfClassroomWindow, ef_classroom_window, ADW_TYPE_WINDOW)
 
@@ -414,6 +415,7 @@ open_done (GObject *source, GAsyncResult *res, gpointer user_data)
   self->band_hi = ef_teach_stack_n_bands (self->stack_data) - 1;
   ef_teach_kspace (self->ds, 0, self->last, 0, (guint) self->ds->info.n_samples - 1, &self->ks_all);
   ef_classroom_views_update_history (self);
+  ef_classroom_whatif_load_bookmarks (self);
   self->updating++;
   set_scale (self->timeline, 0, (double) self->last, (double) self->current);
   gtk_range_set_increments (self->timeline, 1, self->block);
@@ -453,6 +455,8 @@ start_open (EfClassroomWindow *self, EfDataset *ds, const EfGrid *grid)
   gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress), 0);
 
   d->ds = ds != NULL ? ef_dataset_ref (ds) : NULL;
+  g_free (self->bookmark_key);
+  self->bookmark_key = ds != NULL ? ef_session_key_for_path (ds->info.path) : g_strdup ("classroom-scene");
   if (grid != NULL)
     d->grid = *grid;
   else
@@ -699,6 +703,7 @@ ef_classroom_window_finalize (GObject *object)
   g_clear_object (&self->cancellable);
   ef_classroom_whatif_clear (self);
   g_clear_pointer (&self->bookmarks, g_array_unref);
+  g_free (self->bookmark_key);
   g_clear_object (&self->settings);
   g_clear_pointer (&self->ds, ef_dataset_unref);
   g_free (self->image);
