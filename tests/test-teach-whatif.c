@@ -146,6 +146,14 @@ test_zero_identical (void)
   b = form (same, NULL);
   g_assert_cmpmem (a->data, ef_grid_n_pixels (&a->grid) * sizeof (EfCf32), b->data,
                    ef_grid_n_pixels (&b->grid) * sizeof (EfCf32));
+  /* The serialized reader reads the same pulses. */
+  {
+    g_autoptr (EfDataset) serial = ef_teach_dataset_serialized (ds);
+    g_autoptr (EfImage) c = form (serial, NULL);
+
+    g_assert_cmpmem (a->data, ef_grid_n_pixels (&a->grid) * sizeof (EfCf32), c->data,
+                     ef_grid_n_pixels (&c->grid) * sizeof (EfCf32));
+  }
   /* Bad amounts are refused. */
   e.phase_rms = NAN;
   g_assert_null (ef_teach_errors_apply (ds, &e, &error));

@@ -16,6 +16,56 @@
 
 #define MF_CHUNK 64u
 
+typedef struct {
+  EfDataset *inner;  /* owned reference */
+  GMutex     lock;   /* about inner's reads */
+} SerialPriv;
+
+static gboolean
+serial_read_block (EfDataset *self, guint64 first, guint count, EfCf32 *out, GError **error)
+{
+  SerialPriv *priv = self->priv;
+  gboolean ok;
+
+  g_mutex_lock (&priv->lock);
+  ok = ef_dataset_read_block (priv->inner, first, count, out, error);
+  g_mutex_unlock (&priv->lock);
+  return ok;
+}
+
+static void
+serial_finalize (EfDataset *self)
+{
+  SerialPriv *priv = self->priv;
+
+  ef_dataset_unref (priv->inner);
+  g_mutex_clear (&priv->lock);
+  g_free (priv);
+}
+
+static const EfDatasetOps serial_ops = {
+  .read_block = serial_read_block,
+  .finalize = serial_finalize,
+};
+
+EfDataset *
+ef_teach_dataset_serialized (EfDataset *ds)
+{
+  EfDataset *self;
+  SerialPriv *priv;
+
+  g_return_val_if_fail (ds != NULL, NULL);
+  self = ef_dataset_alloc (&serial_ops);
+  priv = g_new0 (SerialPriv, 1);
+  priv->inner = ef_dataset_ref (ds);
+  g_mutex_init (&priv->lock);
+  ef_dataset_info_clear (&self->info);
+  ef_dataset_info_copy (&ds->info, &self->info);
+  self->pulses = g_memdup2 (ds->pulses, ds->info.n_pulses * sizeof (EfPulse));
+  self->priv = priv;
+  return self;
+}
+
 gboolean
 ef_teach_errors_none (const EfTeachErrors *e)
 {

@@ -72,6 +72,12 @@ EfDataset *ef_teach_errors_apply (EfDataset *ds, const EfTeachErrors *e, GError 
  * simulator flies). Never blocks. */
 double     ef_teach_errors_qpe (const EfDataset *truth, const EfDataset *erred, guint64 p0, guint64 p1);
 
+/* A dataset that reads ds one caller at a time (a mutex about ds's reads), with ds's description and
+ * pulses: a lesson reads its collection from the main thread and from a formation's thread at once,
+ * which a reader need only allow one thread at a time. Returns a new reference. Its reads block while
+ * another is under way. */
+EfDataset *ef_teach_dataset_serialized (EfDataset *ds);
+
 /* The interpolation error of a formation: pulses [first, first + count) and samples [k0, k0 + nk) of ds
  * formed over the edge x edge pixels of grid about (col, row) (clamped inside the grid) with options,
  * against the exact matched filter of the same pulses, samples and weights in double precision

@@ -62,6 +62,13 @@ open_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
           return;
         }
     }
+  /* The collection is read from the main thread and from the what-if formations' thread. */
+  {
+    EfDataset *serial = ef_teach_dataset_serialized (d->ds);
+
+    ef_dataset_unref (d->ds);
+    d->ds = serial;
+  }
   p.grid = d->grid;
   p.block_pulses = BLOCK_PULSES;
   p.n_bands = d->ds->info.domain == EF_DOMAIN_FX ? MIN (4u, (guint) d->ds->info.n_samples) : 1;
