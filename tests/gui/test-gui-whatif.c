@@ -187,6 +187,40 @@ test_whatif (void)
       gtk_window_destroy (GTK_WINDOW (w2));
       settle ();
     }
+
+    /* A damaged file: what does not describe a state of the collection is left out, the rest kept. */
+    {
+      g_autofree char *file = g_build_filename (g_get_user_state_dir (), "echoform", "classroom-bookmarks.ini", NULL);
+      g_autofree char *text = NULL;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GString) bad = NULL;
+      EfClassroomWindow *w3;
+
+      g_assert_true (g_file_get_contents (file, &text, NULL, &error));
+      g_assert_no_error (error);
+      bad = g_string_new (text);
+      /* A second bookmark past the collection's last pulse, a third with too few fields. */
+      g_string_replace (bad, "names=quarter;", "names=quarter;late;short;", 1);
+      g_string_append (bad, "b1=0;0;9999;0;3;0;0;16;0;0;0;0;0;0;0;\nb2=1;2;3;\n");
+      g_assert_true (g_file_set_contents (file, bad->str, -1, &error));
+      g_assert_no_error (error);
+      w3 = ef_classroom_window_new (NULL);
+      ef_classroom_window_open_demo (w3);
+      gtk_window_present (GTK_WINDOW (w3));
+      iterate_until (ef_classroom_window_test_is_ready, w3, 180000);
+      settle ();
+      g_assert_cmpuint (ef_classroom_window_test_n_bookmarks (w3), ==, 1);
+      gtk_window_destroy (GTK_WINDOW (w3));
+      g_assert_true (g_file_set_contents (file, "[this is not a key file", -1, &error));
+      w3 = ef_classroom_window_new (NULL);
+      ef_classroom_window_open_demo (w3);
+      gtk_window_present (GTK_WINDOW (w3));
+      iterate_until (ef_classroom_window_test_is_ready, w3, 180000);
+      settle ();
+      g_assert_cmpuint (ef_classroom_window_test_n_bookmarks (w3), ==, 0);
+      gtk_window_destroy (GTK_WINDOW (w3));
+      settle ();
+    }
   }
 
   /* Large text and high contrast for the projector, and the keys that size the text. */
@@ -200,6 +234,13 @@ test_whatif (void)
     g_test_message ("large text: the pulse readout %d px high, %d px before", h1, h0);
     g_assert_cmpfloat (ef_classroom_window_test_text_scale (w), ==, 1.5);
     g_assert_cmpfloat (h1, >, 1.3 * h0);
+    /* Kept in the settings: a new window starts with it. */
+    {
+      EfClassroomWindow *w4 = ef_classroom_window_new (NULL);
+
+      g_assert_cmpfloat (ef_classroom_window_test_text_scale (w4), ==, 1.5);
+      gtk_window_destroy (GTK_WINDOW (w4));
+    }
     e = (EfTeachErrors) { .phase_shape = EF_TEACH_PHASE_RANDOM_WALK, .phase_rms = 1.0, .seed = 3 };
     whatif (w, &e, &plain);
     screenshot (GTK_WIDGET (w), "classroom-presenter.png");
