@@ -86,7 +86,7 @@ update_readouts (EfClassroomWindow *self)
   if (!self->has_target)
     g_string_append (t, _("Click a point target on the image to measure it."));
   else if (!m->ok)
-    g_string_append (t, _("No point target where selected: click nearer one."));
+    g_string_append (t, _("No point target to measure at the selection: none stands out there (yet)."));
   else
     {
       g_autofree char *pc = percent (m->cross_irw, r->cross_irw), *pr = percent (m->range_irw, r->range_irw);
