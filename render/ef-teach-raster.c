@@ -8,6 +8,9 @@
 
 #include "ef-teach-raster.h"
 
+/* Below this many pixels (a 256² region) one thread does it sooner than waking others. */
+#define PARALLEL_MIN ((gsize) 65536)
+
 double
 ef_teach_raster (const EfCf32 *image, guint width, guint height, double ref_peak, double range_db, EfColormap map,
                  guint8 *argb, gsize stride)
@@ -19,6 +22,12 @@ ef_teach_raster (const EfCf32 *image, guint width, guint height, double ref_peak
 
   g_return_val_if_fail (image != NULL && argb != NULL && range_db > 0, 0);
 
+  /* A classroom region of 2048² is 4 M pixels, each with a logarithm: rows are shared among threads
+   * (the compute library's OpenMP), which changes no pixel, as each depends only on its own value and
+   * the peak. */
+#if HAVE_OPENMP
+#pragma omp parallel for schedule(static) reduction(max : peak2) if (n >= PARALLEL_MIN)
+#endif
   for (gsize i = 0; i < n; i++)
     {
       float m2 = crealf (image[i]) * crealf (image[i]) + cimagf (image[i]) * cimagf (image[i]);
@@ -35,6 +44,9 @@ ef_teach_raster (const EfCf32 *image, guint width, guint height, double ref_peak
     floor2 = (float) (ref2 * pow (10.0, -range_db / 10.0));
     scale = (float) ((EF_COLORMAP_LUT_SIZE - 1) * 10.0 / range_db);
   }
+#if HAVE_OPENMP
+#pragma omp parallel for schedule(static) if (n >= PARALLEL_MIN)
+#endif
   for (guint r = 0; r < height; r++)
     {
       guint32 *out = (guint32 *) (argb + r * stride);

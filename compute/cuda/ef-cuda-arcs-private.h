@@ -31,6 +31,19 @@ gboolean ef_cuda_arcs_graph_launch (cudaStream_t stream, const EfCudaArcsArgs *a
 /* The periodogram: table_re/im[g * n_passes + k]; best (device, like coh) may be NULL. */
 gboolean ef_cuda_arcs_periodogram_launch (cudaStream_t stream, const EfCudaArcsArgs *a, const float *table_re,
                                           const float *table_im, guint n_grid, guint16 *best, GError **error);
+/* The periodogram on tensor cores (ef-cuda-arcs-tc.cu): fp16 phase series and rotations, fp32 sums.
+ * Shared memory a block needs for n_passes (dynamic), the product's depth (2 n_passes rounded up to 16)
+ * and the grid rounded up to the block's chunk of grid points. */
+#define EF_CUDA_ARCS_TC_MAX_PASSES 128u
+gsize    ef_cuda_arcs_tc_smem_bytes (guint n_passes);
+guint    ef_cuda_arcs_tc_k2 (guint n_passes);
+guint    ef_cuda_arcs_tc_grid_pad (guint n_grid);
+/* br, bi (device, ef_cuda_arcs_tc_grid_pad (n_grid) * ef_cuda_arcs_tc_k2 (n_passes) halves each): the
+ * real embedding's two matrices, from the float rotations table_re/im[g * n_passes + k]. */
+gboolean ef_cuda_arcs_tc_tables (cudaStream_t stream, const float *tre, const float *tim, guint n_passes,
+                                 guint n_grid, void *br, void *bi, GError **error);
+gboolean ef_cuda_arcs_tc_launch (cudaStream_t stream, const EfCudaArcsArgs *a, const void *br, const void *bi,
+                                 guint n_grid, guint16 *best, GError **error);
 /* Each pixel's score from the arcs in a->coh. */
 gboolean ef_cuda_arcs_score_launch (cudaStream_t stream, const EfCudaArcsArgs *a, float *score, GError **error);
 

@@ -23,6 +23,8 @@ struct _EfCudaArcs {
   int         *off;
   guint16     *best;
   EfCudaArcsSoa soa;   /* n: the chunk's capacity */
+  EfCudaArcsPgPath pg_path;
+  void        *tc_br, *tc_bi;   /* device, owned: the tensor path's fp16 matrices (NULL until asked for) */
 };
 
 const char *
@@ -66,6 +68,8 @@ ef_cuda_arcs_free (EfCudaArcs *s)
   cudaFree (s->score);
   cudaFree (s->tre);
   cudaFree (s->tim);
+  cudaFree (s->tc_br);
+  cudaFree (s->tc_bi);
   cudaFree (s->off);
   cudaFree (s->best);
   cudaFree (s->soa.arc_p);
@@ -231,7 +235,12 @@ ef_cuda_arcs_run (EfCudaArcs *s, const float *re, const float *im, guint rows, E
   EF_CUDA_CHECK (cudaMemcpyAsync (s->re, re, data * sizeof (float), cudaMemcpyHostToDevice, s->stream), error);
   EF_CUDA_CHECK (cudaMemcpyAsync (s->im, im, data * sizeof (float), cudaMemcpyHostToDevice, s->stream), error);
   EF_CUDA_CHECK (cudaEventRecord (s->ev[1], s->stream), error);
-  if (periodogram)
+  if (periodogram && s->pg_path == EF_CUDA_ARCS_PG_TENSOR)
+    {
+      if (!ef_cuda_arcs_tc_launch (s->stream, &a, s->tc_br, s->tc_bi, s->n_grid, s->best, error))
+        return FALSE;
+    }
+  else if (periodogram)
     {
       if (!ef_cuda_arcs_periodogram_launch (s->stream, &a, s->tre, s->tim, s->n_grid, s->best, error))
         return FALSE;
@@ -279,6 +288,57 @@ ef_cuda_arcs_run (EfCudaArcs *s, const float *re, const float *im, guint rows, E
       timing->kernel_ms = elapsed_ms (s->ev[1], s->ev[2]);
       timing->d2h_ms = elapsed_ms (s->ev[2], s->ev[3]);
     }
+  return TRUE;
+}
+
+gboolean
+ef_cuda_arcs_set_periodogram_path (EfCudaArcs *s, EfCudaArcsPgPath path, GError **error)
+{
+  int major = 0, optin = 0;
+  gsize bytes, halves;
+
+  g_return_val_if_fail (s != NULL, FALSE);
+  if (path == EF_CUDA_ARCS_PG_FP32 || s->tc_br != NULL)
+    {
+      s->pg_path = path;
+      return TRUE;
+    }
+  if (s->tre == NULL)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "This session was made without a model and grid: it has no periodogram");
+      return FALSE;
+    }
+  EF_CUDA_CHECK (cudaSetDevice (s->device), error);
+  EF_CUDA_CHECK (cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, s->device), error);
+  EF_CUDA_CHECK (cudaDeviceGetAttribute (&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, s->device), error);
+  bytes = ef_cuda_arcs_tc_smem_bytes (s->n_passes);
+  if (s->n_passes > EF_CUDA_ARCS_TC_MAX_PASSES)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "The tensor-core periodogram takes up to %u passes, not %u", EF_CUDA_ARCS_TC_MAX_PASSES,
+                   s->n_passes);
+      return FALSE;
+    }
+  if (major < 7 || bytes > (gsize) optin)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_DEVICE,
+                   "The tensor-core periodogram needs compute capability 7.0 and %" G_GSIZE_FORMAT " bytes of "
+                   "shared memory a block for %u passes; device %d has %d.x and %d", bytes, s->n_passes, s->device,
+                   major, optin);
+      return FALSE;
+    }
+  halves = (gsize) ef_cuda_arcs_tc_grid_pad (s->n_grid) * ef_cuda_arcs_tc_k2 (s->n_passes);
+  if (!alloc (&s->tc_br, halves * 2, error) || !alloc (&s->tc_bi, halves * 2, error)
+      || !ef_cuda_arcs_tc_tables (s->stream, s->tre, s->tim, s->n_passes, s->n_grid, s->tc_br, s->tc_bi, error))
+    {
+      cudaFree (s->tc_br);
+      cudaFree (s->tc_bi);
+      s->tc_br = s->tc_bi = NULL;
+      return FALSE;
+    }
+  EF_CUDA_CHECK (cudaStreamSynchronize (s->stream), error);
+  s->pg_path = path;
   return TRUE;
 }
 

@@ -51,6 +51,20 @@ gboolean ef_cuda_arcs_run (EfCudaArcs *s, const float *re, const float *im, guin
                            gboolean periodogram, float *coh, guint16 *best, float *score, EfCudaArcsTiming *timing,
                            GError **error);
 
+/* The periodogram's arithmetic. FP32: CUDA cores, float throughout (the default). TENSOR: tensor cores,
+ * the phase series and rotations rounded to fp16 and the sums kept in fp32 (coherence within about 1e-4
+ * of the fp32 path; where two grid points' coherences are that close, the best point may differ). */
+typedef enum {
+  EF_CUDA_ARCS_PG_FP32,
+  EF_CUDA_ARCS_PG_TENSOR,
+} EfCudaArcsPgPath;
+
+/* Chooses the periodogram's path for the session's later runs. TENSOR needs a session made with a
+ * model and grid, at most 128 passes, a device of compute capability 7.0 or later and shared memory
+ * for the passes (about 0.8 KiB a pass a block: 100 passes take 97 KiB); otherwise FALSE with error
+ * (the path stays as it was), so that the caller can say why it runs on CUDA cores. */
+gboolean ef_cuda_arcs_set_periodogram_path (EfCudaArcs *s, EfCudaArcsPgPath path, GError **error);
+
 /* Pinned host memory for the phasors (NULL with error when refused); freed with ef_cuda_arcs_host_free. */
 gpointer ef_cuda_arcs_host_alloc (gsize bytes, GError **error);
 void     ef_cuda_arcs_host_free (gpointer p);

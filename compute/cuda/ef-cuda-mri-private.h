@@ -10,6 +10,9 @@ G_BEGIN_DECLS
 /* Samples a tile holds in constant memory: seven floats each (k, d's parts or the weight, and the
  * phasor of a step along x), 56 KiB of the 64. */
 #define EF_CUDA_MRI_TILE 2048u
+/* Samples the shared-memory kernels stage at a time: 32 bytes each, 8 KiB. EF_CUDA_MRI_TILE is a
+ * multiple of it, so their float sums span the same 2048 samples as the constant-memory kernels'. */
+#define EF_CUDA_MRI_CHUNK 256u
 
 typedef struct {
   unsigned nx, ny, nz;       /* voxels along each axis (1 beyond the grid's dimensions) */

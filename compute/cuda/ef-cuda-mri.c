@@ -152,8 +152,10 @@ ef_cuda_mri_sum (int device, const EfMriTraj *t, const EfCf32 *d, const float *w
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_DEVICE, "%s", why);
       return FALSE;
     }
-  ok = ef_cuda_mri_run (&job, device, t, d, w, grid, n_vox, shape < 0 ? EF_CUDA_MRI_DEFAULT_SHAPE : (guint) shape,
-                        out, timing, error);
+  if (shape < 0)
+    shape = grid->n[0] % ef_cuda_mri_shapes[EF_CUDA_MRI_DEFAULT_SHAPE].voxels == 0 ? EF_CUDA_MRI_DEFAULT_SHAPE
+                                                                                 : EF_CUDA_MRI_ANY_SHAPE;
+  ok = ef_cuda_mri_run (&job, device, t, d, w, grid, n_vox, (guint) shape, out, timing, error);
   ef_cuda_mri_job_clear (&job);
   return ok;
 }

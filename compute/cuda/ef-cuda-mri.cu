@@ -16,10 +16,32 @@ extern "C" {
 /* Kept small: the experiment-driven search of the reference study found a few hundred threads per block
  * and a few voxels per thread best; run.sh's mri step times each. */
 const EfCudaMriShape ef_cuda_mri_shapes[EF_CUDA_MRI_N_SHAPES] = {
-  { 128, 1, FALSE }, { 256, 1, FALSE }, { 128, 2, FALSE }, { 256, 2, FALSE }, { 128, 4, FALSE }, { 64, 4, FALSE },
-  { 128, 4, TRUE }, { 256, 4, TRUE }, { 128, 8, TRUE }, { 64, 8, TRUE },
+  { 128, 1, FALSE, FALSE }, { 256, 1, FALSE, FALSE }, { 128, 2, FALSE, FALSE }, { 256, 2, FALSE, FALSE },
+  { 128, 4, FALSE, FALSE }, { 64, 4, FALSE, FALSE }, { 128, 4, TRUE, FALSE }, { 256, 4, TRUE, FALSE },
+  { 128, 8, TRUE, FALSE }, { 64, 8, TRUE, FALSE },
+  { 256, 1, FALSE, TRUE }, { 128, 4, TRUE, TRUE }, { 256, 4, TRUE, TRUE }, { 64, 8, TRUE, TRUE },
+  { 128, 8, TRUE, TRUE }, { 256, 8, TRUE, TRUE },
 };
+
+const char *
+ef_cuda_mri_shape_name (guint shape)
+{
+  static char names[EF_CUDA_MRI_N_SHAPES][64];
+  const EfCudaMriShape *sh;
+
+  if (shape >= EF_CUDA_MRI_N_SHAPES)
+    return "?";
+  sh = &ef_cuda_mri_shapes[shape];
+  if (names[shape][0] == '\0')
+    g_snprintf (names[shape], sizeof names[shape], "%u x %u voxel%s%s, %s", sh->block, sh->voxels,
+                sh->voxels > 1 ? "s" : "", sh->rotate ? " rotated" : "", sh->shared ? "shared" : "constant");
+  return names[shape];
 }
+}
+
+/* Threads that fill any current device several times over: the shared kernels cut the samples into as
+ * many slices as it takes to launch this many. */
+#define EF_CUDA_MRI_THREADS_WANTED (1ull << 21)
 
 template <int V>
 static void
@@ -39,6 +61,49 @@ launch_rotate (cudaStream_t stream, const EfCudaMriArgs *a, unsigned block, unsi
     rotate_kernel<V, true><<<grid, block, 0, stream>>> (*a, n_tile);
   else
     rotate_kernel<V, false><<<grid, block, 0, stream>>> (*a, n_tile);
+}
+
+template <int V>
+static void
+launch_shared (cudaStream_t stream, const EfCudaMriArgs *a, unsigned block, dim3 grid, unsigned long long slice,
+               bool q)
+{
+  if (q)
+    shared_kernel<V, true><<<grid, block, 0, stream>>> (*a, slice);
+  else
+    shared_kernel<V, false><<<grid, block, 0, stream>>> (*a, slice);
+}
+
+/* The shared kernels: one launch, the samples in slices of whole tiles across blockIdx.y. */
+static gboolean
+run_shared (cudaStream_t stream, const EfCudaMriArgs *a, const EfCudaMriShape *sh, unsigned long long grid_x,
+            guint *tiles, GError **error)
+{
+  unsigned long long threads = grid_x * sh->block;
+  unsigned long long n_tiles = (a->m + EF_CUDA_MRI_TILE - 1) / EF_CUDA_MRI_TILE;
+  unsigned long long n_slices = (EF_CUDA_MRI_THREADS_WANTED + threads - 1) / threads, per, slice;
+
+  if (a->m == 0)
+    return TRUE;
+  n_slices = MIN (MAX (n_slices, 1ull), MIN (n_tiles, 65535ull));
+  per = (n_tiles + n_slices - 1) / n_slices;
+  slice = per * EF_CUDA_MRI_TILE;
+  n_slices = (a->m + slice - 1) / slice;
+  dim3 grid ((unsigned) grid_x, (unsigned) n_slices);
+  switch (sh->voxels)
+    {
+    case 1: launch_shared<1> (stream, a, sh->block, grid, slice, a->im == NULL); break;
+    case 4: launch_shared<4> (stream, a, sh->block, grid, slice, a->im == NULL); break;
+    case 8: launch_shared<8> (stream, a, sh->block, grid, slice, a->im == NULL); break;
+    default:
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "No kernel for %u voxels a thread",
+                   sh->voxels);
+      return FALSE;
+    }
+  if (!EF_LAUNCH_CHECK ("ef_cuda_mri::shared_kernel", error))
+    return FALSE;
+  *tiles = (guint) n_slices;
+  return TRUE;
 }
 
 extern "C" gboolean
@@ -70,6 +135,8 @@ ef_cuda_mri_run_tiles (cudaStream_t stream, const EfCudaMriArgs *a, guint shape,
       return FALSE;
     }
   *tiles = 0;
+  if (sh->shared)
+    return run_shared (stream, a, sh, grid, tiles, error);
   for (unsigned long long s0 = 0; s0 < a->m; s0 += EF_CUDA_MRI_TILE)
     {
       unsigned n = (unsigned) MIN ((unsigned long long) EF_CUDA_MRI_TILE, a->m - s0);

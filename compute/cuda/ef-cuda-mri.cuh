@@ -143,4 +143,92 @@ rotate_kernel (EfCudaMriArgs a, unsigned n_tile)
     }
 }
 
+/* One launch for every sample: blockIdx.y picks a slice of a.slice samples, staged through shared memory
+ * EF_CUDA_MRI_CHUNK at a time (every thread of a warp then reads the same sample, which shared memory
+ * broadcasts); V voxels a thread, consecutive along x, one __sincosf a sample and the others rotated
+ * from it as in rotate_kernel. The float sums go into double every EF_CUDA_MRI_TILE samples, as the
+ * constant-memory kernels' do after each tile, and each slice's double sums are added atomically. */
+template <int V, bool Q>
+__global__ void __launch_bounds__ (256)
+shared_kernel (EfCudaMriArgs a, unsigned long long slice)
+{
+  __shared__ float4 s_k[EF_CUDA_MRI_CHUNK];   /* kx, ky, kz, re */
+  __shared__ float4 s_e[EF_CUDA_MRI_CHUNK];   /* im, step cos, step sin, - */
+  const unsigned long long idx0 = ((unsigned long long) blockIdx.x * blockDim.x + threadIdx.x) * V;
+  const unsigned long long i = idx0 < a.n_vox ? idx0 : 0;
+  const unsigned ix = (unsigned) (i % a.nx), iy = (unsigned) ((i / a.nx) % a.ny);
+  const unsigned iz = (unsigned) (i / ((unsigned long long) a.nx * a.ny));
+  const float x = ((float) ix - (float) (a.nx / 2)) * a.spacing;
+  const float y = ((float) iy - (float) (a.ny / 2)) * a.spacing;
+  const float z = ((float) iz - (float) (a.nz / 2)) * a.spacing;
+  const unsigned long long s0 = (unsigned long long) blockIdx.y * slice;
+  const unsigned long long s1 = s0 + slice < a.m ? s0 + slice : a.m;
+  double ar[V], ai[V];
+  float sr[V], si[V];
+  unsigned since = 0;
+
+#pragma unroll
+  for (int v = 0; v < V; v++)
+    {
+      ar[v] = ai[v] = 0.0;
+      sr[v] = si[v] = 0.0f;
+    }
+  for (unsigned long long c = s0; c < s1; c += EF_CUDA_MRI_CHUNK)
+    {
+      const unsigned n = (unsigned) (s1 - c < EF_CUDA_MRI_CHUNK ? s1 - c : EF_CUDA_MRI_CHUNK);
+
+      __syncthreads ();
+      for (unsigned j = threadIdx.x; j < n; j += blockDim.x)
+        {
+          s_k[j] = make_float4 (a.kx[c + j], a.ky[c + j], a.kz[c + j], a.re[c + j]);
+          s_e[j] = make_float4 (Q ? 0.0f : a.im[c + j], a.stc[c + j], a.sts[c + j], 0.0f);
+        }
+      __syncthreads ();
+#pragma unroll 2
+      for (unsigned s = 0; s < n; s++)
+        {
+          const float4 k = s_k[s], e = s_e[s];
+          float t = reduce_cycles (k.x * x + k.y * y + k.z * z);
+          float sn, cs, pr, pi;
+
+          __sincosf (6.28318530717958647692f * t, &sn, &cs);
+          pr = Q ? k.w * cs : k.w * cs - e.x * sn;
+          pi = Q ? k.w * sn : k.w * sn + e.x * cs;
+#pragma unroll
+          for (int v = 0; v < V; v++)
+            {
+              sr[v] += pr;
+              si[v] += pi;
+              if (v + 1 < V)
+                {
+                  float nr = pr * e.y - pi * e.z;
+                  pi = pr * e.z + pi * e.y;
+                  pr = nr;
+                }
+            }
+        }
+      since += n;
+      if (since >= EF_CUDA_MRI_TILE)
+        {
+#pragma unroll
+          for (int v = 0; v < V; v++)
+            {
+              ar[v] += sr[v];
+              ai[v] += si[v];
+              sr[v] = si[v] = 0.0f;
+            }
+          since = 0;
+        }
+    }
+  if (idx0 < a.n_vox)
+    {
+#pragma unroll
+      for (int v = 0; v < V; v++)
+        {
+          atomicAdd (&a.out[2 * (idx0 + v)], ar[v] + sr[v]);
+          atomicAdd (&a.out[2 * (idx0 + v) + 1], ai[v] + si[v]);
+        }
+    }
+}
+
 }  // namespace ef_cuda_mri

@@ -10,32 +10,46 @@ G_BEGIN_DECLS
 
 /* The launch shapes the kernels come in: threads per block and voxels each thread accumulates; with
  * rotate, the voxels are consecutive along x (the grid's nx must be a multiple of them) and share one
- * __sincosf a sample, the others rotated from it; without, they are a block apart and each has its own. */
+ * __sincosf a sample, the others rotated from it; without, they are a block apart and each has its own.
+ * Without shared, the samples go through constant memory a tile at a time, one launch a tile, every
+ * block reading the whole tile (the reference study's structure). With shared, one launch covers every
+ * sample: the blocks of a launch split the samples into slices as well as the voxels into groups, each
+ * block stages its slice through shared memory a chunk at a time, and the slices' sums meet in the
+ * float64 accumulator by atomic addition; so a grid of few voxels still fills the device, and warps at
+ * different points of their samples do not evict one another from the small constant cache. */
 typedef struct {
   guint    block;
   guint    voxels;
   gboolean rotate;
+  gboolean shared;
 } EfCudaMriShape;
 
-#define EF_CUDA_MRI_N_SHAPES 10
+#define EF_CUDA_MRI_N_SHAPES 16
 extern const EfCudaMriShape ef_cuda_mri_shapes[EF_CUDA_MRI_N_SHAPES];
-/* The shape used when none is asked for (-1). */
-#define EF_CUDA_MRI_DEFAULT_SHAPE 2
+/* The shape used when none is asked for (-1), where the grid's width is a multiple of its voxels;
+ * elsewhere EF_CUDA_MRI_ANY_SHAPE, one voxel a thread. */
+#define EF_CUDA_MRI_DEFAULT_SHAPE 14
+#define EF_CUDA_MRI_ANY_SHAPE 10
 
 typedef struct {
   double h2d_ms;      /* the samples in (and their conversion to float) */
   double kernel_ms;   /* every tile: its copy into constant memory and its kernel */
   double d2h_ms;      /* the image out */
-  guint  tiles;
+  guint  tiles;       /* launches (constant memory), or slices of the samples (shared) */
 } EfCudaMriTiming;
 
+/* A shape's name for tables: "128 x 4 voxels rotated, shared" and the like (static storage). */
+const char *ef_cuda_mri_shape_name (guint shape);
+
 /* The sum over samples for every voxel of grid, on the device (device < 0: the current one):
- * F^H d when d is given, Q with weights w (NULL: 1) when d is NULL. The samples are cut into tiles that
- * go through constant memory; each thread keeps `voxels` voxels' sums in float across a tile (phase in
- * cycles, reduced, then the hardware __sincosf) and adds them to a float64 accumulator after each tile.
- * shape: an index into ef_cuda_mri_shapes, or -1. out (caller's) receives one value per voxel. timing may
- * be NULL. FALSE with error (no device: EF_COMPUTE_ERROR_NO_DEVICE; too little memory:
- * EF_COMPUTE_ERROR_NO_MEMORY). Blocks until the result is in out. */
+ * F^H d when d is given, Q with weights w (NULL: 1) when d is NULL. The samples are cut into tiles (through
+ * constant memory, or slices through shared memory: see EfCudaMriShape); each thread keeps `voxels`
+ * voxels' sums in float across a tile's 2048 samples (phase in cycles, reduced, then the hardware
+ * __sincosf) and adds them to a float64 accumulator after each tile.
+ * shape: an index into ef_cuda_mri_shapes, or -1 (see EF_CUDA_MRI_DEFAULT_SHAPE). out (caller's)
+ * receives one value per voxel. timing may be NULL. FALSE with error (no device:
+ * EF_COMPUTE_ERROR_NO_DEVICE; too little memory: EF_COMPUTE_ERROR_NO_MEMORY). Blocks until the result is
+ * in out. */
 gboolean ef_cuda_mri_sum (int device, const EfMriTraj *t, const EfCf32 *d, const float *w, const EfMriGrid *grid,
                           int shape, EfCf64 *out, EfCudaMriTiming *timing, GError **error);
 

@@ -21,6 +21,12 @@ struct _EfMriToeplitz {
   fftw_plan     fwd, bwd;  /* owned, in place on buf */
 };
 
+gsize
+ef_mri_toeplitz_voxels (const EfMriToeplitz *t)
+{
+  return t->n_image;
+}
+
 void
 ef_mri_toeplitz_free (EfMriToeplitz *t)
 {

@@ -17,6 +17,8 @@ void           ef_mri_toeplitz_free (EfMriToeplitz *t);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (EfMriToeplitz, ef_mri_toeplitz_free)
 /* y = F^H W F x on the image grid (x and y may be the same buffer). Not reentrant on one object. */
 void           ef_mri_toeplitz_apply (EfMriToeplitz *t, const EfCf64 *x, EfCf64 *y);
+/* Voxels of its image grid. */
+gsize          ef_mri_toeplitz_voxels (const EfMriToeplitz *t);
 
 typedef enum {
   EF_MRI_REG_NONE,

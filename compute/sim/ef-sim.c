@@ -11,6 +11,7 @@
 #endif
 
 #include "ef-sim.h"
+#include "ef-sim-private.h"
 #include "ef-error.h"
 
 /* The same limits as the dataset readers accept, plus a ceiling on the total so that a typing slip
@@ -19,11 +20,8 @@
 #define EF_SIM_MAX_SAMPLES (G_GUINT64_CONSTANT (1) << 24)
 #define EF_SIM_MAX_TOTAL (G_GUINT64_CONSTANT (1) << 31)
 
-/* Rotators are advanced by multiplication for at most this many samples before being recomputed
- * from the exact phase, which keeps the accumulated rounding near 64 ulp whatever the pulse length. */
-#define RESEED 64
 /* Targets are processed in blocks small enough that their rotators stay in L1 cache; a multiple of
- * GROUP below. */
+ * EF_SIM_GROUP below. */
 #define TBLOCK 128
 
 #define DEG (G_PI / 180.0)
@@ -72,16 +70,6 @@ gauss_pair (guint64 *state, double *a, double *b)
 
   *a = r * cos (2 * G_PI * u2);
   *b = r * sin (2 * G_PI * u2);
-}
-
-/* exp(j*2*pi*cycles), with the argument reduced in cycles first so that a phase of thousands of
- * turns loses no more precision than its own representation. */
-static inline void
-rot_cycles (double cycles, double *re, double *im)
-{
-  double frac = cycles - nearbyint (cycles);
-
-  sincos (2 * G_PI * frac, im, re);
 }
 
 static void
@@ -198,58 +186,9 @@ smooth_error (guint64 seed, guint stream, double rms, guint n, double *out)
     out[p] = ss > 0 ? out[p] * (rms / ss) : 0.0;
 }
 
-/* |a|^2 as an unevaluated sum hi + lo (Ogita-Rump-Oishi dot product with fma), so that the small
- * difference between the exact |a| and its rounded double r0 can be recovered. */
-static void
-norm2_dd (const double a[3], double *hi, double *lo)
-{
-  double s = 0, c = 0;
-
-  for (int i = 0; i < 3; i++)
-    {
-      double p = a[i] * a[i];
-      double pe = fma (a[i], a[i], -p);
-      double t = s + p;
-      double z = t - s;
-      double se = (s - (t - z)) + (p - z);
-      s = t;
-      c += se + pe;
-    }
-  *hi = s;
-  *lo = c;
-}
-
-/* The differential range |a - x| - r0 for a target at x, accurate to a few ulp of the difference
- * itself rather than of the 10-700 km absolute range: |a - x| - |a| = (|x|^2 - 2 a.x) / (|a - x| + |a|),
- * plus the (tiny) gap between |a| and the double r0 the dataset records. */
-static inline double
-diff_range (const double a[3], double r0, double r0_gap, const double x[3])
-{
-  double d0 = a[0] - x[0], d1 = a[1] - x[1], d2 = a[2] - x[2];
-  double r = sqrt (d0 * d0 + d1 * d1 + d2 * d2);
-  double num = x[0] * (x[0] - 2 * a[0]) + x[1] * (x[1] - 2 * a[1]) + x[2] * (x[2] - 2 * a[2]);
-
-  return num / (r + r0) + r0_gap;
-}
-
-/* |a| - r0 where r0 = fl(|a|). */
-static double
-range_gap (const double a[3], double r0)
-{
-  double hi, lo;
-
-  norm2_dd (a, &hi, &lo);
-  return (fma (-r0, r0, hi) + lo) / (2.0 * r0);
-}
-
-/* Four doubles, in the compiler's generic vector extension: one AVX register, or two SSE2 ones. */
-typedef double EfV4d __attribute__ ((vector_size (32)));
-
-#define GROUP 8   /* targets advanced together: two EfV4d each for the real and imaginary parts */
-
-/* Advances GROUP-target groups of rotators through kn samples and adds their sums, lane by lane,
+/* Advances EF_SIM_GROUP-target groups of rotators through kn samples and adds their sums, lane by lane,
  * into acc_re/acc_im[kn]. cr/ci are the rotators at the first sample (amplitude included), sr/si
- * their one-sample steps; nb is a multiple of GROUP (padding has zero amplitude). The rotators stay
+ * their one-sample steps; nb is a multiple of EF_SIM_GROUP (padding has zero amplitude). The rotators stay
  * in registers for the whole run, so the inner loop costs one complex multiply and one add per
  * target-sample and almost no memory traffic. Built for AVX2 as well where the compiler can choose
  * at run time. */
@@ -258,11 +197,11 @@ typedef double EfV4d __attribute__ ((vector_size (32)));
 __attribute__ ((target_clones ("arch=x86-64-v3", "default")))
 #endif
 #endif
-static void
-fx_kernel (const double *cr, const double *ci, const double *sr, const double *si, guint nb, guint kn,
+void
+ef_sim_fx_kernel (const double *cr, const double *ci, const double *sr, const double *si, guint nb, guint kn,
            EfV4d *acc_re, EfV4d *acc_im)
 {
-  for (guint g = 0; g < nb; g += GROUP)
+  for (guint g = 0; g < nb; g += EF_SIM_GROUP)
     {
       EfV4d r0, r1, i0, i1, a0, a1, b0, b1;
 
@@ -299,14 +238,14 @@ ef_sim_fx_pulse64 (const double a[3], double r0, double f0, double df, guint n_s
    * one block of targets, structure-of-arrays for the vector kernel. */
   double cr[TBLOCK], ci[TBLOCK], sr[TBLOCK], si[TBLOCK], dr[TBLOCK];
   EfCf64 am[TBLOCK];
-  EfV4d acc_re[RESEED], acc_im[RESEED];
+  EfV4d acc_re[EF_SIM_RESEED], acc_im[EF_SIM_RESEED];
   double gap;
 
   g_return_if_fail (a != NULL && out != NULL);
   g_return_if_fail (targets != NULL || n_targets == 0);
 
   memset (out, 0, sizeof (EfCf64) * n_samples);
-  gap = range_gap (a, r0);
+  gap = ef_sim_range_gap (a, r0);
 
   for (guint t0 = 0; t0 < n_targets; t0 += TBLOCK)
     {
@@ -318,10 +257,10 @@ ef_sim_fx_pulse64 (const double a[3], double r0, double f0, double df, guint n_s
 
           if (targets[t].amp == 0)
             continue;
-          dr[nb] = diff_range (a, r0, gap, targets[t].pos) + range_offset;
+          dr[nb] = ef_sim_diff_range (a, r0, gap, targets[t].pos) + range_offset;
           am[nb] = targets[t].amp;
           /* exp(-j 4 pi df dR / c) */
-          rot_cycles (-2.0 * df * dr[nb] / EF_C, &c, &s);
+          ef_sim_rot_cycles (-2.0 * df * dr[nb] / EF_C, &c, &s);
           sr[nb] = c;
           si[nb] = s;
           nb++;
@@ -329,95 +268,35 @@ ef_sim_fx_pulse64 (const double a[3], double r0, double f0, double df, guint n_s
       if (nb == 0)
         continue;
       /* Pad to whole groups with silent targets. */
-      nv = (nb + GROUP - 1) / GROUP * GROUP;
+      nv = (nb + EF_SIM_GROUP - 1) / EF_SIM_GROUP * EF_SIM_GROUP;
       for (guint j = nb; j < nv; j++)
         {
           cr[j] = ci[j] = si[j] = 0;
           sr[j] = 1;
         }
 
-      for (guint k0 = 0; k0 < n_samples; k0 += RESEED)
+      for (guint k0 = 0; k0 < n_samples; k0 += EF_SIM_RESEED)
         {
-          guint kn = MIN (RESEED, n_samples - k0);
+          guint kn = MIN (EF_SIM_RESEED, n_samples - k0);
           double fk = f0 + k0 * df;
 
-          /* Re-seed from the exact phase at f_k0 so that the recurrence never runs longer than RESEED. */
+          /* Re-seed from the exact phase at f_k0 so that the recurrence never runs longer than EF_SIM_RESEED. */
           for (guint j = 0; j < nb; j++)
             {
               double c, s;
               EfCf64 z;
 
-              rot_cycles (-2.0 * fk * dr[j] / EF_C, &c, &s);
+              ef_sim_rot_cycles (-2.0 * fk * dr[j] / EF_C, &c, &s);
               z = am[j] * (c + I * s);
               cr[j] = creal (z);
               ci[j] = cimag (z);
             }
           memset (acc_re, 0, sizeof (EfV4d) * kn);
           memset (acc_im, 0, sizeof (EfV4d) * kn);
-          fx_kernel (cr, ci, sr, si, nv, kn, acc_re, acc_im);
+          ef_sim_fx_kernel (cr, ci, sr, si, nv, kn, acc_re, acc_im);
           for (guint k = 0; k < kn; k++)
             out[k0 + k] += ((acc_re[k][0] + acc_re[k][1]) + (acc_re[k][2] + acc_re[k][3]))
                            + I * ((acc_im[k][0] + acc_im[k][1]) + (acc_im[k][2] + acc_im[k][3]));
-        }
-    }
-}
-
-/* One RAW pulse: demodulated LFM echoes sampled at t_n = sc0 + n / fs. lead = 2 r0 / c - sc0 is
- * passed instead of sc0 so that tau - sc0 is formed without cancelling two large delays. */
-static void
-raw_pulse64 (const double a[3], double r0, double lead, double fc, double fs, double K, double T,
-             guint n_samples, double range_offset, const EfSimTarget *targets, guint n_targets,
-             EfCf64 *out)
-{
-  double gap = range_gap (a, r0);
-  /* -fc * 2 r0 / c cycles, once per pulse; the target's own part is added below. */
-  double base = -2.0 * fc * r0 / EF_C;
-
-  base -= nearbyint (base);
-  memset (out, 0, sizeof (EfCf64) * n_samples);
-
-  for (guint t = 0; t < n_targets; t++)
-    {
-      double dR, rel, carrier, ua, n_lo, n_hi;
-      guint first, last;
-
-      if (targets[t].amp == 0)
-        continue;
-      dR = diff_range (a, r0, gap, targets[t].pos) + range_offset;
-      /* tau - sc0 */
-      rel = lead + 2.0 * dR / EF_C;
-      /* The echo occupies 0 <= t_n - tau < T. */
-      n_lo = ceil (rel * fs);
-      n_hi = ceil ((rel + T) * fs) - 1.0;
-      if (n_hi < 0 || n_lo > (double) n_samples - 1 || n_hi < n_lo)
-        continue;
-      first = n_lo < 0 ? 0 : (guint) n_lo;
-      last = n_hi > n_samples - 1.0 ? n_samples - 1 : (guint) n_hi;
-      carrier = base - 2.0 * fc * dR / EF_C;
-      carrier -= nearbyint (carrier);
-
-      for (guint n0 = first; n0 <= last; n0 += RESEED)
-        {
-          guint nn = MIN (RESEED, last - n0 + 1);
-          double c, s, dc, ds, qc, qs;
-          EfCf64 z, step, curv;
-
-          /* u = t_n - tau - T/2: the chirp sweeps -B/2..+B/2 about fc, so the band is fc +- B/2.
-           * phase (cycles) = K u^2 / 2 - fc tau. Seeded exactly here, then advanced by a rotator whose
-           * own step turns by the constant second difference K / fs^2. */
-          ua = n0 / fs - rel - 0.5 * T;
-          rot_cycles (0.5 * K * ua * ua + carrier, &c, &s);
-          z = targets[t].amp * (c + I * s);
-          rot_cycles (K * ua / fs + 0.5 * K / (fs * fs), &dc, &ds);
-          step = dc + I * ds;
-          rot_cycles (K / (fs * fs), &qc, &qs);
-          curv = qc + I * qs;
-          for (guint m = 0; m < nn; m++)
-            {
-              out[n0 + m] += z;
-              z *= step;
-              step *= curv;
-            }
         }
     }
 }
@@ -657,6 +536,7 @@ ef_sim_run (const EfSimParams *params, GError **error)
   g_autofree EfCf32 *samples = NULL;
   g_autofree double *phase_err = NULL;
   g_autofree double *range_err = NULL;
+  g_autofree EfCf64 *chirp = NULL;      /* RAW: the chirp every echo shares */
   g_autoptr (EfDataset) ds = NULL;
   double noise_sigma = 0;      /* per real component */
   double fs = 0, T = 0, K = 0, window = 0;
@@ -729,7 +609,7 @@ ef_sim_run (const EfSimParams *params, GError **error)
 
           if (p->n_targets > 0)
             {
-              double gap = range_gap (pulses[i].tx, pulses[i].r0);
+              double gap = ef_sim_range_gap (pulses[i].tx, pulses[i].r0);
               double lo = INFINITY, hi = -INFINITY;
 
               for (guint t = 0; t < p->n_targets; t++)
@@ -737,7 +617,7 @@ ef_sim_run (const EfSimParams *params, GError **error)
                   double rel;
                   if (p->targets[t].amp == 0)
                     continue;
-                  rel = 2.0 * (diff_range (pulses[i].tx, pulses[i].r0, gap, p->targets[t].pos)
+                  rel = 2.0 * (ef_sim_diff_range (pulses[i].tx, pulses[i].r0, gap, p->targets[t].pos)
                                + range_err[i]) / EF_C;  /* tau - tau0 */
                   lo = MIN (lo, rel);
                   hi = MAX (hi, rel);
@@ -757,6 +637,17 @@ ef_sim_run (const EfSimParams *params, GError **error)
         }
     }
 
+  if (p->domain == EF_DOMAIN_RAW)
+    {
+      chirp = ef_sim_raw_chirp_new (ns, fs, K);
+      if (chirp == NULL)
+        {
+          g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY,
+                       "Not enough memory for the simulator's work buffers");
+          return NULL;
+        }
+    }
+
 #if HAVE_OPENMP
   n_threads = p->n_threads > 0 ? (int) p->n_threads : omp_get_max_threads ();
 #endif
@@ -766,8 +657,11 @@ ef_sim_run (const EfSimParams *params, GError **error)
 #endif
   {
     EfCf64 *acc = g_try_new (EfCf64, ns);
+    EfSimRawWork *raw = NULL;
 
-    if (acc == NULL)
+    if (p->domain == EF_DOMAIN_RAW && acc != NULL && chirp != NULL)
+      raw = ef_sim_raw_work_new (ns, fs, K, T, p->fc, chirp);
+    if (acc == NULL || (p->domain == EF_DOMAIN_RAW && raw == NULL))
       {
 #if HAVE_OPENMP
 #pragma omp atomic write
@@ -784,14 +678,13 @@ ef_sim_run (const EfSimParams *params, GError **error)
         EfCf32 *dst = samples + (gsize) i * ns;
         EfCf64 perr = 1.0;
 
-        if (acc == NULL)
+        if (acc == NULL || (p->domain == EF_DOMAIN_RAW && raw == NULL))
           continue;
         if (p->domain == EF_DOMAIN_FX)
           ef_sim_fx_pulse64 (pu->tx, pu->r0, pu->sc0, pu->scss, ns, range_err[i], p->targets, p->n_targets,
                              acc);
         else
-          raw_pulse64 (pu->tx, pu->r0, 2.0 * pu->r0 / EF_C - pu->sc0, p->fc, fs, K, T, ns, range_err[i],
-                       p->targets, p->n_targets, acc);
+          ef_sim_raw_pulse (raw, pu->tx, pu->r0, pu->sc0, range_err[i], p->targets, p->n_targets, acc);
 
         if (phase_err[i] != 0)
           perr = cos (phase_err[i]) + I * sin (phase_err[i]);
@@ -813,6 +706,7 @@ ef_sim_run (const EfSimParams *params, GError **error)
               dst[k] = (EfCf32) (acc[k] * perr);
           }
       }
+    ef_sim_raw_work_free (raw);
     g_free (acc);
   }
 

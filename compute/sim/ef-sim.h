@@ -64,6 +64,15 @@ EfDataset *ef_sim_run (const EfSimParams *params, GError **error);
 void ef_sim_fx_pulse64 (const double a[3], double r0, double f0, double df, guint n_samples, double range_offset,
                         const EfSimTarget *targets, guint n_targets, EfCf64 *out);
 
+/* One RAW pulse in double precision, exactly as ef_sim_run computes it before phase errors, noise and
+ * the conversion to complex float: out[n] = sum_t amp_t exp(j 2 pi (K u^2 / 2 - fc tau_t)) over the
+ * targets whose echo covers sample n (0 <= t_n - tau_t < T), with t_n = sc0 + n / fs,
+ * tau_t = 2 (|a - x_t| + range_offset) / c and u = t_n - tau_t - T / 2. out is caller-owned (n_samples
+ * entries). FALSE only when its work space cannot be allocated. Does not block. */
+gboolean ef_sim_raw_pulse64 (const double a[3], double r0, double sc0, double fc, double fs, double K, double T,
+                             guint n_samples, double range_offset, const EfSimTarget *targets, guint n_targets,
+                             EfCf64 *out);
+
 /* Turns a greyscale bitmap (row-major, 0..1, row 0 = north) into scatterers with random phase, spaced
  * `spacing` metres apart and centred on (cx, cy). Pixels below threshold are skipped. Returns an owned
  * array and its length (NULL and 0 when no pixel passes). The phases depend only on the seed and the

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ef-aperture.h"
+#include "ef-backend.h"
 #include "ef-bp.h"
 #include "ef-error.h"
 #include "ef-rangecomp.h"
@@ -15,6 +16,9 @@
 
 /* Pulses read and range-compressed at a time while forming; bounds the profiles' memory. */
 #define FORM_CHUNK 256u
+/* Pixels a thread takes at a time when a window is read from the sums: 16 rows of a 2048-pixel-wide
+ * region, 256 KiB of each complex float sum. Smaller regions than this stay on one thread. */
+#define WINDOW_RUN ((gsize) 32768)
 
 struct _EfTeachStack {
   EfDataset *ds;            /* owned reference */
@@ -27,6 +31,8 @@ struct _EfTeachStack {
   guint      n_threads;
   gsize      n_pixels;
   gpointer   sums;          /* owned: n_blocks x n_bands images, S(b, s) at (b * n_bands + s) * n_pixels */
+  char      *formed_by;     /* owned */
+  char      *note;          /* owned, may be NULL */
 };
 
 guint64
@@ -214,6 +220,66 @@ ef_teach_stack_form (const EfTeachStack *stack, guint64 first, guint64 count, gu
                            NULL, error);
 }
 
+/* ef_teach_form's work through a backend: pulses [first, first + count), samples [k0, k0 + nk), into out. */
+static gboolean
+backend_form (EfBackend *be, EfDataset *ds, guint64 first, guint count, guint k0, guint nk, EfCf32 *samples,
+              EfCf32 *out, GError **error)
+{
+  guint ns = (guint) ds->info.n_samples;
+  EfRect all = { 0, 0, be->params.grid.width, be->params.grid.height };
+
+  if (!be->ops->clear (be, error))
+    return FALSE;
+  for (guint done = 0; done < count;)
+    {
+      guint n = MIN (count - done, FORM_CHUNK);
+
+      if (!ef_dataset_read_block (ds, first + done, n, samples, error))
+        return FALSE;
+      if (nk < ns)
+        for (guint i = 0; i < n; i++)
+          {
+            EfCf32 *s = samples + (gsize) i * ns;
+
+            memset (s, 0, sizeof *s * k0);
+            memset (s + k0 + nk, 0, sizeof *s * (ns - k0 - nk));
+          }
+      if (!ef_backend_process_block (be, ds->pulses + first + done, samples, n, error))
+        return FALSE;
+      done += n;
+    }
+  return ef_backend_read_image (be, &all, out, error);
+}
+
+static EfBackend *
+stack_backend (EfDataset *ds, const EfTeachStackParams *p, char **note, GError **error)
+{
+  EfBackendParams bp = { 0 };
+
+  if (p->fp64)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "An aperture stack formed through a backend is kept in fp32");
+      return NULL;
+    }
+  bp.grid = p->grid;
+  /* The window ef_teach_form_ex applies (rectangular by default, so that a window of the stack is then
+   * exactly a formation of its pulses and band). */
+  bp.range = EF_RANGE_PARAMS_DEFAULT;
+  bp.range.window = p->window;
+  bp.range.az_window = p->window;
+  if (p->window != EF_WINDOW_RECT)
+    ef_aperture_init (&bp.range.aperture, ds->pulses, 0, ds->info.n_pulses, 1);
+  bp.range.upsample = p->upsample > 0 ? p->upsample : 16;
+  bp.precision = EF_PRECISION_FP32;
+  bp.algo = EF_ALGO_BP;
+  bp.block_size = FORM_CHUNK;
+  bp.n_threads = p->n_threads;
+  bp.device = -1;
+  bp.n_devices = 1;
+  return ef_backend_new (p->backend, &ds->info, &bp, note, error);
+}
+
 static gboolean
 stack_check (const EfDataset *ds, const EfTeachStackParams *p, GError **error)
 {
@@ -247,6 +313,12 @@ stack_check (const EfDataset *ds, const EfTeachStackParams *p, GError **error)
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "Unknown window or interpolation");
       return FALSE;
     }
+  if (p->use_backend && p->interp != EF_TEACH_INTERP_LINEAR)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "Nearest-bin interpolation is the stack's own path: a formation backend interpolates linearly");
+      return FALSE;
+    }
   if (ef_grid_n_pixels (&p->grid) == 0)
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "The region has no pixels");
@@ -260,6 +332,8 @@ ef_teach_stack_new (EfDataset *ds, const EfTeachStackParams *params, EfTeachProg
                     GCancellable *cancellable, GError **error)
 {
   g_autoptr (EfTeachStack) st = NULL;
+  g_autoptr (EfBackend) be = NULL;
+  g_autofree EfCf32 *be_samples = NULL;
   g_autofree double *row = NULL;     /* running sum over sub-bands of one block, re/im interleaved */
   gpointer img = NULL;
   guint64 budget, bytes;
@@ -307,6 +381,22 @@ ef_teach_stack_new (EfDataset *ds, const EfTeachStackParams *params, EfTeachProg
     }
   st->block_pulses = bp;
   st->n_blocks = (np + bp - 1) / bp;
+  if (params->use_backend)
+    {
+      be = stack_backend (ds, params, &st->note, error);
+      if (be == NULL)
+        return NULL;
+      st->formed_by = g_strdup (ef_backend_name (be));
+      be_samples = g_try_new (EfCf32, (gsize) MIN (bp, FORM_CHUNK) * ds->info.n_samples);
+      if (be_samples == NULL)
+        {
+          g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "Not enough memory for %u pulses",
+                       MIN (bp, FORM_CHUNK));
+          return NULL;
+        }
+    }
+  else
+    st->formed_by = g_strdup ("cpu");
   st->sums = g_try_malloc (bytes);
   row = g_try_new (double, 2 * st->n_pixels);
   img = g_try_malloc ((gsize) st->n_pixels * esz);
@@ -338,8 +428,9 @@ ef_teach_stack_new (EfDataset *ds, const EfTeachStackParams *params, EfTeachProg
 
           ef_teach_stack_band_range (st, s, &k0, &nk);
           memset (img, 0, (gsize) st->n_pixels * esz);
-          if (!ef_teach_form_ex (ds, &st->grid, first, count, k0, nk, &st->options, params->n_threads,
-                                 st->fp64 ? NULL : img, st->fp64 ? img : NULL, error))
+          if (be != NULL ? !backend_form (be, ds, first, count, k0, nk, be_samples, img, error)
+                         : !ef_teach_form_ex (ds, &st->grid, first, count, k0, nk, &st->options, params->n_threads,
+                                              st->fp64 ? NULL : img, st->fp64 ? img : NULL, error))
             {
               g_free (img);
               return NULL;
@@ -390,6 +481,8 @@ ef_teach_stack_free (EfTeachStack *stack)
     return;
   g_clear_pointer (&stack->ds, ef_dataset_unref);
   g_free (stack->sums);
+  g_free (stack->formed_by);
+  g_free (stack->note);
   g_free (stack);
 }
 
@@ -433,6 +526,18 @@ gboolean
 ef_teach_stack_is_fp64 (const EfTeachStack *stack)
 {
   return stack->fp64;
+}
+
+const char *
+ef_teach_stack_formed_by (const EfTeachStack *stack)
+{
+  return stack->formed_by;
+}
+
+const char *
+ef_teach_stack_note (const EfTeachStack *stack)
+{
+  return stack->note;
 }
 
 void
@@ -497,31 +602,42 @@ ef_teach_stack_window (const EfTeachStack *stack, guint b0, guint b1, guint s0, 
   if (!window_check (stack, b0, b1, s0, s1, error))
     return FALSE;
   n = window_terms (stack, b0, b1, s0, s1, at, sign);
-  if (stack->fp64)
+  /* A slider's move waits on this: it streams up to four sums of the region, so threads share the
+   * pixels in runs long enough to keep each one's reads sequential. Each pixel is its own sum, so the
+   * result does not depend on how many threads there are. */
+#if HAVE_OPENMP
+#pragma omp parallel for schedule(static) if (stack->n_pixels >= WINDOW_RUN)
+#endif
+  for (gsize r0 = 0; r0 < stack->n_pixels; r0 += WINDOW_RUN)
     {
-      const EfCf64 *s = stack->sums;
+      gsize r1 = MIN (r0 + WINDOW_RUN, stack->n_pixels);
 
-      for (gsize i = 0; i < stack->n_pixels; i++)
+      if (stack->fp64)
         {
-          EfCf64 v = 0;
+          const EfCf64 *s = stack->sums;
 
-          for (guint t = 0; t < n; t++)
-            v += sign[t] * s[at[t] + i];
-          out[i] = (EfCf32) v;
+          for (gsize i = r0; i < r1; i++)
+            {
+              EfCf64 v = 0;
+
+              for (guint t = 0; t < n; t++)
+                v += sign[t] * s[at[t] + i];
+              out[i] = (EfCf32) v;
+            }
         }
-    }
-  else
-    {
-      const EfCf32 *s = stack->sums;
-
-      /* The differences in double: the sums are larger than the window's image. */
-      for (gsize i = 0; i < stack->n_pixels; i++)
+      else
         {
-          EfCf64 v = s[at[0] + i];
+          const EfCf32 *s = stack->sums;
 
-          for (guint t = 1; t < n; t++)
-            v += sign[t] * (EfCf64) s[at[t] + i];
-          out[i] = (EfCf32) v;
+          /* The differences in double: the sums are larger than the window's image. */
+          for (gsize i = r0; i < r1; i++)
+            {
+              EfCf64 v = s[at[0] + i];
+
+              for (guint t = 1; t < n; t++)
+                v += sign[t] * (EfCf64) s[at[t] + i];
+              out[i] = (EfCf32) v;
+            }
         }
     }
   return TRUE;
@@ -539,14 +655,18 @@ ef_teach_stack_window64 (const EfTeachStack *stack, guint b0, guint b1, guint s0
   if (!window_check (stack, b0, b1, s0, s1, error))
     return FALSE;
   n = window_terms (stack, b0, b1, s0, s1, at, sign);
-  for (gsize i = 0; i < stack->n_pixels; i++)
-    {
-      EfCf64 v = 0;
+#if HAVE_OPENMP
+#pragma omp parallel for schedule(static) if (stack->n_pixels >= WINDOW_RUN)
+#endif
+  for (gsize r0 = 0; r0 < stack->n_pixels; r0 += WINDOW_RUN)
+    for (gsize i = r0; i < MIN (r0 + WINDOW_RUN, stack->n_pixels); i++)
+      {
+        EfCf64 v = 0;
 
-      for (guint t = 0; t < n; t++)
-        v += sign[t] * (stack->fp64 ? ((const EfCf64 *) stack->sums)[at[t] + i]
-                                    : (EfCf64) ((const EfCf32 *) stack->sums)[at[t] + i]);
-      out[i] = v;
-    }
+        for (guint t = 0; t < n; t++)
+          v += sign[t] * (stack->fp64 ? ((const EfCf64 *) stack->sums)[at[t] + i]
+                                      : (EfCf64) ((const EfCf32 *) stack->sums)[at[t] + i]);
+        out[i] = v;
+      }
   return TRUE;
 }

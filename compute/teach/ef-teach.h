@@ -53,6 +53,12 @@ typedef struct {
   guint64  budget_bytes;  /* the most the sums may take; 0 = EF_TEACH_DEFAULT_BUDGET */
   guint    upsample;      /* range profile zero-padding factor; 0 = 16 */
   guint    n_threads;     /* 0 = all */
+  /* FALSE (the default): blocks are formed by the stack's own processor path (ef_teach_form). TRUE:
+   * through the formation backend that `echoform-cli form --backend` would pick for `backend`
+   * (EF_BACKEND_CUDA: a device or an error; EF_BACKEND_AUTO: a device where there is one, else the
+   * processor's backend, and the stack's note says why), in fp32 only. */
+  gboolean      use_backend;
+  EfBackendKind backend;
   EfWindow      window;   /* range and cross-range window (EfTeachFormOptions); 0 = rectangular */
   EfTeachInterp interp;   /* 0 = linear */
 } EfTeachStackParams;
@@ -80,6 +86,10 @@ guint         ef_teach_stack_block_pulses (const EfTeachStack *stack);  /* as fo
 guint         ef_teach_stack_n_bands (const EfTeachStack *stack);
 guint64       ef_teach_stack_bytes (const EfTeachStack *stack);
 gboolean      ef_teach_stack_is_fp64 (const EfTeachStack *stack);
+/* Borrowed: what formed the blocks ("cpu" for the stack's own path, else the backend's name), and what
+ * the backend said of how it ran, such as why it is not the device asked for (NULL when nothing). */
+const char   *ef_teach_stack_formed_by (const EfTeachStack *stack);
+const char   *ef_teach_stack_note (const EfTeachStack *stack);
 /* The pulses of block b: [*first, *first + *count). */
 void          ef_teach_stack_block_range (const EfTeachStack *stack, guint b, guint64 *first, guint *count);
 /* The samples of sub-band s: [*first, *first + *count). */

@@ -16,6 +16,9 @@ gboolean ef_fuzz_cphd_xml (const guint8 *data, gsize size);   /* a CPHD XML bloc
  * which boundary values; the rest of the file stays consistent. */
 gboolean ef_fuzz_cphd_fields (const guint8 *data, gsize size);   /* -> ef_fuzz_cphd */
 gboolean ef_fuzz_gotcha_fields (const guint8 *data, gsize size); /* a MATLAB v5 file -> ef_fuzz_gotcha */
+/* An ISMRMRD file whose header fields, XML matrix and FOV, and acquisition count the input sets, read
+ * in-process (ef-fuzz-ismrmrd.c; builds with libismrmrd only). */
+gboolean ef_fuzz_ismrmrd_fields (const guint8 *data, gsize size);
 
 /* By default the Gotcha targets read each file in a separate process with memory and time limits, as
  * Echoform does. A libFuzzer harness reads in its own process instead, where it sees the coverage and

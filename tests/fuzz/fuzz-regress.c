@@ -27,12 +27,23 @@ typedef struct {
   gboolean    needs_matio;
 } Target;
 
+#if !HAVE_ISMRMRD
+static gboolean
+ef_fuzz_ismrmrd_fields (const guint8 *data, gsize size)
+{
+  (void) data;
+  (void) size;
+  return FALSE;
+}
+#endif
+
 static const Target targets[] = {
   { "gotcha", ef_fuzz_gotcha, TRUE },
   { "cphd", ef_fuzz_cphd, FALSE },
   { "cphd-xml", ef_fuzz_cphd_xml, FALSE },
   { "cphd-fields", ef_fuzz_cphd_fields, FALSE },
   { "gotcha-fields", ef_fuzz_gotcha_fields, TRUE },
+  { "ismrmrd-fields", ef_fuzz_ismrmrd_fields, FALSE },
 };
 
 static int
@@ -97,6 +108,11 @@ test_corpus (gconstpointer data)
   if (t->needs_matio && !HAVE_MATIO)
     {
       g_test_skip ("built without matio");
+      return;
+    }
+  if (t->run == ef_fuzz_ismrmrd_fields && !HAVE_ISMRMRD)
+    {
+      g_test_skip ("built without libismrmrd");
       return;
     }
   srcdir = g_getenv ("G_TEST_SRCDIR") ? g_getenv ("G_TEST_SRCDIR") : ".";

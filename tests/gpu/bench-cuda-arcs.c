@@ -274,6 +274,43 @@ main (int argc, char **argv)
                 t1.kernel_ms, rows, arcs * passes * gv * gh / (t1.kernel_ms / 1e3),
                 8 * arcs * passes * gv * gh / (t1.kernel_ms / 1e3) / 1e12,
                 workload_arcs * passes * gv * gh / (arcs * passes * gv * gh / (t1.kernel_ms / 1e3)));
+        if (!cpu_only)
+          {
+            /* The same strip on tensor cores, against the CUDA cores' result. */
+            gsize n_arc = (gsize) width * rows * n_off;
+            g_autofree float *c32 = g_new (float, n_arc), *c16 = g_new (float, n_arc);
+            g_autofree guint16 *b32 = g_new (guint16, n_arc), *b16 = g_new (guint16, n_arc);
+            EfCudaArcsTiming t2;
+            double dmax = 0, dsum = 0;
+            gsize nd = 0, same = 0;
+
+            if (!ef_cuda_arcs_run (dev, re, im, rows, EF_CUDA_ARCS_WINDOW, TRUE, c32, b32, NULL, NULL, &error)
+                || !ef_cuda_arcs_set_periodogram_path (dev, EF_CUDA_ARCS_PG_TENSOR, &error)
+                || !ef_cuda_arcs_run (dev, re, im, rows, EF_CUDA_ARCS_WINDOW, TRUE, c16, b16, NULL, &t2, &error)
+                || !ef_cuda_arcs_run (dev, re, im, rows, EF_CUDA_ARCS_WINDOW, TRUE, c16, b16, NULL, &t2, &error)
+                || !ef_cuda_arcs_set_periodogram_path (dev, EF_CUDA_ARCS_PG_FP32, &error))
+              {
+                fprintf (stderr, "bench-cuda-arcs: %s\n", error->message);
+                return 1;
+              }
+            for (gsize i = 0; i < n_arc; i++)
+              if (!isnan (c32[i]))
+                {
+                  double e = fabs ((double) c16[i] - c32[i]);
+
+                  dmax = MAX (dmax, e);
+                  dsum += e;
+                  nd++;
+                  same += b16[i] == b32[i];
+                }
+            printf ("RESULT\tperiodogram-tensor-cores\t%s\t%d x %d grid\tkernel %.3f ms for %u rows\t"
+                    "%.4g arcs*passes*grid/s\t%.1f TFLOP/s (8 a complex multiply-add)\twhole workload at this rate: "
+                    "%.1f s\tcoherence vs CUDA cores: max %.2e, mean %.2e; same grid point %.4f\n", device, gv, gh,
+                    t2.kernel_ms, rows, arcs * passes * gv * gh / (t2.kernel_ms / 1e3),
+                    8 * arcs * passes * gv * gh / (t2.kernel_ms / 1e3) / 1e12,
+                    workload_arcs * passes * gv * gh / (arcs * passes * gv * gh / (t2.kernel_ms / 1e3)), dmax,
+                    nd > 0 ? dsum / nd : 0.0, nd > 0 ? (double) same / nd : 0.0);
+          }
         if (!no_cpu)
           {
             guint crow = MIN (rows, 4u + 2 * radius);

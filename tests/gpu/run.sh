@@ -384,7 +384,7 @@ run_arcs () {
   tail -5 "$OUT/bench-arcs.log"
   grep -E '^RESULT' "$OUT/bench-arcs.txt" >> "$SUMMARY"
   if command -v ncu > /dev/null && [ "${EF_ARCS_NCU:-1}" = 1 ]; then
-    for k in window_kernel soa_coherence_kernel graph_kernel periodogram_kernel; do
+    for k in ${EF_ARCS_NCU_KERNELS:-window_kernel soa_coherence_kernel graph_kernel periodogram_kernel periodogram_tc_kernel}; do
       timeout 90 ncu --clock-control none -k "$k" --launch-count 1 \
         --metrics smsp__warps_eligible.avg.per_cycle_active,sm__cycles_active.avg.pct_of_peak_sustained_elapsed,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,dram__bytes_read.sum.per_second,dram__bytes_read.sum,lts__t_sector_hit_rate.pct,l1tex__t_sector_hit_rate.pct,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,gpu__time_duration.sum \
         "$BUILD/tests/gpu/bench-cuda-arcs" --width 4096 --height 256 --strip 256 --no-cpu --pg-rows 16 \
@@ -412,6 +412,21 @@ run_mri () {
   cat "$OUT/bench-mri.txt"
   tail -5 "$OUT/bench-mri.log"
   grep -E '^(RESULT|PASS|FAIL)' "$OUT/bench-mri.txt" >> "$SUMMARY"
+  # What limits each kind of kernel: the reference study's constant-memory tiles (shape 6) and the
+  # shared-memory slices (EF_MRI_NCU_SHAPES), on the small problem, F^H d only.
+  if command -v ncu > /dev/null && [ "${EF_MRI_NCU:-1}" = 1 ]; then
+    local sh
+    for sh in 6 ${EF_MRI_NCU_SHAPES:-14}; do
+      timeout 120 ncu --clock-control none -k regex:"rotate_kernel|shared_kernel" --launch-skip 2 --launch-count 1 \
+        --section SpeedOfLight --section Occupancy --section ComputeWorkloadAnalysis --section WarpStateStats \
+        --section InstructionStats \
+        --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,regex:sm__inst_executed_pipe_.*\.avg\.pct_of_peak_sustained_active' \
+        "$BUILD/tests/gpu/bench-cuda-mri" --small --no-q --check 1 --shape "$sh" > "$OUT/ncu-mri-$sh.log" 2>&1
+      note "ncu mri shape $sh: exit $?"
+      grep -E "(Compute \(SM\) Throughput|Issue Slots Busy|Achieved Occupancy|Duration|stalled_(imc_miss|short_scoreboard|long_scoreboard|wait|math_pipe_throttle|mio_throttle|no_instruction|not_selected|selected|barrier)_per|pipe_(fma|xu|alu|fp64|lsu|uniform|adu)_cycles|inst_executed_pipe_(fma|xu|alu|lsu|uniform|adu|fp64)\.avg)" \
+        "$OUT/ncu-mri-$sh.log" | sed "s/^ */ncu mri $sh: /" | tee -a "$SUMMARY"
+    done
+  fi
   note "mri step took $((SECONDS - t0)) s"
 }
 

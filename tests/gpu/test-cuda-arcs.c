@@ -97,10 +97,34 @@ test_graph (void)
   check_plain (97, 41, 60, (EfArcWindow) { 3, EF_ARC_WINDOW_DISC }, EF_CUDA_ARCS_GRAPH);
 }
 
+/* The coherence of arc i at grid point g, in double, from the float rotations (as the CPU's sum uses). */
+static double
+coherence_at (const EfArcPhasors *ph, const EfArcOffset *off, gsize i, const float *tre, const float *tim, guint g)
+{
+  gsize plane = (gsize) ph->width * ph->height, pix = i % plane;
+  guint o = (guint) (i / plane), c = (guint) (pix % ph->width), r = (guint) (pix / ph->width), n = ph->n_passes;
+  gsize q = (gsize) (r + off[o].dy) * ph->width + (c + off[o].dx);
+  double sr = 0, si = 0;
+
+  for (guint k = 0; k < n; k++)
+    {
+      double pr = ph->re[k * plane + pix], pi = ph->im[k * plane + pix];
+      double qr = ph->re[k * plane + q], qi = ph->im[k * plane + q];
+      double zr = pr * qr + pi * qi, zi = pi * qr - pr * qi;
+      double a = tre[(gsize) g * n + k], b = tim[(gsize) g * n + k];
+
+      sr += zr * a - zi * b;
+      si += zr * b + zi * a;
+    }
+  return sqrt (sr * sr + si * si) / n;
+}
+
 /* The periodogram on the device against the CPU's, over a 40 x 40 grid and 100 passes (neither a
- * multiple of the kernel's staging). */
+ * multiple of the kernels' staging). limit: the largest coherence difference allowed; where the device
+ * picks another grid point than the CPU, that point's exact coherence must be within limit of the
+ * CPU's maximum (flat periodograms of random arcs have near-ties that rounding may swap). */
 static void
-test_periodogram (void)
+check_periodogram (EfCudaArcsPgPath path, double limit, double min_same)
 {
   guint w = 61, h = 29, n = 100;
   g_autofree EfCf32 *s = random_stack (w, h, n);
@@ -118,8 +142,9 @@ test_periodogram (void)
   g_autofree float *gpu = g_new (float, plane * n_off);
   g_autofree guint16 *cpu_best = g_new (guint16, plane * n_off);
   g_autofree guint16 *gpu_best = g_new (guint16, plane * n_off);
+  g_autofree float *tre = g_new (float, 1600 * n), *tim = g_new (float, 1600 * n);
   EfCudaArcsTiming tm;
-  double d;
+  double d, worst_pick = 0;
 
   for (guint k = 0; k < n; k++)
     {
@@ -127,8 +152,11 @@ test_periodogram (void)
       b[k] = g_test_rand_double_range (-300, 300);
     }
   m = (EfArcModel) { 0.031, 700e3, 35.0, n, t, b };
+  ef_arc_phase_table (&m, &grid, tre, tim);
   g_assert_true (ef_arcs_periodogram (ph, off, n_off, &m, &grid, cpu, cpu_best, &error));
   dev = ef_cuda_arcs_new (-1, w, h, n, off, n_off, &m, &grid, &error);
+  g_assert_no_error (error);
+  g_assert_true (ef_cuda_arcs_set_periodogram_path (dev, path, &error));
   g_assert_no_error (error);
   memset (gpu, 0x7f, plane * n_off * sizeof (float));
   memset (gpu_best, 0x55, plane * n_off * sizeof (guint16));
@@ -140,15 +168,37 @@ test_periodogram (void)
     if (!isnan (cpu[i]))
       {
         valid++;
-        same += cpu_best[i] == gpu_best[i];
+        if (cpu_best[i] == gpu_best[i])
+          same++;
+        else
+          {
+            g_assert_cmpuint (gpu_best[i], <, 1600);
+            worst_pick = MAX (worst_pick, cpu[i] - coherence_at (ph, off, i, tre, tim, gpu_best[i]));
+          }
       }
     else
       g_assert_cmpuint (gpu_best[i], ==, G_MAXUINT16);
-  g_test_message ("periodogram 40 x 40, %u passes: largest coherence difference %.3g; the same grid point for "
-                  "%" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " arcs; kernel %.3f ms", n, d, same, valid, tm.kernel_ms);
-  g_assert_cmpfloat (d, <=, 1e-5);
-  /* Random arcs have flat periodograms whose top points can swap by rounding; most must agree. */
-  g_assert_cmpfloat ((double) same / valid, >=, 0.99);
+  g_test_message ("periodogram 40 x 40, %u passes, %s: largest coherence difference %.3g; the same grid point for "
+                  "%" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " arcs, the others within %.3g of the maximum; "
+                  "kernel %.3f ms", n, path == EF_CUDA_ARCS_PG_TENSOR ? "tensor cores (fp16)" : "CUDA cores (fp32)",
+                  d, same, valid, worst_pick, tm.kernel_ms);
+  g_assert_cmpfloat (d, <=, limit);
+  g_assert_cmpfloat (worst_pick, <=, limit);
+  g_assert_cmpfloat ((double) same / valid, >=, min_same);
+}
+
+static void
+test_periodogram (void)
+{
+  check_periodogram (EF_CUDA_ARCS_PG_FP32, 1e-5, 0.99);
+}
+
+/* fp16 rounding of series and rotations: about 2^-11 each, over 100 passes summed in fp32, predicts
+ * a few 1e-5 in coherence; the bound is the 1e-3 allowed a reduced-precision path. */
+static void
+test_periodogram_tensor (void)
+{
+  check_periodogram (EF_CUDA_ARCS_PG_TENSOR, 1e-3, 0.9);
 }
 
 /* Scores from the device pick the same PS candidates as the CPU's on a simulated stack. */
@@ -199,6 +249,30 @@ test_ps_scores (void)
   g_test_message ("PS scores: %u candidates on the CPU, %u pixels decided otherwise on the device", cand, differ);
   g_assert_cmpuint (differ, ==, 0);
   g_assert_cmpuint (cand, >=, 0.95 * truth->n_ps);
+
+  /* The tensor-core path: only pixels whose score lies within its 1e-3 of the threshold may differ. */
+  {
+    guint near = 0;
+
+    differ = 0;
+    g_assert_true (ef_cuda_arcs_set_periodogram_path (dev, EF_CUDA_ARCS_PG_TENSOR, &error));
+    g_assert_no_error (error);
+    g_assert_true (ef_cuda_arcs_run (dev, ph->re, ph->im, h, EF_CUDA_ARCS_WINDOW, TRUE, gpu, NULL, gs, NULL,
+                                     &error));
+    g_assert_no_error (error);
+    for (gsize i = 0; i < plane; i++)
+      {
+        gboolean d = (cs[i] >= pp.threshold) != (gs[i] >= pp.threshold);
+
+        if (fabs (cs[i] - pp.threshold) > 1e-3)
+          differ += d;
+        else
+          near += d;
+      }
+    g_test_message ("PS scores on tensor cores: %u pixels decided otherwise (%u more within 1e-3 of the threshold)",
+                    differ, near);
+    g_assert_cmpuint (differ, ==, 0);
+  }
 }
 
 static void
@@ -242,6 +316,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/cuda/arcs/plain/arc", test_arc);
   g_test_add_func ("/compute/cuda/arcs/plain/graph", test_graph);
   g_test_add_func ("/compute/cuda/arcs/periodogram", test_periodogram);
+  g_test_add_func ("/compute/cuda/arcs/periodogram-tensor", test_periodogram_tensor);
   g_test_add_func ("/compute/cuda/arcs/ps-scores", test_ps_scores);
   g_test_add_func ("/compute/cuda/arcs/bad-args", test_bad_args);
   return g_test_run ();

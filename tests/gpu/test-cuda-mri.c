@@ -66,10 +66,9 @@ check (guint dim, guint n, gsize m, gboolean q)
       g_assert_true (ef_cuda_mri_sum (-1, t, q ? NULL : d32, q ? w32 : NULL, &g, s, out, &tm, &error));
       g_assert_no_error (error);
       e = rel_err (out, ref, nv);
-      g_test_message ("%s %u-D, %" G_GSIZE_FORMAT " voxels, %" G_GSIZE_FORMAT " samples, block %u x %u voxels%s: "
+      g_test_message ("%s %u-D, %" G_GSIZE_FORMAT " voxels, %" G_GSIZE_FORMAT " samples, block %s: "
                       "rel. L2 error against CPU fp64 %.2e (%u tiles, kernels %.2f ms)", q ? "Q" : "F^H d", dim, nv,
-                      m, ef_cuda_mri_shapes[s].block, ef_cuda_mri_shapes[s].voxels,
-                      ef_cuda_mri_shapes[s].rotate ? " (rotated)" : "", e, tm.tiles, tm.kernel_ms);
+                      m, ef_cuda_mri_shape_name (s), e, tm.tiles, tm.kernel_ms);
       g_assert_cmpfloat (e, <=, LIMIT);
     }
 }
