@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ef-backend.h"
 #include "ef-error.h"
 #include "ef-metrics.h"
 #include "ef-sim.h"
@@ -348,6 +349,50 @@ test_interp_ser (void)
   g_assert_cmpfloat (s_lin, >, s_coarse + 3);
 }
 
+/* A windowed stack, by its own path and through the processor's backend, is the windowed formation of
+ * the same pulses; nearest-bin interpolation is refused through a backend, which says so. */
+static void
+test_window_stack (void)
+{
+  g_autoptr (EfDataset) ds = airborne_point ();
+  EfTeachFormOptions taylor = { EF_WINDOW_TAYLOR, EF_TEACH_INTERP_LINEAR, 16 };
+  EfTeachStackParams p = { 0 };
+  g_autoptr (GError) error = NULL;
+  g_autofree EfCf32 *direct = NULL, *win = NULL;
+  gsize n;
+
+  g_assert_true (ef_grid_init_roi (&p.grid, -HALF, -HALF, HALF, HALF, 0.2, NULL));
+  n = ef_grid_n_pixels (&p.grid);
+  direct = g_new0 (EfCf32, n);
+  win = g_new (EfCf32, n);
+  g_assert_true (ef_teach_form_ex (ds, &p.grid, 0, ds->info.n_pulses, 0, (guint) ds->info.n_samples, &taylor, 0,
+                                   direct, NULL, &error));
+  g_assert_no_error (error);
+  p.block_pulses = 64;
+  p.n_bands = 2;
+  p.window = EF_WINDOW_TAYLOR;
+  for (int use_backend = 0; use_backend < 2; use_backend++)
+    {
+      g_autoptr (EfTeachStack) st = NULL;
+      double ser;
+
+      p.use_backend = use_backend;
+      p.backend = EF_BACKEND_CPU;
+      st = ef_teach_stack_new (ds, &p, NULL, NULL, NULL, &error);
+      g_assert_no_error (error);
+      for (gsize i = 0; i < n; i++)
+        win[i] = NAN;
+      g_assert_true (ef_teach_stack_window (st, 0, ef_teach_stack_n_blocks (st) - 1, 0, 1, win, &error));
+      ser = ef_ser_db_f32 (win, direct, n);
+      g_test_message ("Taylor stack, %s (%s): %.1f dB against the direct formation",
+                      use_backend ? "through the backend" : "its own path", ef_teach_stack_formed_by (st), ser);
+      g_assert_cmpfloat (ser, >, 60);
+    }
+  p.interp = EF_TEACH_INTERP_NEAREST;
+  g_assert_null (ef_teach_stack_new (ds, &p, NULL, NULL, NULL, &error));
+  g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -359,5 +404,6 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/teach/whatif/speed-defocus", test_speed_defocus);
   g_test_add_func ("/compute/teach/whatif/position-offset", test_position_offset);
   g_test_add_func ("/compute/teach/whatif/interp-ser", test_interp_ser);
+  g_test_add_func ("/compute/teach/whatif/window-stack", test_window_stack);
   return g_test_run ();
 }
