@@ -205,12 +205,6 @@ ef_teach_form_ex (EfDataset *ds, const EfGrid *grid, guint64 first, guint64 coun
   return TRUE;
 }
 
-void
-ef_teach_stack_options (const EfTeachStack *stack, EfTeachFormOptions *out)
-{
-  *out = stack->options;
-}
-
 gboolean
 ef_teach_stack_form (const EfTeachStack *stack, guint64 first, guint64 count, guint k0, guint nk, EfCf32 *acc32,
                      GError **error)

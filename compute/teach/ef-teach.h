@@ -105,8 +105,6 @@ gboolean      ef_teach_stack_window64 (const EfTeachStack *stack, guint b0, guin
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (EfTeachStack, ef_teach_stack_free)
 
-/* The options the stack's blocks were formed with (upsample resolved: never 0). */
-void          ef_teach_stack_options (const EfTeachStack *stack, EfTeachFormOptions *out);
 /* Forms pulses [first, first + count) and samples [k0, k0 + nk) of the stack's dataset as its blocks
  * were formed, adding into acc32 (pixels of its grid): the pulses of a window that are not whole
  * blocks. Blocks. */
