@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ef-aperture.h"
 #include "ef-backend.h"
 #include "ef-bp.h"
 #include "ef-error.h"
@@ -26,6 +27,8 @@ struct _EfTeachStack {
   guint      block_pulses;
   guint      n_bands;
   gboolean   fp64;
+  EfTeachFormOptions options;
+  guint      n_threads;
   gsize      n_pixels;
   gpointer   sums;          /* owned: n_blocks x n_bands images, S(b, s) at (b * n_bands + s) * n_pixels */
   char      *formed_by;     /* owned */
@@ -66,9 +69,58 @@ reference_rows (const EfGrid *grid, const EfProfiles *profiles, EfCf64 *acc)
     }
 }
 
+/* The nearest profile bin: the lesson's counterpart to backprojection's linear interpolation, a plain
+ * loop in double precision over rows (adds into acc32 or acc64). */
+static void
+nearest_rows (const EfGrid *grid, const EfProfiles *prof, EfCf32 *acc32, EfCf64 *acc64)
+{
+#if HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 1)
+#endif
+  for (guint row = 0; row < grid->height; row++)
+    for (guint col = 0; col < grid->width; col++)
+      {
+        double x[3];
+        EfCf64 v = 0;
+        gsize at = (gsize) row * grid->width + col;
+
+        ef_grid_pixel_position (grid, col, row, x);
+        for (guint i = 0; i < prof->n_pulses; i++)
+          {
+            const EfProfileMeta *m = &prof->meta[i];
+            double dt[3] = { m->tx[0] - x[0], m->tx[1] - x[1], m->tx[2] - x[2] };
+            double dc[3] = { m->rcv[0] - x[0], m->rcv[1] - x[1], m->rcv[2] - x[2] };
+            double dR = 0.5 * (sqrt (dt[0] * dt[0] + dt[1] * dt[1] + dt[2] * dt[2])
+                               + sqrt (dc[0] * dc[0] + dc[1] * dc[1] + dc[2] * dc[2])) - m->r0;
+            double b = floor ((dR - m->r_start) / m->dr + 0.5);
+            gsize j;
+            EfCf64 z;
+
+            if (!(b >= 0 && b < prof->n_bins))
+              continue;
+            j = (gsize) i * prof->n_bins + (gsize) b;
+            z = prof->data64 != NULL ? prof->data64[j] : (EfCf64) prof->data32[j];
+            v += z * cexp (I * m->kr * dR);
+          }
+        if (acc64 != NULL)
+          acc64[at] += v;
+        else
+          acc32[at] += (EfCf32) v;
+      }
+}
+
 gboolean
 ef_teach_form (EfDataset *ds, const EfGrid *grid, guint64 first, guint64 count, guint k0, guint nk,
                guint upsample, guint n_threads, EfCf32 *acc32, EfCf64 *acc64, GError **error)
+{
+  EfTeachFormOptions o = { EF_WINDOW_RECT, EF_TEACH_INTERP_LINEAR, upsample };
+
+  return ef_teach_form_ex (ds, grid, first, count, k0, nk, &o, n_threads, acc32, acc64, error);
+}
+
+gboolean
+ef_teach_form_ex (EfDataset *ds, const EfGrid *grid, guint64 first, guint64 count, guint k0, guint nk,
+                  const EfTeachFormOptions *options, guint n_threads, EfCf32 *acc32, EfCf64 *acc64, GError **error)
 {
   const EfDatasetInfo *info;
   EfRangeParams rp = EF_RANGE_PARAMS_DEFAULT;
@@ -76,6 +128,7 @@ ef_teach_form (EfDataset *ds, const EfGrid *grid, guint64 first, guint64 count, 
   g_autoptr (EfProfiles) prof = NULL;
   g_autofree EfCf32 *samples = NULL;
   gboolean fp64 = acc64 != NULL;
+  EfTeachInterp interp = options != NULL ? options->interp : EF_TEACH_INTERP_LINEAR;
   guint ns;
 
   g_return_val_if_fail (ds != NULL && grid != NULL, FALSE);
@@ -104,7 +157,14 @@ ef_teach_form (EfDataset *ds, const EfGrid *grid, guint64 first, guint64 count, 
   if (count == 0)
     return TRUE;
 
-  rp.upsample = upsample > 0 ? upsample : 16;
+  rp.upsample = options != NULL && options->upsample > 0 ? options->upsample : 16;
+  if (options != NULL && options->window != EF_WINDOW_RECT)
+    {
+      /* The same window in range and, over the whole collection's look angles, in cross-range. */
+      rp.window = options->window;
+      rp.az_window = options->window;
+      ef_aperture_init (&rp.aperture, ds->pulses, 0, info->n_pulses, 1);
+    }
   rc = ef_range_compressor_new (info, &rp, fp64, error);
   if (rc == NULL)
     return FALSE;
@@ -134,13 +194,24 @@ ef_teach_form (EfDataset *ds, const EfGrid *grid, guint64 first, guint64 count, 
           }
       if (!ef_range_compress (rc, ds->pulses + first + done, samples, n, prof, NULL, error))
         return FALSE;
-      if (fp64)
+      if (interp == EF_TEACH_INTERP_NEAREST)
+        nearest_rows (grid, prof, acc32, acc64);
+      else if (fp64)
         reference_rows (grid, prof, acc64);
       else
         ef_bp_cpu_fp32 (grid, prof, acc32, n_threads);
       done += n;
     }
   return TRUE;
+}
+
+gboolean
+ef_teach_stack_form (const EfTeachStack *stack, guint64 first, guint64 count, guint k0, guint nk, EfCf32 *acc32,
+                     GError **error)
+{
+  g_return_val_if_fail (stack != NULL && acc32 != NULL, FALSE);
+  return ef_teach_form_ex (stack->ds, &stack->grid, first, count, k0, nk, &stack->options, stack->n_threads, acc32,
+                           NULL, error);
 }
 
 /* ef_teach_form's work through a backend: pulses [first, first + count), samples [k0, k0 + nk), into out. */
@@ -186,11 +257,13 @@ stack_backend (EfDataset *ds, const EfTeachStackParams *p, char **note, GError *
       return NULL;
     }
   bp.grid = p->grid;
-  /* Rectangular in range and azimuth, as ef_teach_form forms: a window of the stack is then exactly a
-   * formation of its pulses and band. */
+  /* The window ef_teach_form_ex applies (rectangular by default, so that a window of the stack is then
+   * exactly a formation of its pulses and band). */
   bp.range = EF_RANGE_PARAMS_DEFAULT;
-  bp.range.window = EF_WINDOW_RECT;
-  bp.range.az_window = EF_WINDOW_RECT;
+  bp.range.window = p->window;
+  bp.range.az_window = p->window;
+  if (p->window != EF_WINDOW_RECT)
+    ef_aperture_init (&bp.range.aperture, ds->pulses, 0, ds->info.n_pulses, 1);
   bp.range.upsample = p->upsample > 0 ? p->upsample : 16;
   bp.precision = EF_PRECISION_FP32;
   bp.algo = EF_ALGO_BP;
@@ -229,6 +302,17 @@ stack_check (const EfDataset *ds, const EfTeachStackParams *p, GError **error)
                    "%u sub-bands do not fit in %" G_GUINT64_FORMAT " samples", p->n_bands, ds->info.n_samples);
       return FALSE;
     }
+  if ((guint) p->window > EF_WINDOW_TAYLOR || (guint) p->interp > EF_TEACH_INTERP_NEAREST)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "Unknown window or interpolation");
+      return FALSE;
+    }
+  if (p->use_backend && p->interp != EF_TEACH_INTERP_LINEAR)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "Nearest-bin interpolation is the stack's own path: a formation backend interpolates linearly");
+      return FALSE;
+    }
   if (ef_grid_n_pixels (&p->grid) == 0)
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "The region has no pixels");
@@ -261,6 +345,10 @@ ef_teach_stack_new (EfDataset *ds, const EfTeachStackParams *params, EfTeachProg
   st->grid = params->grid;
   st->n_bands = params->n_bands;
   st->fp64 = params->fp64;
+  st->options.window = params->window;
+  st->options.interp = params->interp;
+  st->options.upsample = params->upsample > 0 ? params->upsample : 16;
+  st->n_threads = params->n_threads;
   st->n_pixels = ef_grid_n_pixels (&params->grid);
   esz = st->fp64 ? sizeof (EfCf64) : sizeof (EfCf32);
   np = (guint) ds->info.n_pulses;
@@ -335,8 +423,8 @@ ef_teach_stack_new (EfDataset *ds, const EfTeachStackParams *params, EfTeachProg
           ef_teach_stack_band_range (st, s, &k0, &nk);
           memset (img, 0, (gsize) st->n_pixels * esz);
           if (be != NULL ? !backend_form (be, ds, first, count, k0, nk, be_samples, img, error)
-                         : !ef_teach_form (ds, &st->grid, first, count, k0, nk, params->upsample, params->n_threads,
-                                           st->fp64 ? NULL : img, st->fp64 ? img : NULL, error))
+                         : !ef_teach_form_ex (ds, &st->grid, first, count, k0, nk, &st->options, params->n_threads,
+                                              st->fp64 ? NULL : img, st->fp64 ? img : NULL, error))
             {
               g_free (img);
               return NULL;

@@ -25,10 +25,25 @@ G_BEGIN_DECLS
  * Memory: n_blocks x n_bands x pixels x 8 bytes (fp32) or 16 bytes (fp64). When that exceeds the
  * budget, neighbouring blocks are merged (the block length doubles) until it fits; a region whose one
  * block does not fit fails with EF_COMPUTE_ERROR_NO_MEMORY. The weighting is rectangular in both
- * directions, so that a window of the stack is exactly a formation of its pulses and band.
+ * directions unless a window is asked for (EfTeachFormOptions), so that a window of the stack is exactly
+ * a formation of its pulses and band.
  */
 
 typedef struct _EfTeachStack EfTeachStack;
+
+/* How a block is formed: the range profile's interpolation, its upsampling, and one window applied in
+ * range (over the collection's whole band) and in cross-range (over its whole aperture, by look angle,
+ * ef-aperture.h), so that a narrower window of the stack sees the part of the weighting it spans. */
+typedef enum {
+  EF_TEACH_INTERP_LINEAR,   /* backprojection's own (ef_bp_cpu_fp32, ef_bp_reference) */
+  EF_TEACH_INTERP_NEAREST,  /* the nearest profile bin: a plain loop, for the lesson on interpolation */
+} EfTeachInterp;
+
+typedef struct {
+  EfWindow      window;     /* EF_WINDOW_RECT: none */
+  EfTeachInterp interp;
+  guint         upsample;   /* range profile zero-padding factor; 0 = 16 */
+} EfTeachFormOptions;
 
 typedef struct {
   EfGrid   grid;
@@ -44,6 +59,8 @@ typedef struct {
    * processor's backend, and the stack's note says why), in fp32 only. */
   gboolean      use_backend;
   EfBackendKind backend;
+  EfWindow      window;   /* range and cross-range window (EfTeachFormOptions); 0 = rectangular */
+  EfTeachInterp interp;   /* 0 = linear */
 } EfTeachStackParams;
 
 #define EF_TEACH_DEFAULT_BUDGET ((guint64) 512 << 20)
@@ -88,11 +105,22 @@ gboolean      ef_teach_stack_window64 (const EfTeachStack *stack, guint b0, guin
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (EfTeachStack, ef_teach_stack_free)
 
+/* Forms pulses [first, first + count) and samples [k0, k0 + nk) of the stack's dataset as its blocks
+ * were formed, adding into acc32 (pixels of its grid): the pulses of a window that are not whole
+ * blocks. Blocks. */
+gboolean      ef_teach_stack_form (const EfTeachStack *stack, guint64 first, guint64 count, guint k0, guint nk,
+                                   EfCf32 *acc32, GError **error);
+
 /* Forms pulses [first, first + count) of ds, samples [k0, k0 + nk) only (the others zeroed), over grid
  * with a rectangular window, adding into acc64 (fp64: the float64 reference sum) or acc32 (fp32: the
  * fast path); exactly one of them is set. The stack forms its blocks with this. Blocks. */
 gboolean      ef_teach_form (EfDataset *ds, const EfGrid *grid, guint64 first, guint64 count, guint k0, guint nk,
                              guint upsample, guint n_threads, EfCf32 *acc32, EfCf64 *acc64, GError **error);
+
+/* ef_teach_form with options (NULL: rectangular, linear, upsampling 16). */
+gboolean      ef_teach_form_ex (EfDataset *ds, const EfGrid *grid, guint64 first, guint64 count, guint k0, guint nk,
+                                const EfTeachFormOptions *options, guint n_threads, EfCf32 *acc32, EfCf64 *acc64,
+                                GError **error);
 
 /*
  * Theory

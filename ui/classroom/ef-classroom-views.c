@@ -11,6 +11,7 @@
 #include "ef-teach-raster.h"
 
 #define RANGE_DB 40.0
+#define HIGH_CONTRAST_DB 30.0
 #define ARC_POINTS 512
 
 /* ---- state the views draw ---- */
@@ -22,58 +23,66 @@ block_end (EfClassroomWindow *self, guint64 b)
   return MIN ((b + 1) * self->block, self->n_pulses) - 1;
 }
 
-/* The image of pulses [first, min(last, current)]: the whole blocks among them from the sums, the
- * pulses either side of them (less than a block each) formed directly, so that the image follows the
- * timeline pulse by pulse. */
-void
-ef_classroom_views_update_image (EfClassroomWindow *self)
+/* The image of pulses [p0, p1]: the whole blocks among them from the sums, the pulses either side of
+ * them (less than a block each) formed directly, so that the image follows the timeline pulse by pulse. */
+gboolean
+ef_classroom_views_compose (EfClassroomWindow *self, EfTeachStack *stack, guint64 p0, guint64 p1, EfCf32 *out,
+                            GError **error)
 {
-  const EfGrid *g;
-  g_autoptr (GError) error = NULL;
-  guint64 p0, p1, bs, be, head_end, tail_start;
+  gsize n = ef_grid_n_pixels (ef_teach_stack_grid (stack));
+  guint64 bs, be, head_end, tail_start;
   guint k0, n0, k1, n1;
-  gboolean ok = TRUE;
-  gsize n;
 
-  if (self->stack_data == NULL)
-    return;
-  g = ef_teach_stack_grid (self->stack_data);
-  n = ef_grid_n_pixels (g);
-  p0 = self->first;
-  p1 = MAX (p0, MIN (self->last, self->current));
   bs = (p0 + self->block - 1) / self->block;
   /* The last block that ends within [p0, p1], or none (G_MAXUINT64). */
-  be = p1 == self->n_pulses - 1 ? ef_teach_stack_n_blocks (self->stack_data) - 1
+  be = p1 == self->n_pulses - 1 ? ef_teach_stack_n_blocks (stack) - 1
                                 : (p1 + 1) / self->block > 0 ? (p1 + 1) / self->block - 1 : G_MAXUINT64;
-  ef_teach_stack_band_range (self->stack_data, self->band_lo, &k0, &n0);
-  ef_teach_stack_band_range (self->stack_data, self->band_hi, &k1, &n1);
-  if (self->surface == NULL)
-    self->surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, g->width, g->height);
+  ef_teach_stack_band_range (stack, self->band_lo, &k0, &n0);
+  ef_teach_stack_band_range (stack, self->band_hi, &k1, &n1);
   if (be != G_MAXUINT64 && bs <= be)
     {
-      ok = ef_teach_stack_window (self->stack_data, (guint) bs, (guint) be, self->band_lo, self->band_hi, self->image,
-                                  &error);
+      if (!ef_teach_stack_window (stack, (guint) bs, (guint) be, self->band_lo, self->band_hi, out, error))
+        return FALSE;
       head_end = bs * self->block;       /* [p0, head_end) */
       tail_start = block_end (self, be) + 1;  /* [tail_start, p1] */
     }
   else
     {
-      memset (self->image, 0, n * sizeof *self->image);
+      memset (out, 0, n * sizeof *out);
       head_end = p1 + 1;
       tail_start = p1 + 1;
     }
-  if (ok && p0 < head_end)
-    ok = ef_teach_form (self->ds, g, p0, head_end - p0, k0, k1 + n1 - k0, 0, 0, self->image, NULL, &error);
-  if (ok && tail_start <= p1)
-    ok = ef_teach_form (self->ds, g, tail_start, p1 + 1 - tail_start, k0, k1 + n1 - k0, 0, 0, self->image, NULL,
-                        &error);
-  if (!ok)
+  if (p0 < head_end && !ef_teach_stack_form (stack, p0, head_end - p0, k0, k1 + n1 - k0, out, error))
+    return FALSE;
+  if (tail_start <= p1 && !ef_teach_stack_form (stack, tail_start, p1 + 1 - tail_start, k0, k1 + n1 - k0, out, error))
+    return FALSE;
+  return TRUE;
+}
+
+/* The image of pulses [first, min(last, current)]. */
+void
+ef_classroom_views_update_image (EfClassroomWindow *self)
+{
+  const EfGrid *g;
+  g_autoptr (GError) error = NULL;
+  guint64 p0, p1;
+
+  if (self->stack_data == NULL)
+    return;
+  g = ef_teach_stack_grid (self->stack_data);
+  p0 = self->first;
+  p1 = MAX (p0, MIN (self->last, self->current));
+  if (self->surface == NULL)
+    self->surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, g->width, g->height);
+  if (!ef_classroom_views_compose (self, self->stack_data, p0, p1, self->image, &error))
     {
       g_warning ("%s", error->message);
       return;
     }
   cairo_surface_flush (self->surface);
-  ef_teach_raster (self->image, g->width, g->height, 0, RANGE_DB, EF_COLORMAP_GREY,
+  /* High contrast: a colour map of monotonic lightness over a shorter range, for a washed-out projector. */
+  ef_teach_raster (self->image, g->width, g->height, 0, self->high_contrast ? HIGH_CONTRAST_DB : RANGE_DB,
+                   self->high_contrast ? EF_COLORMAP_PERCEPTUAL : EF_COLORMAP_GREY,
                    cairo_image_surface_get_data (self->surface), cairo_image_surface_get_stride (self->surface));
   cairo_surface_mark_dirty (self->surface);
   self->shown_p0 = p0;
@@ -237,12 +246,23 @@ draw_image (EfClassroomWindow *self, cairo_t *cr, int width, int height)
         }
       cairo_stroke (cr);
     }
+  /* The target measured: a ring about it. */
+  if (self->has_target)
+    {
+      double x = ox + s * (self->target_col + 0.5), y = oy + s * (self->target_row + 0.5);
+
+      set_rgb (cr, 0x33ddff, 0.95);
+      cairo_set_line_width (cr, 2);
+      cairo_new_path (cr);
+      cairo_arc (cr, x, y, MAX (10, 6 * s), 0, 2 * G_PI);
+      cairo_stroke (cr);
+    }
   set_rgb (cr, 0xffffff, 0.9);
-  cairo_set_font_size (cr, 13);
+  cairo_set_font_size (cr, 13 * self->text_scale);
   {
     g_autofree char *t = g_strdup_printf (_("Pulses %" G_GUINT64_FORMAT "–%" G_GUINT64_FORMAT),
                                           self->shown_p0, self->shown_p1);
-    draw_text (cr, ox + 8, oy + 18, t);
+    draw_text (cr, ox + 8, oy + 18 * self->text_scale, t);
   }
 }
 
@@ -290,7 +310,7 @@ draw_geometry (EfClassroomWindow *self, cairo_t *cr, int width, int height)
   set_rgb (cr, 0xffffff, 1);
   cairo_rectangle (cr, GX (0) - 4, GY (0) - 4, 8, 8);
   cairo_fill (cr);
-  cairo_set_font_size (cr, 11);
+  cairo_set_font_size (cr, 11 * self->text_scale);
   draw_text (cr, GX (0) + 7, GY (0) + 4, _("scene"));
   draw_text (cr, 6, 14, _("N ↑"));
   /* Far from the scene the path is a few pixels long: an inset shows it enlarged, the antenna moving
@@ -402,7 +422,7 @@ draw_profile (EfClassroomWindow *self, cairo_t *cr, int width, int height)
       cairo_fill (cr);
     }
   set_rgb (cr, 0xffffff, 0.8);
-  cairo_set_font_size (cr, 11);
+  cairo_set_font_size (cr, 11 * self->text_scale);
   draw_text (cr, 6, height - 6, _("range →"));
 #undef PX
 #undef PY
@@ -440,7 +460,7 @@ draw_history (EfClassroomWindow *self, cairo_t *cr, int width, int height)
   cairo_line_to (cr, width, yc);
   cairo_stroke (cr);
   set_rgb (cr, 0xffffff, 0.9);
-  cairo_set_font_size (cr, 11);
+  cairo_set_font_size (cr, 11 * self->text_scale);
   draw_text (cr, 6, height - 6, _("frequency →"));
 }
 
@@ -487,7 +507,7 @@ draw_kspace (EfClassroomWindow *self, cairo_t *cr, int width, int height)
   cairo_set_line_width (cr, 2);
   cairo_stroke (cr);
   set_rgb (cr, 0xffffff, 0.8);
-  cairo_set_font_size (cr, 11);
+  cairo_set_font_size (cr, 11 * self->text_scale);
   draw_text (cr, 6, height - 6, _("↓ to k = 0"));
 }
 

@@ -8,6 +8,7 @@
 
 #include "ef-classroom-window-private.h"
 #include "ef-error.h"
+#include "ef-session.h"
 
 G_DEFINE_FINAL_TYPE (EfClassroomWindow, ef_classroom_window, ADW_TYPE_WINDOW)
 
@@ -21,6 +22,7 @@ typedef struct {
   EfGrid        grid;
   EfTeachStack *stack;       /* owned, the result */
   float        *history;     /* owned, the result */
+  double        ser_db;      /* the interpolation error about the scene's reference point, or NAN */
   GWeakRef      window;
   guint         done, total; /* progress, read on the main thread */
 } OpenData;
@@ -60,6 +62,13 @@ open_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
           return;
         }
     }
+  /* The collection is read from the main thread and from the what-if formations' thread. */
+  {
+    EfDataset *serial = ef_teach_dataset_serialized (d->ds);
+
+    ef_dataset_unref (d->ds);
+    d->ds = serial;
+  }
   p.grid = d->grid;
   p.block_pulses = BLOCK_PULSES;
   p.n_bands = d->ds->info.domain == EF_DOMAIN_FX ? MIN (4u, (guint) d->ds->info.n_samples) : 1;
@@ -69,6 +78,19 @@ open_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
       g_task_return_error (task, error);
       return;
     }
+  /* The interpolation error of the stack as opened, about the scene's reference point when the region
+   * holds it (ef_classroom_whatif_opened selects the same point). */
+  d->ser_db = NAN;
+  {
+    double origin[3] = { 0, 0, 0 }, col, row;
+    EfTeachFormOptions o = { EF_WINDOW_RECT, EF_TEACH_INTERP_LINEAR, 16 };
+
+    ef_grid_position_to_pixel (&d->grid, origin, &col, &row);
+    if (d->ds->info.domain == EF_DOMAIN_FX && col >= 0 && row >= 0 && col <= d->grid.width - 1
+        && row <= d->grid.height - 1)
+      d->ser_db = ef_teach_interp_ser_db (d->ds, &d->grid, (guint) llround (col), (guint) llround (row), 16, 0,
+                                          d->ds->info.n_pulses, 0, (guint) d->ds->info.n_samples, &o, NULL);
+  }
   d->history = ef_teach_phase_history (d->ds, EF_CLASSROOM_HISTORY_EDGE, EF_CLASSROOM_HISTORY_EDGE, &error);
   if (d->history == NULL)
     {
@@ -112,9 +134,8 @@ update_labels (EfClassroomWindow *self)
   gtk_label_set_text (GTK_LABEL (self->stack_label), st);
 }
 
-/* Everything follows the state: image, theory, pulse, views. */
-static void
-refresh (EfClassroomWindow *self, gboolean pulse_changed)
+void
+ef_classroom_window_refresh (EfClassroomWindow *self, gboolean pulse_changed)
 {
   guint k0, n0, k1, n1;
   guint64 p0, p1;
@@ -132,6 +153,7 @@ refresh (EfClassroomWindow *self, gboolean pulse_changed)
   if (pulse_changed)
     ef_classroom_views_update_pulse (self);
   update_labels (self);
+  ef_classroom_whatif_update (self);
   self->updating++;
   gtk_range_set_value (self->timeline, (double) self->current);
   ef_range_slider_set_values (self->aperture_slider, (double) self->first, (double) self->last);
@@ -149,7 +171,7 @@ set_current (EfClassroomWindow *self, gint64 p)
 
   self->current = c;
   if (changed)
-    refresh (self, TRUE);
+    ef_classroom_window_refresh (self, TRUE);
 }
 
 static void
@@ -190,7 +212,24 @@ window_changed (EfRangeSlider *slider, EfClassroomWindow *self)
     self->current = last;
   else
     self->current = CLAMP (self->current, first, last);
-  refresh (self, TRUE);
+  ef_classroom_window_refresh (self, TRUE);
+}
+
+void
+ef_classroom_window_set_windows (EfClassroomWindow *self, guint64 first, guint64 last, guint band_lo, guint band_hi,
+                                 guint64 current)
+{
+  guint nb;
+
+  if (!self->ready)
+    return;
+  nb = ef_teach_stack_n_bands (self->stack_data);
+  self->last = MIN (last, self->n_pulses - 1);
+  self->first = MIN (first, self->last);
+  self->band_hi = MIN (band_hi, nb - 1);
+  self->band_lo = MIN (band_lo, self->band_hi);
+  self->current = CLAMP (current, self->first, self->last);
+  ef_classroom_window_refresh (self, TRUE);
 }
 
 /* ---- playing ---- */
@@ -264,6 +303,26 @@ ef_classroom_window_key (EfClassroomWindow *self, guint keyval, GdkModifierType 
         gtk_window_fullscreen (GTK_WINDOW (self));
       return TRUE;
     }
+  /* The presenter's text size. */
+  if (state & GDK_CONTROL_MASK)
+    switch (keyval)
+      {
+      case GDK_KEY_plus:
+      case GDK_KEY_equal:
+      case GDK_KEY_KP_Add:
+        ef_classroom_whatif_set_text_scale (self, self->text_scale + 0.25);
+        return TRUE;
+      case GDK_KEY_minus:
+      case GDK_KEY_KP_Subtract:
+        ef_classroom_whatif_set_text_scale (self, self->text_scale - 0.25);
+        return TRUE;
+      case GDK_KEY_0:
+      case GDK_KEY_KP_0:
+        ef_classroom_whatif_set_text_scale (self, 1);
+        return TRUE;
+      default:
+        break;
+      }
   if (!self->ready)
     return FALSE;
   /* A focused slider or entry keeps its own keys; the timeline's are the window's. */
@@ -350,7 +409,7 @@ open_done (GObject *source, GAsyncResult *res, gpointer user_data)
   if (self == NULL)
     return;
   self->ds = g_steal_pointer (&d->ds);
-  self->stack_data = g_steal_pointer (&d->stack);
+  ef_classroom_whatif_opened (self, g_steal_pointer (&d->stack), d->ser_db);
   self->history = g_steal_pointer (&d->history);
   g = ef_teach_stack_grid (self->stack_data);
   self->image = g_new0 (EfCf32, ef_grid_n_pixels (g));
@@ -363,6 +422,7 @@ open_done (GObject *source, GAsyncResult *res, gpointer user_data)
   self->band_hi = ef_teach_stack_n_bands (self->stack_data) - 1;
   ef_teach_kspace (self->ds, 0, self->last, 0, (guint) self->ds->info.n_samples - 1, &self->ks_all);
   ef_classroom_views_update_history (self);
+  ef_classroom_whatif_load_bookmarks (self);
   self->updating++;
   set_scale (self->timeline, 0, (double) self->last, (double) self->current);
   gtk_range_set_increments (self->timeline, 1, self->block);
@@ -376,7 +436,7 @@ open_done (GObject *source, GAsyncResult *res, gpointer user_data)
   self->ready = TRUE;
   gtk_stack_set_visible_child_name (GTK_STACK (self->stack), "lesson");
   gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
-  refresh (self, TRUE);
+  ef_classroom_window_refresh (self, TRUE);
 }
 
 static void
@@ -390,7 +450,7 @@ start_open (EfClassroomWindow *self, EfDataset *ds, const EfGrid *grid)
   self->cancellable = g_cancellable_new ();
   ef_classroom_window_set_playing (self, FALSE);
   self->ready = FALSE;
-  g_clear_pointer (&self->stack_data, ef_teach_stack_free);
+  ef_classroom_whatif_clear (self);
   g_clear_pointer (&self->ds, ef_dataset_unref);
   g_clear_pointer (&self->image, g_free);
   g_clear_pointer (&self->surface, cairo_surface_destroy);
@@ -402,6 +462,8 @@ start_open (EfClassroomWindow *self, EfDataset *ds, const EfGrid *grid)
   gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress), 0);
 
   d->ds = ds != NULL ? ef_dataset_ref (ds) : NULL;
+  g_free (self->bookmark_key);
+  self->bookmark_key = ds != NULL ? ef_session_key_for_path (ds->info.path) : g_strdup ("classroom-scene");
   if (grid != NULL)
     d->grid = *grid;
   else
@@ -502,7 +564,7 @@ ef_classroom_window_init (EfClassroomWindow *self)
   GtkWidget *play_row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   GtkWidget *fullscreen = gtk_button_new_from_icon_name ("view-fullscreen-symbolic");
   GtkEventController *keys = gtk_event_controller_key_new ();
-  GtkWidget *image_frame;
+  GtkWidget *image_frame, *whatif;
 
   self->cancellable = g_cancellable_new ();
 
@@ -555,6 +617,8 @@ ef_classroom_window_init (EfClassroomWindow *self)
   gtk_box_append (GTK_BOX (theory), self->aperture_label);
   gtk_box_append (GTK_BOX (theory), self->band_label);
   gtk_box_append (GTK_BOX (theory), self->stack_label);
+  whatif = ef_classroom_whatif_build (self);
+  gtk_box_append (GTK_BOX (theory), self->measure_label);
   gtk_grid_attach (GTK_GRID (side), theory, 0, 2, 2, 1);
   gtk_box_append (GTK_BOX (top), image_frame);
   gtk_box_append (GTK_BOX (top), side);
@@ -587,20 +651,31 @@ ef_classroom_window_init (EfClassroomWindow *self)
   gtk_widget_set_margin_bottom (lesson, 12);
   gtk_box_append (GTK_BOX (lesson), top);
   gtk_box_append (GTK_BOX (lesson), controls);
+  gtk_box_append (GTK_BOX (lesson), gtk_separator_new (GTK_ORIENTATION_HORIZONTAL));
+  gtk_box_append (GTK_BOX (lesson), whatif);
 
   self->stack = gtk_stack_new ();
   gtk_stack_add_named (GTK_STACK (self->stack), loading, "loading");
-  gtk_stack_add_named (GTK_STACK (self->stack), lesson, "lesson");
+  /* Scrolled when large text makes the lesson taller than the screen, so that the window still fits. */
+  {
+    GtkWidget *scroll = gtk_scrolled_window_new ();
+
+    gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroll), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+    gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), lesson);
+    gtk_stack_add_named (GTK_STACK (self->stack), scroll, "lesson");
+  }
   gtk_widget_set_vexpand (self->stack, TRUE);
 
   gtk_widget_set_tooltip_text (fullscreen, _("Full screen (F11)"));
   g_signal_connect_swapped (fullscreen, "clicked", G_CALLBACK (gtk_window_fullscreen), self);
   adw_header_bar_pack_end (ADW_HEADER_BAR (header), fullscreen);
+  adw_header_bar_pack_end (ADW_HEADER_BAR (header), self->presenter_button);
+  adw_header_bar_pack_start (ADW_HEADER_BAR (header), self->forming_label);
   gtk_box_append (GTK_BOX (outer), header);
   gtk_box_append (GTK_BOX (outer), self->stack);
   adw_window_set_content (ADW_WINDOW (self), outer);
   gtk_window_set_title (GTK_WINDOW (self), _("Classroom"));
-  gtk_window_set_default_size (GTK_WINDOW (self), 1280, 860);
+  gtk_window_set_default_size (GTK_WINDOW (self), 1400, 960);
 
   g_signal_connect (keys, "key-pressed", G_CALLBACK (key_pressed), self);
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
@@ -614,6 +689,11 @@ ef_classroom_window_dispose (GObject *object)
 
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
+  if (self->whatif_cancel != NULL)
+    g_cancellable_cancel (self->whatif_cancel);
+  if (self->whatif_source != 0)
+    g_source_remove (self->whatif_source);
+  self->whatif_source = 0;
   if (self->tick_id != 0)
     {
       gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->tick_id);
@@ -628,7 +708,10 @@ ef_classroom_window_finalize (GObject *object)
   EfClassroomWindow *self = EF_CLASSROOM_WINDOW (object);
 
   g_clear_object (&self->cancellable);
-  g_clear_pointer (&self->stack_data, ef_teach_stack_free);
+  ef_classroom_whatif_clear (self);
+  g_clear_pointer (&self->bookmarks, g_array_unref);
+  g_free (self->bookmark_key);
+  g_clear_object (&self->settings);
   g_clear_pointer (&self->ds, ef_dataset_unref);
   g_free (self->image);
   g_clear_pointer (&self->surface, cairo_surface_destroy);

@@ -44,10 +44,21 @@ snap_hi (EfRangeSlider *self, double v)
   return MAX (v, self->min);
 }
 
+/* The room the values take on the right: the widest "lo – hi" in the widget's font (large text grows it). */
+static double
+text_width (EfRangeSlider *self)
+{
+  g_autoptr (PangoLayout) layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), "0000 – 0000");
+  int w, h;
+
+  pango_layout_get_pixel_size (layout, &w, &h);
+  return MAX (TEXT_WIDTH, w + 16.0);
+}
+
 static double
 track_width (EfRangeSlider *self)
 {
-  return MAX (gtk_widget_get_width (GTK_WIDGET (self)) - 2 * RADIUS - TEXT_WIDTH, 1.0);
+  return MAX (gtk_widget_get_width (GTK_WIDGET (self)) - 2 * RADIUS - text_width (self), 1.0);
 }
 
 static double
@@ -184,12 +195,17 @@ ef_range_slider_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
         cairo_set_source_rgba (cr, 0, 0, 0, 0.35);
       cairo_stroke (cr);
     }
+  /* The values in the widget's own font, so that they follow the text size. */
   text = g_strdup_printf ("%.0f – %.0f", self->lo, self->hi);
-  cairo_select_font_face (cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size (cr, 12);
-  cairo_set_source_rgba (cr, 0.3, 0.3, 0.3, 1);
-  cairo_move_to (cr, w - TEXT_WIDTH + 8, cy + 4);
-  cairo_show_text (cr, text);
+  {
+    g_autoptr (PangoLayout) layout = gtk_widget_create_pango_layout (widget, text);
+    int tw, th;
+
+    pango_layout_get_pixel_size (layout, &tw, &th);
+    cairo_set_source_rgba (cr, 0.3, 0.3, 0.3, 1);
+    cairo_move_to (cr, w - text_width (self) + 8, cy - 0.5 * th);
+    pango_cairo_show_layout (cr, layout);
+  }
   cairo_destroy (cr);
 }
 
@@ -197,10 +213,18 @@ static void
 ef_range_slider_measure (GtkWidget *widget, GtkOrientation orientation, int for_size, int *minimum, int *natural,
                          int *minimum_baseline, int *natural_baseline)
 {
+  EfRangeSlider *self = EF_RANGE_SLIDER (widget);
+
   if (orientation == GTK_ORIENTATION_HORIZONTAL)
-    *minimum = *natural = (int) (4 * RADIUS + TEXT_WIDTH);
+    *minimum = *natural = (int) (4 * RADIUS + text_width (self));
   else
-    *minimum = *natural = (int) (2 * RADIUS + 12);
+    {
+      g_autoptr (PangoLayout) layout = gtk_widget_create_pango_layout (widget, "0");
+      int tw, th;
+
+      pango_layout_get_pixel_size (layout, &tw, &th);
+      *minimum = *natural = (int) MAX (2 * RADIUS + 12, th + 4);
+    }
 }
 
 static void
