@@ -16,169 +16,21 @@
 #include "ef-metrics.h"
 #include "ef-sicd.h"
 #include "ef-sim.h"
+#include "ef-test-focus.h"
 
-/* What a corrected image must match in the error-free one, target by target, in both directions. */
-#define PSLR_TOL_DB 0.5
-#define IRW_TOL_REL 0.02
-/* The residual phase error, constant and linear terms removed. */
-#define RESIDUAL_TOL_RAD 0.1
-
-typedef enum {
-  ERR_QUADRATIC,
-  ERR_SINUSOID,
-  ERR_RANDOM_WALK,
-} ErrKind;
-
-static const char *err_names[] = { "quadratic", "sinusoid", "random-walk" };
-
-/* Point targets about the scene centre, bright enough over one another that each range line holds one. */
-static const double target_xy[][2] = {
-  { 0.0, 0.0 }, { 4.0, 3.1 }, { -4.6, 2.2 }, { 2.7, -4.4 }, { -2.9, -3.3 },
-};
-static const double target_amp[] = { 1.0, 0.8, 0.7, 0.9, 0.6 };
-#define N_TARGETS G_N_ELEMENTS (target_xy)
-
-/* Weak scatterers spread over the region, when a case asks for clutter: 600 of them, each 28 dB below
- * the brightest target, together as bright as it: the distributed scene PGA's windows and its
- * choice of range lines exist for. Residuals here are 0.05-0.07 rad RMS for both methods, the clutter's
- * share of each estimate. */
-#define N_CLUTTER 600
-#define CLUTTER_AMP 0.04
-
-static EfDataset *
-simulate_scene (gboolean spaceborne, gboolean clutter)
-{
-  EfSimParams sp;
-  EfSimTarget tg[N_TARGETS + N_CLUTTER];
-  guint nt = N_TARGETS;
-  g_autoptr (GError) error = NULL;
-  EfDataset *ds;
-
-  if (spaceborne)
-    ef_sim_params_init_spaceborne (&sp);
-  else
-    ef_sim_params_init_airborne (&sp);
-  sp.n_pulses = 256;
-  sp.n_samples = 128;
-  for (guint i = 0; i < N_TARGETS; i++)
-    {
-      tg[i].pos[0] = target_xy[i][0];
-      tg[i].pos[1] = target_xy[i][1];
-      tg[i].pos[2] = 0;
-      tg[i].amp = target_amp[i] * cexp (I * g_test_rand_double_range (-G_PI, G_PI));
-    }
-  if (clutter)
-    for (guint i = 0; i < N_CLUTTER; i++, nt++)
-      {
-        tg[nt].pos[0] = g_test_rand_double_range (-8, 8);
-        tg[nt].pos[1] = g_test_rand_double_range (-8, 8);
-        tg[nt].pos[2] = 0;
-        tg[nt].amp = CLUTTER_AMP * cexp (I * g_test_rand_double_range (-G_PI, G_PI));
-      }
-  sp.targets = tg;
-  sp.n_targets = nt;
-  sp.seed = (guint64) g_test_rand_int_range (1, G_MAXINT32);
-  ds = ef_sim_run (&sp, &error);
-  g_assert_no_error (error);
-  return ds;
-}
-
+/* The scenes (ef-test-focus.c): five point targets, and with clutter 600 weak scatterers together as
+ * bright as the brightest target; residuals there are 0.05-0.07 rad RMS for both methods, the
+ * clutter's share of each estimate. */
 static EfDataset *
 simulate (gboolean spaceborne)
 {
-  return simulate_scene (spaceborne, FALSE);
+  return ef_test_focus_scene (spaceborne, FALSE);
 }
 
-/* The error of pulse p of n, rid of its least-squares line and scaled to rms_rad: a constant and a
- * linear phase only move the image, so the RMS that defocuses is the rest. */
-static double residual_rms (const double *a, const double *b, guint n);
-
-static double *
-make_error (ErrKind kind, guint n, double rms_rad)
-{
-  double *e = g_new (double, n), rms;
-  g_autofree double *zeros = g_new0 (double, n);
-  double phase0 = g_test_rand_double_range (0, 2 * G_PI), walk = 0;
-
-  for (guint p = 0; p < n; p++)
-    {
-      double x = 2.0 * p / (n - 1) - 1;
-
-      switch (kind)
-        {
-        case ERR_QUADRATIC:
-          e[p] = x * x;
-          break;
-        case ERR_SINUSOID:
-          /* Two and a half cycles across the aperture. */
-          e[p] = sin (2.5 * G_PI * x + phase0);
-          break;
-        case ERR_RANDOM_WALK:
-        default:
-          walk += g_test_rand_double_range (-1, 1);
-          e[p] = walk;
-          break;
-        }
-    }
-  /* Without its line, which would only move the targets from where the error-free image has them. */
-  {
-    double sx = 0, sy = 0, sxx = 0, sxy = 0, slope, icpt;
-
-    for (guint p = 0; p < n; p++)
-      {
-        sx += p;
-        sy += e[p];
-        sxx += (double) p * p;
-        sxy += p * e[p];
-      }
-    slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
-    icpt = (sy - slope * sx) / n;
-    for (guint p = 0; p < n; p++)
-      e[p] -= icpt + slope * p;
-  }
-  rms = residual_rms (e, zeros, n);
-  for (guint p = 0; p < n; p++)
-    e[p] *= rms_rad / rms;
-  return e;
-}
-
-/* A copy of ds with pulse p multiplied by exp(+j err[p]): an independent way in, beside the corrected
- * dataset the engine makes. */
-static EfDataset *
-with_error (EfDataset *ds, const double *err)
-{
-  guint64 np = ds->info.n_pulses, ns = ds->info.n_samples;
-  EfCf32 *s = g_new (EfCf32, np * ns);
-  g_autoptr (GError) error = NULL;
-
-  g_assert_true (ef_dataset_read_block (ds, 0, (guint) np, s, &error));
-  g_assert_no_error (error);
-  for (guint64 p = 0; p < np; p++)
-    for (guint64 k = 0; k < ns; k++)
-      s[p * ns + k] *= cexp (I * err[p]);
-  return ef_dataset_new_memory (&ds->info, g_memdup2 (ds->pulses, np * sizeof (EfPulse)), s);
-}
-
-/* The region's image formed by the job on the CPU by algo, rectangular windows. */
 static EfImage *
 form_algo (EfDataset *ds, const EfGrid *grid, EfAlgo algo)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (EfJob) job = NULL;
-  EfImage *img;
-  EfJobParams jp;
-  EfRect all = { 0, 0, grid->width, grid->height };
-
-  ef_job_params_init (&jp, grid);
-  jp.backend.algo = algo;
-  jp.publish_interval_s = -1;
-  job = ef_job_new (ds, &jp, &error);
-  g_assert_no_error (error);
-  g_assert_true (ef_job_run (job, NULL, NULL, &error));
-  img = ef_image_new (grid, &error);
-  g_assert_no_error (error);
-  g_assert_true (ef_job_read_image (job, &all, img->data, &error));
-  return img;
+  return ef_test_focus_form (ds, grid, algo, EF_BACKEND_CPU);
 }
 
 static EfImage *
@@ -187,46 +39,9 @@ form (EfDataset *ds, const EfGrid *grid)
   return form_algo (ds, grid, EF_ALGO_BP);
 }
 
-/* The RMS of a - b about its least-squares line over the pulse index. */
-static double
-residual_rms (const double *a, const double *b, guint n)
-{
-  g_autofree double *d = g_new (double, n);
-  double sx = 0, sy = 0, sxx = 0, sxy = 0, det, slope, icpt, ss = 0;
-
-  for (guint p = 0; p < n; p++)
-    {
-      d[p] = a[p] - b[p];
-      sx += p;
-      sy += d[p];
-      sxx += (double) p * p;
-      sxy += p * d[p];
-    }
-  det = n * sxx - sx * sx;
-  slope = (n * sxy - sx * sy) / det;
-  icpt = (sy - slope * sx) / n;
-  for (guint p = 0; p < n; p++)
-    {
-      double r = d[p] - icpt - slope * p;
-      ss += r * r;
-    }
-  return sqrt (ss / n);
-}
-
-static void
-measure (const EfImage *img, guint t, EfPointResult *res)
-{
-  g_autoptr (GError) error = NULL;
-  double pos[3] = { target_xy[t][0], target_xy[t][1], 0 }, col, row;
-
-  ef_grid_position_to_pixel (&img->grid, pos, &col, &row);
-  g_assert_true (ef_point_analyse (img, col, row, 6, NULL, res, &error));
-  g_assert_no_error (error);
-}
-
 typedef struct {
   EfFocusMethod method;
-  ErrKind       kind;
+  EfTestErrKind kind;
   double        rms_rad;
   gboolean      spaceborne;
   gboolean      clutter;
@@ -236,11 +51,11 @@ static void
 test_focus (gconstpointer data)
 {
   const Case *tc = data;
-  g_autoptr (EfDataset) clean = simulate_scene (tc->spaceborne, tc->clutter);
+  g_autoptr (EfDataset) clean = ef_test_focus_scene (tc->spaceborne, tc->clutter);
   guint n = (guint) clean->info.n_pulses;
-  g_autofree double *err = make_error (tc->kind, n, tc->rms_rad);
+  g_autofree double *err = ef_test_focus_error (tc->kind, n, tc->rms_rad);
   g_autofree double *zeros = g_new0 (double, n);
-  g_autoptr (EfDataset) bad = with_error (clean, err);
+  g_autoptr (EfDataset) bad = ef_test_focus_with_error (clean, err);
   g_autoptr (EfDataset) fixed = NULL;
   g_autoptr (EfImage) ref = NULL, blurred = NULL, focused = NULL;
   g_autoptr (GError) error = NULL;
@@ -255,11 +70,11 @@ test_focus (gconstpointer data)
   g_assert_no_error (error);
   g_assert_cmpuint (fr.n_pulses, ==, n);
 
-  before_rms = residual_rms (err, zeros, n);
-  res_rms = residual_rms (err, fr.phase, n);
+  before_rms = ef_test_focus_residual (err, zeros, n);
+  res_rms = ef_test_focus_residual (err, fr.phase, n);
   g_test_message ("%s, %s, %s%s: injected %.2f rad RMS about its line (%.2f), residual %.4f rad RMS after "
                   "%u iterations; entropy %.4f -> %.4f; sharpness %.4g -> %.4g",
-                  ef_focus_method_to_string (tc->method), err_names[tc->kind], tc->spaceborne ? "spaceborne" : "airborne",
+                  ef_focus_method_to_string (tc->method), ef_test_err_name (tc->kind), tc->spaceborne ? "spaceborne" : "airborne",
                   tc->clutter ? " in clutter" : "",
                   tc->rms_rad, before_rms, res_rms, fr.iterations, fr.entropy_before, fr.entropy_after,
                   fr.sharpness_before, fr.sharpness_after);
@@ -277,29 +92,11 @@ test_focus (gconstpointer data)
                   ef_image_entropy (blurred->data, ef_grid_n_pixels (&grid)),
                   ef_image_entropy (focused->data, ef_grid_n_pixels (&grid)));
 
-  for (guint t = 0; t < N_TARGETS; t++)
-    {
-      EfPointResult a = { 0 }, b = { 0 };
-      const EfCut *ca[2] = { &a.range, &a.cross }, *cb[2] = { &b.range, &b.cross };
-
-      measure (ref, t, &a);
-      measure (focused, t, &b);
-      for (int k = 0; k < 2; k++)
-        {
-          double dp = fabs (cb[k]->pslr_db - ca[k]->pslr_db), di = fabs (cb[k]->irw_m / ca[k]->irw_m - 1);
-
-          g_test_message ("  target %u %s: PSLR %.2f vs %.2f dB, IRW %.4f vs %.4f m", t, k == 0 ? "x" : "y",
-                          cb[k]->pslr_db, ca[k]->pslr_db, cb[k]->irw_m, ca[k]->irw_m);
-          worst_pslr = MAX (worst_pslr, dp);
-          worst_irw = MAX (worst_irw, di);
-        }
-      ef_point_result_clear (&a);
-      ef_point_result_clear (&b);
-    }
+  ef_test_focus_compare (ref, focused, &worst_pslr, &worst_irw);
   g_test_message ("worst over the targets: PSLR %.3f dB, IRW %.2f%%", worst_pslr, 100 * worst_irw);
-  g_assert_cmpfloat (res_rms, <, RESIDUAL_TOL_RAD);
-  g_assert_cmpfloat (worst_pslr, <, PSLR_TOL_DB);
-  g_assert_cmpfloat (worst_irw, <, IRW_TOL_REL);
+  g_assert_cmpfloat (res_rms, <, EF_TEST_FOCUS_RESIDUAL_TOL_RAD);
+  g_assert_cmpfloat (worst_pslr, <, EF_TEST_FOCUS_PSLR_TOL_DB);
+  g_assert_cmpfloat (worst_irw, <, EF_TEST_FOCUS_IRW_TOL_REL);
 }
 
 /* The corrected dataset multiplies each pulse by exp(-j phase), undoing an injected exp(+j phase) to
@@ -309,8 +106,8 @@ test_corrected_dataset (void)
 {
   g_autoptr (EfDataset) clean = simulate (FALSE);
   guint n = (guint) clean->info.n_pulses, ns = (guint) clean->info.n_samples;
-  g_autofree double *err = make_error (ERR_RANDOM_WALK, n, 2.0);
-  g_autoptr (EfDataset) bad = with_error (clean, err);
+  g_autofree double *err = ef_test_focus_error (EF_TEST_ERR_RANDOM_WALK, n, 2.0);
+  g_autoptr (EfDataset) bad = ef_test_focus_with_error (clean, err);
   g_autoptr (EfDataset) fixed = NULL;
   g_autoptr (GError) error = NULL;
   g_autofree EfCf32 *a = g_new (EfCf32, (gsize) n * ns), *b = g_new (EfCf32, (gsize) n * ns);
@@ -444,8 +241,8 @@ test_sharpness_blocks (void)
 {
   g_autoptr (EfDataset) clean = simulate (FALSE);
   guint n = (guint) clean->info.n_pulses;
-  g_autofree double *err = make_error (ERR_QUADRATIC, n, 2.0);
-  g_autoptr (EfDataset) bad = with_error (clean, err);
+  g_autofree double *err = ef_test_focus_error (EF_TEST_ERR_QUADRATIC, n, 2.0);
+  g_autoptr (EfDataset) bad = ef_test_focus_with_error (clean, err);
   g_autoptr (GError) error = NULL;
   g_auto (EfFocusResult) fr = { 0 };
   EfFocusParams fp;
@@ -459,13 +256,13 @@ test_sharpness_blocks (void)
   fp.memory_bytes = one_each / 2;
   g_assert_true (ef_focus_run (bad, &fp, &fr, &error));
   g_assert_no_error (error);
-  res = residual_rms (err, fr.phase, n);
+  res = ef_test_focus_residual (err, fr.phase, n);
   g_test_message ("blocks of %u pulses in %" G_GUINT64_FORMAT " bytes (bound %" G_GUINT64_FORMAT " for the blocks "
                   "and %zu for the sum); residual %.4f rad RMS", fr.block_pulses, fr.memory_bytes, fp.memory_bytes,
                   (gsize) 64 * 64 * sizeof (EfCf64), res);
   g_assert_cmpuint (fr.block_pulses, ==, 2);
   g_assert_cmpuint (fr.memory_bytes, <=, fp.memory_bytes + 64 * 64 * sizeof (EfCf64));
-  g_assert_cmpfloat (res, <, RESIDUAL_TOL_RAD);
+  g_assert_cmpfloat (res, <, EF_TEST_FOCUS_RESIDUAL_TOL_RAD);
 }
 
 /* A cancelled estimate stops with EF_COMPUTE_ERROR_CANCELLED and leaves nothing behind; bad requests
@@ -646,24 +443,24 @@ int
 main (int argc, char **argv)
 {
   static const Case cases[] = {
-    { EF_FOCUS_PGA, ERR_QUADRATIC, 2.0, FALSE },
-    { EF_FOCUS_PGA, ERR_SINUSOID, 1.5, FALSE },
+    { EF_FOCUS_PGA, EF_TEST_ERR_QUADRATIC, 2.0, FALSE },
+    { EF_FOCUS_PGA, EF_TEST_ERR_SINUSOID, 1.5, FALSE },
     /* Not PGA on a random walk: PGA reads the error from the region's cross-range spectrum, whose
      * samples are 1 / (the region's extent) apart in spatial frequency, so the error is estimated only
      * up to that order: a walk that steps at every pulse keeps its faster part, 0.12 to 0.28 rad RMS
      * of 1 to 1.5 rad measured here at 16 and 32 m regions (the targets' PSLR and IRW still within
      * 0.45 dB and 0.5%). The sharpness method, which weighs every pulse's own image, meets it. */
-    { EF_FOCUS_PGA, ERR_QUADRATIC, 3.0, TRUE },
-    { EF_FOCUS_PGA, ERR_SINUSOID, 1.0, TRUE },
-    { EF_FOCUS_SHARPNESS, ERR_QUADRATIC, 2.0, FALSE },
-    { EF_FOCUS_SHARPNESS, ERR_SINUSOID, 1.5, FALSE },
-    { EF_FOCUS_SHARPNESS, ERR_RANDOM_WALK, 1.5, FALSE },
-    { EF_FOCUS_SHARPNESS, ERR_QUADRATIC, 3.0, TRUE },
-    { EF_FOCUS_SHARPNESS, ERR_RANDOM_WALK, 2.5, TRUE },
-    { EF_FOCUS_PGA, ERR_QUADRATIC, 2.0, FALSE, TRUE },
-    { EF_FOCUS_PGA, ERR_SINUSOID, 1.5, FALSE, TRUE },
-    { EF_FOCUS_SHARPNESS, ERR_QUADRATIC, 2.0, FALSE, TRUE },
-    { EF_FOCUS_SHARPNESS, ERR_RANDOM_WALK, 1.5, FALSE, TRUE },
+    { EF_FOCUS_PGA, EF_TEST_ERR_QUADRATIC, 3.0, TRUE },
+    { EF_FOCUS_PGA, EF_TEST_ERR_SINUSOID, 1.0, TRUE },
+    { EF_FOCUS_SHARPNESS, EF_TEST_ERR_QUADRATIC, 2.0, FALSE },
+    { EF_FOCUS_SHARPNESS, EF_TEST_ERR_SINUSOID, 1.5, FALSE },
+    { EF_FOCUS_SHARPNESS, EF_TEST_ERR_RANDOM_WALK, 1.5, FALSE },
+    { EF_FOCUS_SHARPNESS, EF_TEST_ERR_QUADRATIC, 3.0, TRUE },
+    { EF_FOCUS_SHARPNESS, EF_TEST_ERR_RANDOM_WALK, 2.5, TRUE },
+    { EF_FOCUS_PGA, EF_TEST_ERR_QUADRATIC, 2.0, FALSE, TRUE },
+    { EF_FOCUS_PGA, EF_TEST_ERR_SINUSOID, 1.5, FALSE, TRUE },
+    { EF_FOCUS_SHARPNESS, EF_TEST_ERR_QUADRATIC, 2.0, FALSE, TRUE },
+    { EF_FOCUS_SHARPNESS, EF_TEST_ERR_RANDOM_WALK, 1.5, FALSE, TRUE },
   };
 
   g_test_init (&argc, &argv, NULL);
@@ -671,7 +468,7 @@ main (int argc, char **argv)
     {
       g_autofree char *name = g_strdup_printf ("/compute/focus/%s/%s%s/%s", ef_focus_method_to_string (cases[i].method),
                                                cases[i].spaceborne ? "spaceborne" : "airborne",
-                                               cases[i].clutter ? "-clutter" : "", err_names[cases[i].kind]);
+                                               cases[i].clutter ? "-clutter" : "", ef_test_err_name (cases[i].kind));
       g_test_add_data_func (name, &cases[i], test_focus);
     }
   g_test_add_func ("/compute/focus/corrected-dataset", test_corrected_dataset);

@@ -9,7 +9,8 @@ G_BEGIN_DECLS
 
 typedef struct {
   EfDataset *ds;        /* borrowed */
-  EfBackend *be;        /* owned: CPU backprojection on grid, rectangular windows */
+  EfBackend *be;        /* owned: backprojection on grid (the backend asked for), rectangular windows */
+  char      *be_note;   /* owned, may be NULL: why the backend is not the one asked for */
   EfGrid     grid;      /* rows along cross-range (u), range increasing down the columns (v) */
   guint64    first;     /* the pulses used: [first, first + n) of the collection */
   guint64    n;
@@ -19,13 +20,16 @@ typedef struct {
   double    *kappa;     /* owned, n: each pulse's spatial frequency along the rows, cycles/m */
   double     res_cross; /* ground cross-range resolution of the pulses used, m */
   GCancellable *cancellable; /* borrowed, may be NULL */
+  double     form_s;    /* seconds spent in ef_focus_form so far */
+  guint64    n_formations;
 } EfFocusCtx;
 
 gboolean ef_focus_ctx_init (EfFocusCtx *c, EfDataset *ds, const EfFocusParams *p, GError **error);
 void     ef_focus_ctx_clear (EfFocusCtx *c);
 
 /* Forms pulses [p0, p0 + count) of the collection into out (the grid's pixels), each multiplied by
- * exp(-j phase[p]) first (phase indexed by the collection's pulse; NULL: none). Blocks. */
+ * exp(-j phase[p]) first (phase indexed by the collection's pulse; NULL: none), into a freshly cleared
+ * accumulator, and reads it back. Blocks; counts its time in c->form_s. */
 gboolean ef_focus_form (EfFocusCtx *c, guint64 p0, guint64 count, const double *phase, EfCf32 *out,
                         GError **error);
 
@@ -38,5 +42,14 @@ void     ef_focus_detrend (const double *kappa, double *e, guint64 n);
 gboolean ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResult *r, GError **error);
 gboolean ef_focus_sharpness_run (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResult *r,
                                  GError **error);
+
+/* One step of a sharpness sweep, over the sum img of the blocks' images (each already turned by its
+ * phase): adds prev_change * prev (prev may be NULL: nothing) to img, then takes block b's sums with
+ * rot = exp(j theta_b): r = img - rot b, z = b conj(r), A = |b|^2 + |r|^2, alpha = sum A z,
+ * beta = sum z^2. Threaded over the pixels (n_threads, 0: all). */
+void     ef_focus_sweep_step (const EfCf32 *prev, EfCf64 prev_change, const EfCf32 *b, EfCf64 rot, EfCf64 *img,
+                              gsize npix, guint n_threads, EfCf64 *alpha, EfCf64 *beta);
+/* img += change * b, threaded. */
+void     ef_focus_sweep_add (const EfCf32 *b, EfCf64 change, EfCf64 *img, gsize npix, guint n_threads);
 
 G_END_DECLS

@@ -42,6 +42,12 @@ G_BEGIN_DECLS
  * middle of the aperture, its spacing half the finer of the two ground resolutions (so that the
  * aperture's band of spatial frequencies is sampled twice over), at most max_px pixels a side (the
  * region's middle when it is larger). Both form with rectangular windows, whatever the final image uses.
+ *
+ * The images are formed through the backend asked for (ef_backend_new: the CPU, CUDA, or CUDA when a
+ * device is there), so on CUDA every formation of the estimate runs on the device: PGA's image per
+ * iteration, and each sharpness block's image, formed into a freshly cleared accumulator and read back
+ * (one copy of the grid to the host per block: the sweeps run on the host, threaded over the pixels).
+ * The estimator's own arithmetic (PGA's spectra, the sweeps) runs on the host whatever the backend.
  */
 
 typedef enum {
@@ -66,6 +72,10 @@ typedef struct {
   guint         block_pulses;  /* sharpness: pulses a block (0: 1, or more to keep within memory_bytes) */
   guint64       memory_bytes;  /* sharpness: bound on the blocks' images (default 512 MiB) */
   const double *initial;       /* borrowed, may be NULL: a correction to start from (n of the collection) */
+  EfBackendKind backend;       /* where the images are formed (default EF_BACKEND_CPU); AUTO falls back to the
+                                * CPU with a note, CUDA fails without a device (as ef_backend_new does) */
+  int           device;        /* CUDA device (-1, the default: choose) */
+  guint         n_devices;     /* CUDA devices to spread the pulses over (0 or 1: one; see EfBackendParams) */
   GCancellable *cancellable;   /* borrowed, may be NULL: checked between pulse blocks */
 } EfFocusParams;
 
@@ -82,12 +92,24 @@ typedef struct {
   guint64       memory_bytes;      /* sharpness: the blocks' images took this much */
   double        entropy_before, entropy_after;      /* of the grid's image, without and with the correction */
   double        sharpness_before, sharpness_after;  /* sum |I|^4 / (sum |I|^2)^2 of the same images */
+  /* What estimated: the backend that formed the images ("cpu" or "cuda", owned), on how many devices
+   * (0 on the CPU), and why it is not what was asked (owned, NULL when it is: a fallback to the CPU). */
+  char         *backend;
+  guint         n_devices;
+  char         *backend_note;
+  /* Where the time went (s): forming images through the backend (the images before and after
+   * included), and the estimator's own arithmetic on the host (PGA's spectra and entropies, the
+   * sweeps); n_formations images were formed (a sharpness block's image counts as one). */
+  double        form_s;
+  double        estimate_s;
+  guint64       n_formations;
 } EfFocusResult;
 
 void ef_focus_result_clear (EfFocusResult *r);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (EfFocusResult, ef_focus_result_clear)
 
-/* Estimates ds's per-pulse phase errors by params->method. Blocks for several image formations (CPU).
+/* Estimates ds's per-pulse phase errors by params->method. Blocks for several image formations (through
+ * params->backend).
  * FALSE with error on bad parameters or a failed formation. out is filled (clear it after). */
 gboolean ef_focus_run (EfDataset *ds, const EfFocusParams *params, EfFocusResult *out, GError **error);
 

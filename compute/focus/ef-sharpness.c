@@ -10,6 +10,13 @@
 #include "ef-error.h"
 #include "ef-focus-private.h"
 
+#if HAVE_OPENMP
+#include <omp.h>
+#endif
+
+/* Below this many pixels a sweep's sums are not worth waking the threads for. */
+#define SWEEP_THREAD_MIN_PIXELS 16384
+
 /*
  * I = r + exp(j t) b, with b one block's image and r the rest. Per pixel, |I|^2 = A + 2 Re(exp(j t) z)
  * with A = |b|^2 + |r|^2 and z = b conj(r), so
@@ -53,6 +60,76 @@ best_phase (EfCf64 alpha, EfCf64 beta)
         }
     }
   return remainder (best_t, 2 * G_PI);
+}
+
+void
+ef_focus_sweep_step (const EfCf32 *prev, EfCf64 prev_change, const EfCf32 *b, EfCf64 rot, EfCf64 *img, gsize npix,
+                     guint n_threads, EfCf64 *alpha, EfCf64 *beta)
+{
+  double ar = 0, ai = 0, br = 0, bi = 0;
+  double pcr = creal (prev_change), pci = cimag (prev_change), rr = creal (rot), ri = cimag (rot);
+
+  if (n_threads == 0)
+    {
+#if HAVE_OPENMP
+      n_threads = (guint) omp_get_max_threads ();
+#else
+      n_threads = 1;
+#endif
+    }
+  (void) n_threads;
+  /* Each pixel on its own: the previous block's new phase goes into the sum first, then the pixel's
+   * share of this block's alpha and beta is taken from the updated sum. One pass over the sum per block. */
+#if HAVE_OPENMP
+#pragma omp parallel for num_threads(n_threads) schedule(static) reduction(+:ar,ai,br,bi) \
+  if (npix >= SWEEP_THREAD_MIN_PIXELS && n_threads > 1)
+#endif
+  for (gsize i = 0; i < npix; i++)
+    {
+      double sr = creal (img[i]), si = cimag (img[i]);
+      double bre = crealf (b[i]), bim = cimagf (b[i]);
+      double rre, rim, zr, zi, a;
+
+      if (prev != NULL)
+        {
+          double pr = crealf (prev[i]), pi = cimagf (prev[i]);
+
+          sr += pcr * pr - pci * pi;
+          si += pcr * pi + pci * pr;
+          img[i] = sr + I * si;
+        }
+      /* r = img - rot b; z = b conj (r); A = |b|^2 + |r|^2. */
+      rre = sr - (rr * bre - ri * bim);
+      rim = si - (rr * bim + ri * bre);
+      zr = bre * rre + bim * rim;
+      zi = bim * rre - bre * rim;
+      a = bre * bre + bim * bim + rre * rre + rim * rim;
+      ar += a * zr;
+      ai += a * zi;
+      br += zr * zr - zi * zi;
+      bi += 2 * zr * zi;
+    }
+  *alpha = ar + I * ai;
+  *beta = br + I * bi;
+}
+
+void
+ef_focus_sweep_add (const EfCf32 *b, EfCf64 change, EfCf64 *img, gsize npix, guint n_threads)
+{
+  if (n_threads == 0)
+    {
+#if HAVE_OPENMP
+      n_threads = (guint) omp_get_max_threads ();
+#else
+      n_threads = 1;
+#endif
+    }
+  (void) n_threads;
+#if HAVE_OPENMP
+#pragma omp parallel for num_threads(n_threads) schedule(static) if (npix >= SWEEP_THREAD_MIN_PIXELS && n_threads > 1)
+#endif
+  for (gsize i = 0; i < npix; i++)
+    img[i] += change * (EfCf64) b[i];
 }
 
 gboolean
@@ -103,37 +180,31 @@ ef_focus_sharpness_run (EfFocusCtx *c, const EfFocusParams *p, double *phase, Ef
 
       if (!ef_focus_form (c, p0, cnt, phase, b, error))
         return FALSE;
-      for (gsize i = 0; i < npix; i++)
-        img[i] += b[i];
+      ef_focus_sweep_add (b, 1.0, img, npix, p->n_threads);
     }
 
   for (guint it = 0; it < max_iter; it++)
     {
       double ss = 0;
+      const EfCf32 *prev = NULL;
+      EfCf64 prev_change = 0;
 
       for (guint64 k = 0; k < n_blocks; k++)
         {
           const EfCf32 *b = blocks + (gsize) k * npix;
-          EfCf64 rot = cexp (I * theta[k]), alpha = 0, beta = 0, nrot;
+          EfCf64 rot = cexp (I * theta[k]), alpha, beta;
           double t, dt;
 
-          for (gsize i = 0; i < npix; i++)
-            {
-              EfCf64 bi = b[i], ri = img[i] - rot * bi, z = bi * conj (ri);
-              double a = creal (bi) * creal (bi) + cimag (bi) * cimag (bi) + creal (ri) * creal (ri)
-                         + cimag (ri) * cimag (ri);
-
-              alpha += a * z;
-              beta += z * z;
-            }
+          /* The last block's change is added to the sum in the same pass that takes this block's sums. */
+          ef_focus_sweep_step (prev, prev_change, b, rot, img, npix, p->n_threads, &alpha, &beta);
           t = best_phase (alpha, beta);
           dt = remainder (t - theta[k], 2 * G_PI);
           dtheta[k] = dt;
-          nrot = cexp (I * t) - rot;
-          for (gsize i = 0; i < npix; i++)
-            img[i] += nrot * (EfCf64) b[i];
+          prev = b;
+          prev_change = cexp (I * t) - rot;
           theta[k] = t;
         }
+      ef_focus_sweep_add (prev, prev_change, img, npix, p->n_threads);
       /* The change that matters: a linear phase across the aperture only moves the image, and the
        * sharpness of a region barely sees it move, so the sweeps may drift along it for ever. */
       ef_focus_detrend (kappa_block, dtheta, n_blocks);
