@@ -265,6 +265,53 @@ test_sharpness_blocks (void)
   g_assert_cmpfloat (res, <, EF_TEST_FOCUS_RESIDUAL_TOL_RAD);
 }
 
+/* The estimate formed in fp32 against the one formed in fp64, the same steps otherwise: what the
+ * images' precision does to an estimate. The bound is where the GPU test's agreement between the device
+ * and the CPU (both fp32) comes from. */
+static void
+test_precision (void)
+{
+  static const Case cases[] = {
+    { EF_FOCUS_PGA, EF_TEST_ERR_QUADRATIC, 2.0, FALSE, FALSE },
+    { EF_FOCUS_PGA, EF_TEST_ERR_SINUSOID, 1.0, TRUE, FALSE },
+    { EF_FOCUS_PGA, EF_TEST_ERR_QUADRATIC, 2.0, FALSE, TRUE },
+    { EF_FOCUS_SHARPNESS, EF_TEST_ERR_RANDOM_WALK, 1.5, FALSE, FALSE },
+    { EF_FOCUS_SHARPNESS, EF_TEST_ERR_RANDOM_WALK, 2.5, TRUE, FALSE },
+    { EF_FOCUS_SHARPNESS, EF_TEST_ERR_RANDOM_WALK, 1.5, FALSE, TRUE },
+  };
+  double worst = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const Case *tc = &cases[i];
+      g_autoptr (EfDataset) clean = ef_test_focus_scene (tc->spaceborne, tc->clutter);
+      guint n = (guint) clean->info.n_pulses;
+      g_autofree double *err = ef_test_focus_error (tc->kind, n, tc->rms_rad);
+      g_autoptr (EfDataset) bad = ef_test_focus_with_error (clean, err);
+      g_auto (EfFocusResult) f32 = { 0 };
+      g_auto (EfFocusResult) f64 = { 0 };
+      g_autoptr (GError) error = NULL;
+      EfFocusParams fp;
+      double d;
+
+      ef_focus_params_init (&fp, tc->method);
+      fp.extent_m = 16;
+      g_assert_true (ef_focus_run (bad, &fp, &f32, &error));
+      fp.precision = EF_PRECISION_FP64;
+      g_assert_true (ef_focus_run (bad, &fp, &f64, &error));
+      g_assert_no_error (error);
+      d = ef_test_focus_residual (f32.phase, f64.phase, n);
+      g_test_message ("%s, %s, %s%s: fp32 against fp64 %.3e rad RMS (%u and %u iterations; residuals %.4f and "
+                      "%.4f rad)", ef_focus_method_to_string (tc->method), ef_test_err_name (tc->kind),
+                      tc->spaceborne ? "spaceborne" : "airborne", tc->clutter ? " in clutter" : "", d,
+                      f32.iterations, f64.iterations, ef_test_focus_residual (err, f32.phase, n),
+                      ef_test_focus_residual (err, f64.phase, n));
+      worst = MAX (worst, d);
+    }
+  g_test_message ("worst fp32 against fp64: %.3e rad RMS (bound %.1e)", worst, EF_TEST_FOCUS_FP32_FP64_RAD);
+  g_assert_cmpfloat (worst, <, EF_TEST_FOCUS_FP32_FP64_RAD);
+}
+
 /* A cancelled estimate stops with EF_COMPUTE_ERROR_CANCELLED and leaves nothing behind; bad requests
  * say what is wrong. */
 static void
@@ -474,6 +521,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/focus/corrected-dataset", test_corrected_dataset);
   g_test_add_func ("/compute/focus/file", test_file);
   g_test_add_func ("/compute/focus/sharpness/blocks", test_sharpness_blocks);
+  g_test_add_func ("/compute/focus/precision", test_precision);
   g_test_add_func ("/compute/focus/cli", test_cli);
   g_test_add_func ("/compute/focus/sicd", test_sicd);
   g_test_add_func ("/compute/focus/cancel-and-bad", test_cancel_and_bad);
