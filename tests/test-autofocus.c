@@ -550,6 +550,9 @@ test_cli (void)
   o = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "autofocus");
   g_assert_nonnull (o);
   g_assert_cmpstr (json_object_get_string_member (o, "method"), ==, "sharpness");
+  /* Where it was estimated: the formation's backend, asked for by name here. */
+  g_assert_cmpstr (json_object_get_string_member (o, "backend"), ==, "cpu");
+  g_assert_true (json_object_get_null_member (o, "backend_reason"));
   e0 = json_object_get_double_member (o, "entropy_before");
   e1 = json_object_get_double_member (o, "entropy_after");
   g_test_message ("CLI sharpness autofocus: entropy %.4f -> %.4f", e0, e1);
