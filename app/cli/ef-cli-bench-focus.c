@@ -204,7 +204,8 @@ bench_one (guint size, const EfCliBenchFocus *o, FocusRow *row, GError **error)
 
   row->size = size;
   row->max_px = fr.grid.width;
-  row->backend = g_strdup (fr.backend);
+  row->backend = fr.sweep_backend != NULL ? g_strdup_printf ("%s (sweeps %s)", fr.backend, fr.sweep_backend)
+                                           : g_strdup (fr.backend);
   row->final_backend = g_strdup (run.backend != NULL ? run.backend : "?");
   row->pulses = sp.n_pulses;
   row->samples = sp.n_samples;

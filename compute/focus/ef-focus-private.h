@@ -4,6 +4,7 @@
 
 #include "ef-backend.h"
 #include "ef-focus.h"
+#include "ef-focus-sweep.h"
 
 G_BEGIN_DECLS
 
@@ -42,14 +43,5 @@ void     ef_focus_detrend (const double *kappa, double *e, guint64 n);
 gboolean ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResult *r, GError **error);
 gboolean ef_focus_sharpness_run (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResult *r,
                                  GError **error);
-
-/* One step of a sharpness sweep, over the sum img of the blocks' images (each already turned by its
- * phase): adds prev_change * prev (prev may be NULL: nothing) to img, then takes block b's sums with
- * rot = exp(j theta_b): r = img - rot b, z = b conj(r), A = |b|^2 + |r|^2, alpha = sum A z,
- * beta = sum z^2. Threaded over the pixels (n_threads, 0: all). */
-void     ef_focus_sweep_step (const EfCf32 *prev, EfCf64 prev_change, const EfCf32 *b, EfCf64 rot, EfCf64 *img,
-                              gsize npix, guint n_threads, EfCf64 *alpha, EfCf64 *beta);
-/* img += change * b, threaded. */
-void     ef_focus_sweep_add (const EfCf32 *b, EfCf64 change, EfCf64 *img, gsize npix, guint n_threads);
 
 G_END_DECLS

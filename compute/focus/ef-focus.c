@@ -39,6 +39,7 @@ ef_focus_result_clear (EfFocusResult *r)
   g_clear_pointer (&r->phase, g_free);
   g_clear_pointer (&r->backend, g_free);
   g_clear_pointer (&r->backend_note, g_free);
+  g_clear_pointer (&r->sweep_backend, g_free);
   memset (r, 0, sizeof *r);
 }
 
@@ -384,5 +385,8 @@ ef_focus_run (EfDataset *ds, const EfFocusParams *params, EfFocusResult *out, GE
 
 out:
   ef_focus_ctx_clear (&c);
+  /* A failed estimate leaves nothing behind (the caller may not clear it). */
+  if (!ok)
+    ef_focus_result_clear (out);
   return ok;
 }

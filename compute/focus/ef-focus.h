@@ -46,8 +46,11 @@ G_BEGIN_DECLS
  * The images are formed through the backend asked for (ef_backend_new: the CPU, CUDA, or CUDA when a
  * device is there), so on CUDA every formation of the estimate runs on the device: PGA's image per
  * iteration, and each sharpness block's image, formed into a freshly cleared accumulator and read back
- * (one copy of the grid to the host per block: the sweeps run on the host, threaded over the pixels).
- * The estimator's own arithmetic (PGA's spectra, the sweeps) runs on the host whatever the backend.
+ * (one copy of the grid to the host per block, once: the backend has no other way out for an image).
+ * The sweeps' per-pixel sums run where the accelerator offers them (CUDA: the block goes back to the
+ * device once, and every sweep then reads the blocks there; a few numbers a block come back to the
+ * host, which picks each block's phase), else on the host, threaded over the pixels; PGA's spectra run
+ * on the host, threaded over the pulses.
  */
 
 typedef enum {
@@ -76,6 +79,8 @@ typedef struct {
                                 * CPU with a note, CUDA fails without a device (as ef_backend_new does) */
   int           device;        /* CUDA device (-1, the default: choose) */
   guint         n_devices;     /* CUDA devices to spread the pulses over (0 or 1: one; see EfBackendParams) */
+  gboolean      host_sweeps;   /* sharpness: sweep on the host even where the device that formed the images
+                                * offers to (ef-focus-sweep.h) */
   GCancellable *cancellable;   /* borrowed, may be NULL: checked between pulse blocks */
 } EfFocusParams;
 
@@ -97,6 +102,9 @@ typedef struct {
   char         *backend;
   guint         n_devices;
   char         *backend_note;
+  /* Sharpness: where the sweeps' sums were taken, "cpu" (the host) or the accelerator's name ("cuda":
+   * the blocks' images and their sum kept in its memory); owned, NULL for PGA. */
+  char         *sweep_backend;
   /* Where the time went (s): forming images through the backend (the images before and after
    * included), and the estimator's own arithmetic on the host (PGA's spectra and entropies, the
    * sweeps); n_formations images were formed (a sharpness block's image counts as one). */

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <complex.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "cuda/ef-cuda.h"
 #include "ef-error.h"
 #include "ef-focus.h"
+#include "ef-focus-sweep.h"
 #include "ef-test-focus.h"
 
 /* The device's corrections against the CPU's, both formed in fp32: RMS of the difference about its
@@ -29,8 +31,11 @@ typedef struct {
   gboolean      clutter;
 } Case;
 
+/* The device's sweep sums against the host's (both in double; only the order of summation differs). */
+#define SWEEP_SUM_REL 1e-10
+
 static void
-estimate (EfDataset *ds, const Case *tc, EfBackendKind kind, EfFocusResult *fr)
+estimate (EfDataset *ds, const Case *tc, EfBackendKind kind, gboolean host_sweeps, EfFocusResult *fr)
 {
   g_autoptr (GError) error = NULL;
   EfFocusParams fp;
@@ -38,6 +43,7 @@ estimate (EfDataset *ds, const Case *tc, EfBackendKind kind, EfFocusResult *fr)
   ef_focus_params_init (&fp, tc->method);
   fp.extent_m = 16;
   fp.backend = kind;
+  fp.host_sweeps = host_sweeps;
   g_assert_true (ef_focus_run (ds, &fp, fr, &error));
   g_assert_no_error (error);
 }
@@ -56,15 +62,28 @@ test_case (gconstpointer data)
   g_autoptr (GError) error = NULL;
   g_auto (EfFocusResult) cpu = { 0 };
   g_auto (EfFocusResult) gpu = { 0 };
+  g_auto (EfFocusResult) gpu_host = { 0 };
   EfGrid grid;
   double agree, res_gpu, res_cpu, worst_pslr, worst_irw;
 
-  estimate (bad, tc, EF_BACKEND_CPU, &cpu);
-  estimate (bad, tc, EF_BACKEND_CUDA, &gpu);
+  estimate (bad, tc, EF_BACKEND_CPU, FALSE, &cpu);
+  estimate (bad, tc, EF_BACKEND_CUDA, FALSE, &gpu);
   g_assert_cmpstr (cpu.backend, ==, "cpu");
   g_assert_cmpstr (gpu.backend, ==, "cuda");
   g_assert_null (gpu.backend_note);
   g_assert_cmpuint (gpu.n_pulses, ==, n);
+  if (tc->method == EF_FOCUS_SHARPNESS)
+    {
+      /* Images formed on the device, swept on the host: the device's sweeps alone told apart. */
+      estimate (bad, tc, EF_BACKEND_CUDA, TRUE, &gpu_host);
+      g_assert_cmpstr (cpu.sweep_backend, ==, "cpu");
+      g_assert_cmpstr (gpu.sweep_backend, ==, "cuda");
+      g_assert_cmpstr (gpu_host.sweep_backend, ==, "cpu");
+      g_test_message ("sweeps on the device against the host's, the images formed on the device: %.2e rad RMS "
+                      "(%u and %u sweeps)", ef_test_focus_residual (gpu.phase, gpu_host.phase, n), gpu.iterations,
+                      gpu_host.iterations);
+      g_assert_cmpfloat (ef_test_focus_residual (gpu.phase, gpu_host.phase, n), <, GPU_AGREE_RAD);
+    }
 
   agree = ef_test_focus_residual (gpu.phase, cpu.phase, n);
   res_gpu = ef_test_focus_residual (err, gpu.phase, n);
@@ -93,6 +112,71 @@ test_case (gconstpointer data)
   g_assert_cmpfloat (res_gpu, <, EF_TEST_FOCUS_RESIDUAL_TOL_RAD);
   g_assert_cmpfloat (worst_pslr, <, EF_TEST_FOCUS_PSLR_TOL_DB);
   g_assert_cmpfloat (worst_irw, <, EF_TEST_FOCUS_IRW_TOL_REL);
+}
+
+/* The device's sweep step (ef-cuda-focus.cu) against the host's ef_focus_sweep_step on random blocks:
+ * the same sums, the previous block's change into the sum included, over a pixel count that is no
+ * multiple of the kernel's blocks; and the sum it keeps (read through one more step). */
+static void
+test_sweep_sums (void)
+{
+  const EfFocusSweepProvider *dev = ef_focus_sweep_get ("cuda");
+  g_autoptr (EfDataset) ds = ef_test_focus_scene (FALSE, FALSE);
+  g_autoptr (EfBackend) be = NULL;
+  g_autoptr (GError) error = NULL;
+  EfBackendParams bp = { 0 };
+  const guint64 n_blocks = 5;
+  const gsize npix = 70001;
+  g_autofree EfCf32 *blocks = g_new (EfCf32, n_blocks * npix);
+  g_autofree EfCf64 *img = g_new0 (EfCf64, npix);
+  EfFocusSweeper *sw;
+  double worst = 0;
+
+  g_assert_nonnull (dev);
+  g_assert_true (ef_grid_init_roi (&bp.grid, -4, -4, 4, 4, 0.1, &error));
+  bp.range = EF_RANGE_PARAMS_DEFAULT;
+  bp.precision = EF_PRECISION_FP32;
+  bp.algo = EF_ALGO_BP;
+  bp.block_size = 64;
+  bp.device = -1;
+  be = ef_backend_new (EF_BACKEND_CUDA, &ds->info, &bp, NULL, &error);
+  g_assert_no_error (error);
+  sw = dev->create (be, n_blocks, npix, &error);
+  g_assert_no_error (error);
+  for (gsize i = 0; i < n_blocks * npix; i++)
+    blocks[i] = (float) g_test_rand_double_range (-1, 1) + I * (float) g_test_rand_double_range (-1, 1);
+  for (guint64 k = 0; k < n_blocks; k++)
+    {
+      g_assert_true (dev->set_block (sw, k, blocks + k * npix, &error));
+      ef_focus_sweep_add (blocks + k * npix, 1.0, img, npix, 0);
+    }
+  for (guint round = 0; round < 2; round++)
+    {
+      gint64 prev = -1;
+      EfCf64 change = 0;
+
+      for (guint64 k = 0; k < n_blocks; k++)
+        {
+          EfCf64 rot = cexp (I * g_test_rand_double_range (-G_PI, G_PI)), a0, b0, a1, b1;
+          double ea, eb;
+
+          ef_focus_sweep_step (prev >= 0 ? blocks + prev * npix : NULL, change, blocks + k * npix, rot, img, npix, 0,
+                               &a0, &b0);
+          g_assert_true (dev->step (sw, prev, change, k, rot, &a1, &b1, &error));
+          g_assert_no_error (error);
+          ea = cabs (a1 - a0) / cabs (a0);
+          eb = cabs (b1 - b0) / cabs (b0);
+          worst = MAX (worst, MAX (ea, eb));
+          prev = (gint64) k;
+          change = cexp (I * g_test_rand_double_range (-G_PI, G_PI)) - rot;
+        }
+      g_assert_true (dev->add (sw, (guint64) prev, change, &error));
+      ef_focus_sweep_add (blocks + prev * npix, change, img, npix, 0);
+    }
+  dev->free (sw);
+  g_test_message ("device sweep sums against the host's: worst relative difference %.2e (bound %.0e)", worst,
+                  SWEEP_SUM_REL);
+  g_assert_cmpfloat (worst, <, SWEEP_SUM_REL);
 }
 
 /* Asked for fp64, which the device does not form: CUDA by name is refused with NO_DEVICE and the
@@ -161,6 +245,7 @@ main (int argc, char **argv)
                                                cases[i].clutter ? "-clutter" : "", ef_test_err_name (cases[i].kind));
       g_test_add_data_func (path, &cases[i], test_case);
     }
+  g_test_add_func ("/compute/cuda/focus/sweep-sums", test_sweep_sums);
   g_test_add_func ("/compute/cuda/focus/fallback", test_fallback);
   return g_test_run ();
 }
