@@ -46,7 +46,10 @@ G_BEGIN_DECLS
  * The images are formed through the backend asked for (ef_backend_new: the CPU, CUDA, or CUDA when a
  * device is there), so on CUDA every formation of the estimate runs on the device: PGA's image per
  * iteration, and each sharpness block's image, formed into a freshly cleared accumulator and read back
- * (one copy of the grid to the host per block, once: the backend has no other way out for an image).
+ * (the backend has no other way out for an image). A block costs, once: a clear of the accumulator, its
+ * pulses' copy, range compression and backprojection, and the grid's copy to the host (8 bytes a
+ * pixel: 0.5 MiB at 256 x 256) and, with the device's sweeps, back (the same again); the sweeps then
+ * copy no image.
  * The sweeps' per-pixel sums run where the accelerator offers them (CUDA: the block goes back to the
  * device once, and every sweep then reads the blocks there; a few numbers a block come back to the
  * host, which picks each block's phase), else on the host, threaded over the pixels; PGA's spectra run

@@ -72,10 +72,15 @@ test_case (gconstpointer data)
   g_assert_cmpstr (gpu.backend, ==, "cuda");
   g_assert_null (gpu.backend_note);
   g_assert_cmpuint (gpu.n_pulses, ==, n);
+  /* The assertions do not stop a run that found a failure: nothing more to compare. */
+  if (cpu.phase == NULL || gpu.phase == NULL)
+    return;
   if (tc->method == EF_FOCUS_SHARPNESS)
     {
       /* Images formed on the device, swept on the host: the device's sweeps alone told apart. */
       estimate (bad, tc, EF_BACKEND_CUDA, TRUE, &gpu_host);
+      if (gpu_host.phase == NULL)
+        return;
       g_assert_cmpstr (cpu.sweep_backend, ==, "cpu");
       g_assert_cmpstr (gpu.sweep_backend, ==, "cuda");
       g_assert_cmpstr (gpu_host.sweep_backend, ==, "cpu");
@@ -133,6 +138,8 @@ test_sweep_sums (void)
   double worst = 0;
 
   g_assert_nonnull (dev);
+  if (dev == NULL)
+    return;
   g_assert_true (ef_grid_init_roi (&bp.grid, -4, -4, 4, 4, 0.1, &error));
   bp.range = EF_RANGE_PARAMS_DEFAULT;
   bp.precision = EF_PRECISION_FP32;
@@ -141,8 +148,12 @@ test_sweep_sums (void)
   bp.device = -1;
   be = ef_backend_new (EF_BACKEND_CUDA, &ds->info, &bp, NULL, &error);
   g_assert_no_error (error);
+  if (be == NULL)
+    return;
   sw = dev->create (be, n_blocks, npix, &error);
   g_assert_no_error (error);
+  if (sw == NULL)
+    return;
   for (gsize i = 0; i < n_blocks * npix; i++)
     blocks[i] = (float) g_test_rand_double_range (-1, 1) + I * (float) g_test_rand_double_range (-1, 1);
   for (guint64 k = 0; k < n_blocks; k++)
@@ -204,6 +215,8 @@ test_fallback (void)
   fp.backend = EF_BACKEND_AUTO;
   g_assert_true (ef_focus_run (bad, &fp, &fr, &error));
   g_assert_no_error (error);
+  if (fr.phase == NULL)
+    return;
   g_assert_cmpstr (fr.backend, ==, "cpu");
   g_assert_nonnull (fr.backend_note);
   g_test_message ("automatic at fp64: %s", fr.backend_note);
