@@ -28,7 +28,10 @@ G_BEGIN_DECLS
  *   lines that hold a prominent scatterer (within 20 dB of the brightest line's peak) take part; the
  *   window is twice the blur's 10 dB width, widened to hold 99% of its energy; and an iteration is kept
  *   only when it lowers the image's entropy, the window halving when it does not (clutter). The region's
- *   extent bounds the order of error PGA can see: its spectral samples are 1 / extent apart.
+ *   extent bounds the order of error PGA can see: its spectral samples are 1 / extent apart. Measured,
+ *   that is not what binds on an error that changes at every pulse: PGA leaves a random walk's
+ *   pulse-to-pulse part (0.2-0.45 rad of 1.5) however wide the grid (test-autofocus's
+ *   /compute/focus/pga/random-walk-limit); the sharpness method estimates it.
  * - Sharpness (Ash, "An autofocus method for backprojection imagery in synthetic aperture radar", IEEE
  *   GRSL 9(1), 2012): the image is the sum over pulse blocks k of exp(j theta_k) b_k, b_k the block's
  *   backprojected image. Sum |I|^4 is, as a function of one theta_k with the others fixed, a
