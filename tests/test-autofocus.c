@@ -314,8 +314,9 @@ rms_above_order (const double *e, guint n, double order)
  * 64 m, the wider one the extent n * rho_x at which pulses' spectral samples are independent; within
  * 17%, which this test checks), a window holding 99.9% of the blur's energy or the whole line, fewer or
  * more lines (10 or 30 dB under the brightest), forming the estimate from 1/4 or 1/8 of the band (which
- * lengthens each pulse's stay on a range line 4 or 8 times: range migration is not the cause), or a
- * single isolated target (0.47-0.72 rad, 256 and 444 px grids). The cause is not found. The sharpness
+ * lengthens each pulse's stay on a range line 4 or 8 times: range migration is not the cause), lines
+ * centred with zeros shifted in rather than circularly, or a single isolated target (0.47-0.72 rad,
+ * 256 and 444 px grids, `bench --autofocus pga --targets 1`). The cause is not found. The sharpness
  * method, which weighs every pulse's own image, meets the 0.1 rad bound on the same error
  * (/compute/focus/sharpness/.../random-walk). */
 static void
