@@ -59,7 +59,8 @@ sweeper_new (EfBackend *be, guint64 n_blocks, gsize npix, GError **error)
   g_return_val_if_fail (be != NULL && n_blocks > 0 && npix > 0, NULL);
   if (!ef_backend_is_cuda (be))
     {
-      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "The sweeps' device: not a CUDA backend");
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "The sweeps' device: not a CUDA backend");
       return NULL;
     }
   if (npix > G_MAXSIZE / 16 || n_blocks > G_MAXSIZE / 8 / npix)
