@@ -16,169 +16,21 @@
 #include "ef-metrics.h"
 #include "ef-sicd.h"
 #include "ef-sim.h"
+#include "ef-test-focus.h"
 
-/* What a corrected image must match in the error-free one, target by target, in both directions. */
-#define PSLR_TOL_DB 0.5
-#define IRW_TOL_REL 0.02
-/* The residual phase error, constant and linear terms removed. */
-#define RESIDUAL_TOL_RAD 0.1
-
-typedef enum {
-  ERR_QUADRATIC,
-  ERR_SINUSOID,
-  ERR_RANDOM_WALK,
-} ErrKind;
-
-static const char *err_names[] = { "quadratic", "sinusoid", "random-walk" };
-
-/* Point targets about the scene centre, bright enough over one another that each range line holds one. */
-static const double target_xy[][2] = {
-  { 0.0, 0.0 }, { 4.0, 3.1 }, { -4.6, 2.2 }, { 2.7, -4.4 }, { -2.9, -3.3 },
-};
-static const double target_amp[] = { 1.0, 0.8, 0.7, 0.9, 0.6 };
-#define N_TARGETS G_N_ELEMENTS (target_xy)
-
-/* Weak scatterers spread over the region, when a case asks for clutter: 600 of them, each 28 dB below
- * the brightest target, together as bright as it: the distributed scene PGA's windows and its
- * choice of range lines exist for. Residuals here are 0.05-0.07 rad RMS for both methods, the clutter's
- * share of each estimate. */
-#define N_CLUTTER 600
-#define CLUTTER_AMP 0.04
-
-static EfDataset *
-simulate_scene (gboolean spaceborne, gboolean clutter)
-{
-  EfSimParams sp;
-  EfSimTarget tg[N_TARGETS + N_CLUTTER];
-  guint nt = N_TARGETS;
-  g_autoptr (GError) error = NULL;
-  EfDataset *ds;
-
-  if (spaceborne)
-    ef_sim_params_init_spaceborne (&sp);
-  else
-    ef_sim_params_init_airborne (&sp);
-  sp.n_pulses = 256;
-  sp.n_samples = 128;
-  for (guint i = 0; i < N_TARGETS; i++)
-    {
-      tg[i].pos[0] = target_xy[i][0];
-      tg[i].pos[1] = target_xy[i][1];
-      tg[i].pos[2] = 0;
-      tg[i].amp = target_amp[i] * cexp (I * g_test_rand_double_range (-G_PI, G_PI));
-    }
-  if (clutter)
-    for (guint i = 0; i < N_CLUTTER; i++, nt++)
-      {
-        tg[nt].pos[0] = g_test_rand_double_range (-8, 8);
-        tg[nt].pos[1] = g_test_rand_double_range (-8, 8);
-        tg[nt].pos[2] = 0;
-        tg[nt].amp = CLUTTER_AMP * cexp (I * g_test_rand_double_range (-G_PI, G_PI));
-      }
-  sp.targets = tg;
-  sp.n_targets = nt;
-  sp.seed = (guint64) g_test_rand_int_range (1, G_MAXINT32);
-  ds = ef_sim_run (&sp, &error);
-  g_assert_no_error (error);
-  return ds;
-}
-
+/* The scenes (ef-test-focus.c): five point targets, and with clutter 600 weak scatterers together as
+ * bright as the brightest target; residuals there are 0.05-0.07 rad RMS for both methods, the
+ * clutter's share of each estimate. */
 static EfDataset *
 simulate (gboolean spaceborne)
 {
-  return simulate_scene (spaceborne, FALSE);
+  return ef_test_focus_scene (spaceborne, FALSE);
 }
 
-/* The error of pulse p of n, rid of its least-squares line and scaled to rms_rad: a constant and a
- * linear phase only move the image, so the RMS that defocuses is the rest. */
-static double residual_rms (const double *a, const double *b, guint n);
-
-static double *
-make_error (ErrKind kind, guint n, double rms_rad)
-{
-  double *e = g_new (double, n), rms;
-  g_autofree double *zeros = g_new0 (double, n);
-  double phase0 = g_test_rand_double_range (0, 2 * G_PI), walk = 0;
-
-  for (guint p = 0; p < n; p++)
-    {
-      double x = 2.0 * p / (n - 1) - 1;
-
-      switch (kind)
-        {
-        case ERR_QUADRATIC:
-          e[p] = x * x;
-          break;
-        case ERR_SINUSOID:
-          /* Two and a half cycles across the aperture. */
-          e[p] = sin (2.5 * G_PI * x + phase0);
-          break;
-        case ERR_RANDOM_WALK:
-        default:
-          walk += g_test_rand_double_range (-1, 1);
-          e[p] = walk;
-          break;
-        }
-    }
-  /* Without its line, which would only move the targets from where the error-free image has them. */
-  {
-    double sx = 0, sy = 0, sxx = 0, sxy = 0, slope, icpt;
-
-    for (guint p = 0; p < n; p++)
-      {
-        sx += p;
-        sy += e[p];
-        sxx += (double) p * p;
-        sxy += p * e[p];
-      }
-    slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
-    icpt = (sy - slope * sx) / n;
-    for (guint p = 0; p < n; p++)
-      e[p] -= icpt + slope * p;
-  }
-  rms = residual_rms (e, zeros, n);
-  for (guint p = 0; p < n; p++)
-    e[p] *= rms_rad / rms;
-  return e;
-}
-
-/* A copy of ds with pulse p multiplied by exp(+j err[p]): an independent way in, beside the corrected
- * dataset the engine makes. */
-static EfDataset *
-with_error (EfDataset *ds, const double *err)
-{
-  guint64 np = ds->info.n_pulses, ns = ds->info.n_samples;
-  EfCf32 *s = g_new (EfCf32, np * ns);
-  g_autoptr (GError) error = NULL;
-
-  g_assert_true (ef_dataset_read_block (ds, 0, (guint) np, s, &error));
-  g_assert_no_error (error);
-  for (guint64 p = 0; p < np; p++)
-    for (guint64 k = 0; k < ns; k++)
-      s[p * ns + k] *= cexp (I * err[p]);
-  return ef_dataset_new_memory (&ds->info, g_memdup2 (ds->pulses, np * sizeof (EfPulse)), s);
-}
-
-/* The region's image formed by the job on the CPU by algo, rectangular windows. */
 static EfImage *
 form_algo (EfDataset *ds, const EfGrid *grid, EfAlgo algo)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (EfJob) job = NULL;
-  EfImage *img;
-  EfJobParams jp;
-  EfRect all = { 0, 0, grid->width, grid->height };
-
-  ef_job_params_init (&jp, grid);
-  jp.backend.algo = algo;
-  jp.publish_interval_s = -1;
-  job = ef_job_new (ds, &jp, &error);
-  g_assert_no_error (error);
-  g_assert_true (ef_job_run (job, NULL, NULL, &error));
-  img = ef_image_new (grid, &error);
-  g_assert_no_error (error);
-  g_assert_true (ef_job_read_image (job, &all, img->data, &error));
-  return img;
+  return ef_test_focus_form (ds, grid, algo, EF_BACKEND_CPU);
 }
 
 static EfImage *
@@ -187,46 +39,9 @@ form (EfDataset *ds, const EfGrid *grid)
   return form_algo (ds, grid, EF_ALGO_BP);
 }
 
-/* The RMS of a - b about its least-squares line over the pulse index. */
-static double
-residual_rms (const double *a, const double *b, guint n)
-{
-  g_autofree double *d = g_new (double, n);
-  double sx = 0, sy = 0, sxx = 0, sxy = 0, det, slope, icpt, ss = 0;
-
-  for (guint p = 0; p < n; p++)
-    {
-      d[p] = a[p] - b[p];
-      sx += p;
-      sy += d[p];
-      sxx += (double) p * p;
-      sxy += p * d[p];
-    }
-  det = n * sxx - sx * sx;
-  slope = (n * sxy - sx * sy) / det;
-  icpt = (sy - slope * sx) / n;
-  for (guint p = 0; p < n; p++)
-    {
-      double r = d[p] - icpt - slope * p;
-      ss += r * r;
-    }
-  return sqrt (ss / n);
-}
-
-static void
-measure (const EfImage *img, guint t, EfPointResult *res)
-{
-  g_autoptr (GError) error = NULL;
-  double pos[3] = { target_xy[t][0], target_xy[t][1], 0 }, col, row;
-
-  ef_grid_position_to_pixel (&img->grid, pos, &col, &row);
-  g_assert_true (ef_point_analyse (img, col, row, 6, NULL, res, &error));
-  g_assert_no_error (error);
-}
-
 typedef struct {
   EfFocusMethod method;
-  ErrKind       kind;
+  EfTestErrKind kind;
   double        rms_rad;
   gboolean      spaceborne;
   gboolean      clutter;
@@ -236,11 +51,11 @@ static void
 test_focus (gconstpointer data)
 {
   const Case *tc = data;
-  g_autoptr (EfDataset) clean = simulate_scene (tc->spaceborne, tc->clutter);
+  g_autoptr (EfDataset) clean = ef_test_focus_scene (tc->spaceborne, tc->clutter);
   guint n = (guint) clean->info.n_pulses;
-  g_autofree double *err = make_error (tc->kind, n, tc->rms_rad);
+  g_autofree double *err = ef_test_focus_error (tc->kind, n, tc->rms_rad);
   g_autofree double *zeros = g_new0 (double, n);
-  g_autoptr (EfDataset) bad = with_error (clean, err);
+  g_autoptr (EfDataset) bad = ef_test_focus_with_error (clean, err);
   g_autoptr (EfDataset) fixed = NULL;
   g_autoptr (EfImage) ref = NULL, blurred = NULL, focused = NULL;
   g_autoptr (GError) error = NULL;
@@ -255,11 +70,12 @@ test_focus (gconstpointer data)
   g_assert_no_error (error);
   g_assert_cmpuint (fr.n_pulses, ==, n);
 
-  before_rms = residual_rms (err, zeros, n);
-  res_rms = residual_rms (err, fr.phase, n);
+  before_rms = ef_test_focus_residual (err, zeros, n);
+  res_rms = ef_test_focus_residual (err, fr.phase, n);
   g_test_message ("%s, %s, %s%s: injected %.2f rad RMS about its line (%.2f), residual %.4f rad RMS after "
                   "%u iterations; entropy %.4f -> %.4f; sharpness %.4g -> %.4g",
-                  ef_focus_method_to_string (tc->method), err_names[tc->kind], tc->spaceborne ? "spaceborne" : "airborne",
+                  ef_focus_method_to_string (tc->method), ef_test_err_name (tc->kind),
+                  tc->spaceborne ? "spaceborne" : "airborne",
                   tc->clutter ? " in clutter" : "",
                   tc->rms_rad, before_rms, res_rms, fr.iterations, fr.entropy_before, fr.entropy_after,
                   fr.sharpness_before, fr.sharpness_after);
@@ -277,29 +93,11 @@ test_focus (gconstpointer data)
                   ef_image_entropy (blurred->data, ef_grid_n_pixels (&grid)),
                   ef_image_entropy (focused->data, ef_grid_n_pixels (&grid)));
 
-  for (guint t = 0; t < N_TARGETS; t++)
-    {
-      EfPointResult a = { 0 }, b = { 0 };
-      const EfCut *ca[2] = { &a.range, &a.cross }, *cb[2] = { &b.range, &b.cross };
-
-      measure (ref, t, &a);
-      measure (focused, t, &b);
-      for (int k = 0; k < 2; k++)
-        {
-          double dp = fabs (cb[k]->pslr_db - ca[k]->pslr_db), di = fabs (cb[k]->irw_m / ca[k]->irw_m - 1);
-
-          g_test_message ("  target %u %s: PSLR %.2f vs %.2f dB, IRW %.4f vs %.4f m", t, k == 0 ? "x" : "y",
-                          cb[k]->pslr_db, ca[k]->pslr_db, cb[k]->irw_m, ca[k]->irw_m);
-          worst_pslr = MAX (worst_pslr, dp);
-          worst_irw = MAX (worst_irw, di);
-        }
-      ef_point_result_clear (&a);
-      ef_point_result_clear (&b);
-    }
+  ef_test_focus_compare (ref, focused, &worst_pslr, &worst_irw);
   g_test_message ("worst over the targets: PSLR %.3f dB, IRW %.2f%%", worst_pslr, 100 * worst_irw);
-  g_assert_cmpfloat (res_rms, <, RESIDUAL_TOL_RAD);
-  g_assert_cmpfloat (worst_pslr, <, PSLR_TOL_DB);
-  g_assert_cmpfloat (worst_irw, <, IRW_TOL_REL);
+  g_assert_cmpfloat (res_rms, <, EF_TEST_FOCUS_RESIDUAL_TOL_RAD);
+  g_assert_cmpfloat (worst_pslr, <, EF_TEST_FOCUS_PSLR_TOL_DB);
+  g_assert_cmpfloat (worst_irw, <, EF_TEST_FOCUS_IRW_TOL_REL);
 }
 
 /* The corrected dataset multiplies each pulse by exp(-j phase), undoing an injected exp(+j phase) to
@@ -309,8 +107,8 @@ test_corrected_dataset (void)
 {
   g_autoptr (EfDataset) clean = simulate (FALSE);
   guint n = (guint) clean->info.n_pulses, ns = (guint) clean->info.n_samples;
-  g_autofree double *err = make_error (ERR_RANDOM_WALK, n, 2.0);
-  g_autoptr (EfDataset) bad = with_error (clean, err);
+  g_autofree double *err = ef_test_focus_error (EF_TEST_ERR_RANDOM_WALK, n, 2.0);
+  g_autoptr (EfDataset) bad = ef_test_focus_with_error (clean, err);
   g_autoptr (EfDataset) fixed = NULL;
   g_autoptr (GError) error = NULL;
   g_autofree EfCf32 *a = g_new (EfCf32, (gsize) n * ns), *b = g_new (EfCf32, (gsize) n * ns);
@@ -444,8 +242,8 @@ test_sharpness_blocks (void)
 {
   g_autoptr (EfDataset) clean = simulate (FALSE);
   guint n = (guint) clean->info.n_pulses;
-  g_autofree double *err = make_error (ERR_QUADRATIC, n, 2.0);
-  g_autoptr (EfDataset) bad = with_error (clean, err);
+  g_autofree double *err = ef_test_focus_error (EF_TEST_ERR_QUADRATIC, n, 2.0);
+  g_autoptr (EfDataset) bad = ef_test_focus_with_error (clean, err);
   g_autoptr (GError) error = NULL;
   g_auto (EfFocusResult) fr = { 0 };
   EfFocusParams fp;
@@ -459,13 +257,162 @@ test_sharpness_blocks (void)
   fp.memory_bytes = one_each / 2;
   g_assert_true (ef_focus_run (bad, &fp, &fr, &error));
   g_assert_no_error (error);
-  res = residual_rms (err, fr.phase, n);
+  res = ef_test_focus_residual (err, fr.phase, n);
   g_test_message ("blocks of %u pulses in %" G_GUINT64_FORMAT " bytes (bound %" G_GUINT64_FORMAT " for the blocks "
                   "and %zu for the sum); residual %.4f rad RMS", fr.block_pulses, fr.memory_bytes, fp.memory_bytes,
                   (gsize) 64 * 64 * sizeof (EfCf64), res);
   g_assert_cmpuint (fr.block_pulses, ==, 2);
   g_assert_cmpuint (fr.memory_bytes, <=, fp.memory_bytes + 64 * 64 * sizeof (EfCf64));
-  g_assert_cmpfloat (res, <, RESIDUAL_TOL_RAD);
+  g_assert_cmpfloat (res, <, EF_TEST_FOCUS_RESIDUAL_TOL_RAD);
+}
+
+/* The RMS of e[0..n) (mean and line removed) over the orders above `order` cycles across the pulses,
+ * by a direct DFT: what is left of e by an estimate that sees orders up to `order` only. */
+static double
+rms_above_order (const double *e, guint n, double order)
+{
+  g_autofree double *zeros = g_new0 (double, n), *d = g_new (double, n);
+  double total = 0, high = 0, all;
+
+  /* Without its line, as every residual here is measured. */
+  {
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, slope, icpt;
+
+    for (guint p = 0; p < n; p++)
+      {
+        sx += p;
+        sy += e[p];
+        sxx += (double) p * p;
+        sxy += p * e[p];
+      }
+    slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+    icpt = (sy - slope * sx) / n;
+    for (guint p = 0; p < n; p++)
+      d[p] = e[p] - icpt - slope * p;
+  }
+  for (guint k = 0; k < n; k++)
+    {
+      double complex acc = 0;
+      double a, f = k <= n / 2 ? k : (double) n - k;
+
+      for (guint p = 0; p < n; p++)
+        acc += d[p] * cexp (-2 * I * G_PI * (double) k * p / n);
+      a = creal (acc) * creal (acc) + cimag (acc) * cimag (acc);
+      total += a;
+      if (f > order)
+        high += a;
+    }
+  all = ef_test_focus_residual (d, zeros, n);
+  return total > 0 ? all * sqrt (high / total) : 0;
+}
+
+/* PGA's limit on a per-pulse random walk, as measured. PGA estimates the walk's slow part (the residual
+ * smoothed over 9 pulses is 0.03-0.07 rad) and leaves its pulse-to-pulse part: over 9 scenes the
+ * residual is 0.71-1.12 times the injected error's RMS above 32 cycles across the aperture (hence the
+ * bounds: half and one and a half times it), 0.20-0.45 rad of 1.5. 32 is 2 fc / B here, but that is a
+ * fit to this one geometry, not a derived limit. What does not lower it: a grid 4 times wider (16 and
+ * 64 m, the wider one the extent n * rho_x at which pulses' spectral samples are independent; within
+ * 17%, which this test checks), a window holding 99.9% of the blur's energy or the whole line, fewer or
+ * more lines (10 or 30 dB under the brightest), forming the estimate from 1/4 or 1/8 of the band (which
+ * lengthens each pulse's stay on a range line 4 or 8 times: range migration is not the cause), lines
+ * centred with zeros shifted in rather than circularly, or a single isolated target (0.47-0.72 rad,
+ * 256 and 444 px grids, `bench --autofocus pga --targets 1`). The cause is not found. The sharpness
+ * method, which weighs every pulse's own image, meets the 0.1 rad bound on the same error
+ * (/compute/focus/sharpness/.../random-walk). */
+static void
+test_pga_random_walk (void)
+{
+  g_autoptr (EfDataset) clean = ef_test_focus_scene (FALSE, FALSE);
+  guint n = (guint) clean->info.n_pulses;
+  g_autofree double *err = ef_test_focus_error (EF_TEST_ERR_RANDOM_WALK, n, 1.5);
+  g_autoptr (EfDataset) bad = ef_test_focus_with_error (clean, err);
+  static const double extents[] = { 16, 64 };
+  double order = 2 * clean->info.fc / clean->info.bandwidth, predicted = rms_above_order (err, n, order), res[2];
+
+  for (guint i = 0; i < G_N_ELEMENTS (extents); i++)
+    {
+      g_auto (EfFocusResult) fr = { 0 };
+      g_autoptr (GError) error = NULL;
+      g_autofree double *d = g_new0 (double, n), *sm = g_new0 (double, n), *z = g_new0 (double, n);
+      EfFocusParams fp;
+      double smooth;
+
+      ef_focus_params_init (&fp, EF_FOCUS_PGA);
+      fp.extent_m = extents[i];
+      fp.max_px = 1024;
+      g_assert_true (ef_focus_run (bad, &fp, &fr, &error));
+      g_assert_no_error (error);
+      for (guint p = 0; p < n; p++)
+        d[p] = err[p] - fr.phase[p];
+      for (guint p = 0; p < n; p++)
+        {
+          int c = 0;
+
+          for (int k = -4; k <= 4; k++)
+            if ((int) p + k >= 0 && (int) p + k < (int) n)
+              {
+                sm[p] += d[p + k];
+                c++;
+              }
+          sm[p] /= c;
+        }
+      res[i] = ef_test_focus_residual (err, fr.phase, n);
+      smooth = ef_test_focus_residual (sm, z, n);
+      g_test_message ("PGA on a 1.5 rad random walk, %.0f m (%u px at %.4f m): residual %.4f rad (the error above "
+                      "%.0f cycles: %.4f), smoothed over 9 pulses %.4f, %u iterations", extents[i], fr.grid.width,
+                      fr.grid.spacing, res[i], order, predicted, smooth, fr.iterations);
+      g_assert_cmpfloat (smooth, <, 0.1);
+      g_assert_cmpfloat (res[i], >, 0.5 * predicted);
+      g_assert_cmpfloat (res[i], <, 1.5 * predicted);
+    }
+  g_assert_cmpfloat (fabs (res[1] - res[0]), <, 0.25 * res[0]);
+}
+
+/* The estimate formed in fp32 against the one formed in fp64, the same steps otherwise: what the
+ * images' precision does to an estimate. The bound is where the GPU test's agreement between the device
+ * and the CPU (both fp32) comes from. */
+static void
+test_precision (void)
+{
+  static const Case cases[] = {
+    { EF_FOCUS_PGA, EF_TEST_ERR_QUADRATIC, 2.0, FALSE, FALSE },
+    { EF_FOCUS_PGA, EF_TEST_ERR_SINUSOID, 1.0, TRUE, FALSE },
+    { EF_FOCUS_PGA, EF_TEST_ERR_QUADRATIC, 2.0, FALSE, TRUE },
+    { EF_FOCUS_SHARPNESS, EF_TEST_ERR_RANDOM_WALK, 1.5, FALSE, FALSE },
+    { EF_FOCUS_SHARPNESS, EF_TEST_ERR_RANDOM_WALK, 2.5, TRUE, FALSE },
+    { EF_FOCUS_SHARPNESS, EF_TEST_ERR_RANDOM_WALK, 1.5, FALSE, TRUE },
+  };
+  double worst = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const Case *tc = &cases[i];
+      g_autoptr (EfDataset) clean = ef_test_focus_scene (tc->spaceborne, tc->clutter);
+      guint n = (guint) clean->info.n_pulses;
+      g_autofree double *err = ef_test_focus_error (tc->kind, n, tc->rms_rad);
+      g_autoptr (EfDataset) bad = ef_test_focus_with_error (clean, err);
+      g_auto (EfFocusResult) f32 = { 0 };
+      g_auto (EfFocusResult) f64 = { 0 };
+      g_autoptr (GError) error = NULL;
+      EfFocusParams fp;
+      double d;
+
+      ef_focus_params_init (&fp, tc->method);
+      fp.extent_m = 16;
+      g_assert_true (ef_focus_run (bad, &fp, &f32, &error));
+      fp.precision = EF_PRECISION_FP64;
+      g_assert_true (ef_focus_run (bad, &fp, &f64, &error));
+      g_assert_no_error (error);
+      d = ef_test_focus_residual (f32.phase, f64.phase, n);
+      g_test_message ("%s, %s, %s%s: fp32 against fp64 %.3e rad RMS (%u and %u iterations; residuals %.4f and "
+                      "%.4f rad)", ef_focus_method_to_string (tc->method), ef_test_err_name (tc->kind),
+                      tc->spaceborne ? "spaceborne" : "airborne", tc->clutter ? " in clutter" : "", d,
+                      f32.iterations, f64.iterations, ef_test_focus_residual (err, f32.phase, n),
+                      ef_test_focus_residual (err, f64.phase, n));
+      worst = MAX (worst, d);
+    }
+  g_test_message ("worst fp32 against fp64: %.3e rad RMS (bound %.1e)", worst, EF_TEST_FOCUS_FP32_FP64_RAD);
+  g_assert_cmpfloat (worst, <, EF_TEST_FOCUS_FP32_FP64_RAD);
 }
 
 /* A cancelled estimate stops with EF_COMPUTE_ERROR_CANCELLED and leaves nothing behind; bad requests
@@ -603,6 +550,9 @@ test_cli (void)
   o = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "autofocus");
   g_assert_nonnull (o);
   g_assert_cmpstr (json_object_get_string_member (o, "method"), ==, "sharpness");
+  /* Where it was estimated: the formation's backend, asked for by name here. */
+  g_assert_cmpstr (json_object_get_string_member (o, "backend"), ==, "cpu");
+  g_assert_true (json_object_get_null_member (o, "backend_reason"));
   e0 = json_object_get_double_member (o, "entropy_before");
   e1 = json_object_get_double_member (o, "entropy_after");
   g_test_message ("CLI sharpness autofocus: entropy %.4f -> %.4f", e0, e1);
@@ -646,24 +596,22 @@ int
 main (int argc, char **argv)
 {
   static const Case cases[] = {
-    { EF_FOCUS_PGA, ERR_QUADRATIC, 2.0, FALSE },
-    { EF_FOCUS_PGA, ERR_SINUSOID, 1.5, FALSE },
-    /* Not PGA on a random walk: PGA reads the error from the region's cross-range spectrum, whose
-     * samples are 1 / (the region's extent) apart in spatial frequency, so the error is estimated only
-     * up to that order: a walk that steps at every pulse keeps its faster part, 0.12 to 0.28 rad RMS
-     * of 1 to 1.5 rad measured here at 16 and 32 m regions (the targets' PSLR and IRW still within
-     * 0.45 dB and 0.5%). The sharpness method, which weighs every pulse's own image, meets it. */
-    { EF_FOCUS_PGA, ERR_QUADRATIC, 3.0, TRUE },
-    { EF_FOCUS_PGA, ERR_SINUSOID, 1.0, TRUE },
-    { EF_FOCUS_SHARPNESS, ERR_QUADRATIC, 2.0, FALSE },
-    { EF_FOCUS_SHARPNESS, ERR_SINUSOID, 1.5, FALSE },
-    { EF_FOCUS_SHARPNESS, ERR_RANDOM_WALK, 1.5, FALSE },
-    { EF_FOCUS_SHARPNESS, ERR_QUADRATIC, 3.0, TRUE },
-    { EF_FOCUS_SHARPNESS, ERR_RANDOM_WALK, 2.5, TRUE },
-    { EF_FOCUS_PGA, ERR_QUADRATIC, 2.0, FALSE, TRUE },
-    { EF_FOCUS_PGA, ERR_SINUSOID, 1.5, FALSE, TRUE },
-    { EF_FOCUS_SHARPNESS, ERR_QUADRATIC, 2.0, FALSE, TRUE },
-    { EF_FOCUS_SHARPNESS, ERR_RANDOM_WALK, 1.5, FALSE, TRUE },
+    { EF_FOCUS_PGA, EF_TEST_ERR_QUADRATIC, 2.0, FALSE },
+    { EF_FOCUS_PGA, EF_TEST_ERR_SINUSOID, 1.5, FALSE },
+    /* Not PGA on a random walk here: it leaves the walk's pulse-to-pulse part, 0.20-0.45 rad of 1.5,
+     * whatever the grid's extent; /compute/focus/pga/random-walk-limit measures that limit and checks
+     * it. The sharpness method meets the bound. */
+    { EF_FOCUS_PGA, EF_TEST_ERR_QUADRATIC, 3.0, TRUE },
+    { EF_FOCUS_PGA, EF_TEST_ERR_SINUSOID, 1.0, TRUE },
+    { EF_FOCUS_SHARPNESS, EF_TEST_ERR_QUADRATIC, 2.0, FALSE },
+    { EF_FOCUS_SHARPNESS, EF_TEST_ERR_SINUSOID, 1.5, FALSE },
+    { EF_FOCUS_SHARPNESS, EF_TEST_ERR_RANDOM_WALK, 1.5, FALSE },
+    { EF_FOCUS_SHARPNESS, EF_TEST_ERR_QUADRATIC, 3.0, TRUE },
+    { EF_FOCUS_SHARPNESS, EF_TEST_ERR_RANDOM_WALK, 2.5, TRUE },
+    { EF_FOCUS_PGA, EF_TEST_ERR_QUADRATIC, 2.0, FALSE, TRUE },
+    { EF_FOCUS_PGA, EF_TEST_ERR_SINUSOID, 1.5, FALSE, TRUE },
+    { EF_FOCUS_SHARPNESS, EF_TEST_ERR_QUADRATIC, 2.0, FALSE, TRUE },
+    { EF_FOCUS_SHARPNESS, EF_TEST_ERR_RANDOM_WALK, 1.5, FALSE, TRUE },
   };
 
   g_test_init (&argc, &argv, NULL);
@@ -671,12 +619,14 @@ main (int argc, char **argv)
     {
       g_autofree char *name = g_strdup_printf ("/compute/focus/%s/%s%s/%s", ef_focus_method_to_string (cases[i].method),
                                                cases[i].spaceborne ? "spaceborne" : "airborne",
-                                               cases[i].clutter ? "-clutter" : "", err_names[cases[i].kind]);
+                                               cases[i].clutter ? "-clutter" : "", ef_test_err_name (cases[i].kind));
       g_test_add_data_func (name, &cases[i], test_focus);
     }
   g_test_add_func ("/compute/focus/corrected-dataset", test_corrected_dataset);
   g_test_add_func ("/compute/focus/file", test_file);
   g_test_add_func ("/compute/focus/sharpness/blocks", test_sharpness_blocks);
+  g_test_add_func ("/compute/focus/precision", test_precision);
+  g_test_add_func ("/compute/focus/pga/random-walk-limit", test_pga_random_walk);
   g_test_add_func ("/compute/focus/cli", test_cli);
   g_test_add_func ("/compute/focus/sicd", test_sicd);
   g_test_add_func ("/compute/focus/cancel-and-bad", test_cancel_and_bad);

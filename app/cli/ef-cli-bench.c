@@ -607,6 +607,7 @@ ef_cli_bench (int argc, char **argv)
   g_autofree char *sizes_s = NULL, *pulses_s = NULL, *samples_s = NULL, *precision_s = NULL, *backend_s = NULL;
   g_autofree char *geometry_s = NULL, *threads_s = NULL, *upsample_s = NULL, *block_s = NULL, *repeat_s = NULL;
   g_autofree char *seed_s = NULL, *targets_s = NULL, *read_path = NULL, *devices_s = NULL, *algo_s = NULL;
+  g_autofree char *af_s = NULL, *af_size_s = NULL, *af_error_s = NULL, *af_memory_s = NULL;
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GArray) sizes = NULL;
   g_autoptr(GArray) rows = NULL;
@@ -638,6 +639,15 @@ ef_cli_bench (int argc, char **argv)
     { "algo", 'a', 0, G_OPTION_ARG_STRING, &algo_s, "Also compare these algorithms with exact BP through the "
       "backend, range compression included (bp, ffbp, fbp, pfa, mf)", "A,A,..." },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON instead of a table", NULL },
+    { "autofocus", 0, 0, G_OPTION_ARG_STRING, &af_s, "Time autofocus instead: pga or sharpness estimated on a "
+      "scene with an injected phase error, then the corrected region formed (with --sizes, --backend, "
+      "--pulses, --samples, --targets, --seed, --threads, --devices, --geometry)", "METHOD" },
+    { "autofocus-size", 0, 0, G_OPTION_ARG_STRING, &af_size_s, "--autofocus: the estimation grid's side at "
+      "most (default 256)", "N" },
+    { "autofocus-error", 0, 0, G_OPTION_ARG_STRING, &af_error_s, "--autofocus: the injected error, "
+      "quadratic or random-walk, with its RMS in rad (default random-walk,2)", "KIND[,RMS]" },
+    { "autofocus-memory", 0, 0, G_OPTION_ARG_STRING, &af_memory_s, "--autofocus sharpness: bound on the "
+      "blocks' images in MiB (default 512)", "MIB" },
     { "read", 0, 0, G_OPTION_ARG_FILENAME, &read_path, "Time reading FILE's samples as complex float instead "
       "(with --block, default 256, and --repeat, default 3)", "FILE" },
     { NULL }
@@ -665,7 +675,13 @@ ef_cli_bench (int argc, char **argv)
                                        "now do the same work; the names are kept for the JSON's readers). File "
                                        "GB/s counts a CPHD file's "
                                        "signal bytes (other inputs: their size on disk), cf32 GB/s the complex "
-                                       "float bytes delivered; 1 GB = 10^9 bytes.", entries);
+                                       "float bytes delivered; 1 GB = 10^9 bytes.\n"
+                                       "With --autofocus METHOD it times autofocus instead, for each size N: a "
+                                       "scene of N x N pixels with an injected phase error (--autofocus-error) is "
+                                       "estimated as `form --autofocus` estimates it (the middle --autofocus-size "
+                                       "pixels, on --backend), then the corrected N x N region is formed; the table "
+                                       "gives the estimate's formations, its host arithmetic and the final "
+                                       "formation apart, and the phase error left (RMS about its line).", entries);
   if (!ef_cli_option_parse (context, "bench", &argc, &argv))
     return EF_CLI_EXIT_USAGE;
   if (argc > 1)
@@ -683,6 +699,60 @@ ef_cli_bench (int argc, char **argv)
           || (repeat_s != NULL && !ef_cli_parse_uint ("--repeat", repeat_s, 1, 1000, &repeat, &error)))
         return ef_cli_report ("bench", error);
       return ef_cli_bench_read (read_path, block, repeat, json);
+    }
+
+  if (af_s == NULL && (af_size_s != NULL || af_error_s != NULL || af_memory_s != NULL))
+    return ef_cli_usage_error ("bench", "--autofocus-size, --autofocus-error and --autofocus-memory need --autofocus");
+  if (af_s != NULL)
+    {
+      EfCliBenchFocus f = { 0 };
+      g_auto (GStrv) parts = NULL;
+
+      if (precision_s != NULL || upsample_s != NULL || block_s != NULL || repeat_s != NULL || algo_s != NULL)
+        return ef_cli_usage_error ("bench", "--autofocus takes no --precision, --upsample, --block, --repeat or "
+                                            "--algo");
+      if (!ef_focus_method_from_string (af_s, &f.method) || f.method == EF_FOCUS_NONE)
+        return ef_cli_usage_error ("bench", "--autofocus: '%s' is not pga or sharpness", af_s);
+      f.random_walk = TRUE;
+      f.error_rms = 2.0;
+      f.n_targets = DEFAULT_TARGETS;
+      f.seed = 1;
+      f.n_devices = 1;
+      f.backend_kind = EF_BACKEND_CPU;
+      f.json = json;
+      f.tty = ef_cli_stderr_is_tty ();
+      if (af_error_s != NULL)
+        {
+          parts = g_strsplit (af_error_s, ",", 2);
+          if (g_strcmp0 (parts[0], "quadratic") == 0)
+            f.random_walk = FALSE;
+          else if (g_strcmp0 (parts[0], "random-walk") != 0)
+            return ef_cli_usage_error ("bench", "--autofocus-error: '%s' is not quadratic or random-walk", parts[0]);
+          if (parts[1] != NULL && !ef_cli_parse_double ("--autofocus-error", parts[1], 1e-3, 100, &f.error_rms, &error))
+            return ef_cli_report ("bench", error);
+        }
+      sizes = ef_cli_parse_uints ("--sizes", sizes_s != NULL ? sizes_s : "256,512", 16, 65536, &error);
+      if (sizes == NULL
+          || (af_size_s != NULL && !ef_cli_parse_uint ("--autofocus-size", af_size_s, 16, 65536, &f.max_px, &error))
+          || (af_memory_s != NULL
+              && !ef_cli_parse_uint ("--autofocus-memory", af_memory_s, 1, 1u << 24, &f.memory_mib, &error))
+          || (pulses_s != NULL && !ef_cli_parse_uint ("--pulses", pulses_s, 8, 1u << 20, &f.pulses, &error))
+          || (samples_s != NULL && !ef_cli_parse_uint ("--samples", samples_s, 2, 1u << 22, &f.samples, &error))
+          || (threads_s != NULL && !ef_cli_parse_uint ("--threads", threads_s, 0, 4096, &f.threads, &error))
+          || (targets_s != NULL && !ef_cli_parse_uint ("--targets", targets_s, 1, 1u << 20, &f.n_targets, &error))
+          || (seed_s != NULL && !ef_cli_parse_uint64 ("--seed", seed_s, &f.seed, &error))
+          || (devices_s != NULL && !ef_cli_parse_devices ("--devices", devices_s, &f.n_devices, &error)))
+        return ef_cli_report ("bench", error);
+      if (backend_s != NULL && !ef_backend_kind_from_string (backend_s, &f.backend_kind))
+        return ef_cli_usage_error ("bench", "--backend: '%s' is not cpu, cuda or auto", backend_s);
+      if (geometry_s != NULL)
+        {
+          if (g_ascii_strcasecmp (geometry_s, "spaceborne") == 0)
+            f.spaceborne = TRUE;
+          else if (g_ascii_strcasecmp (geometry_s, "airborne") != 0)
+            return ef_cli_usage_error ("bench", "--geometry: '%s' is not airborne or spaceborne", geometry_s);
+        }
+      return ef_cli_bench_focus (sizes, &f);
     }
 
   memset (&o, 0, sizeof o);

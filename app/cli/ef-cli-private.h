@@ -7,6 +7,7 @@
 
 #include "ef-backend.h"
 #include "ef-dataset.h"
+#include "ef-focus.h"
 #include "ef-mri.h"
 #include "ef-sim.h"
 #include "ef-types.h"
@@ -30,6 +31,20 @@ int ef_cli_ps (int argc, char **argv);
 int ef_cli_mri (int argc, char **argv);
 /* `bench --read PATH`: the read rate of a dataset's samples (ef-cli-bench-read.c). */
 int ef_cli_bench_read (const char *path, guint block, guint repeat, gboolean json);
+/* `bench --autofocus METHOD`: autofocus estimation and the corrected formation of a simulated scene
+ * with an injected phase error, timed by phase, for each size (ef-cli-bench-focus.c). */
+typedef struct {
+  EfFocusMethod method;
+  gboolean      random_walk;   /* the injected error: a per-pulse random walk, or a quadratic */
+  double        error_rms;     /* rad, about its line */
+  guint         max_px;        /* the estimation grid's side at most (0: the engine's default) */
+  guint         memory_mib;    /* sharpness: bound on the blocks' images (0: the engine's default) */
+  guint         pulses, samples, n_targets, threads, n_devices;
+  guint64       seed;
+  gboolean      spaceborne, json, tty;
+  EfBackendKind backend_kind;
+} EfCliBenchFocus;
+int ef_cli_bench_focus (GArray *sizes, const EfCliBenchFocus *options);
 
 /* Messages on stderr, prefixed "echoform-cli: ". */
 void ef_cli_error (const char *format, ...) G_GNUC_PRINTF (1, 2);

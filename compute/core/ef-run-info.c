@@ -34,6 +34,8 @@ ef_run_info_clear (EfRunInfo *info)
   g_free (info->az_window_reason);
   g_free (info->autofocus);
   g_free (info->autofocus_file);
+  g_free (info->autofocus_backend);
+  g_free (info->autofocus_backend_reason);
   memset (info, 0, sizeof *info);
 }
 
@@ -54,6 +56,8 @@ ef_run_info_copy (const EfRunInfo *src, EfRunInfo *dst)
   dst->az_window_reason = g_strdup (src->az_window_reason);
   dst->autofocus = g_strdup (src->autofocus);
   dst->autofocus_file = g_strdup (src->autofocus_file);
+  dst->autofocus_backend = g_strdup (src->autofocus_backend);
+  dst->autofocus_backend_reason = g_strdup (src->autofocus_backend_reason);
 }
 
 void
@@ -233,6 +237,10 @@ ef_run_info_warnings (const EfRunInfo *info)
                                          info->nonfinite_pixels == 1 ? "" : "s",
                                          info->nonfinite_pixels == 1 ? "is" : "are",
                                          info->precision == EF_PRECISION_FP64 ? "the image's single" : "the working"));
+  if (info->autofocus_backend_reason != NULL)
+    g_ptr_array_add (w, g_strdup_printf ("autofocus estimated on %s: %s",
+                                         info->autofocus_backend ? info->autofocus_backend : "none",
+                                         info->autofocus_backend_reason));
   if (info->pfa_outside_dof)
     g_ptr_array_add (w, g_strdup (info->pfa_note != NULL ? info->pfa_note
                                                          : "the region reaches past the polar format depth of focus"));
@@ -262,7 +270,9 @@ ef_run_info_describe (const EfRunInfo *info)
   if (info->blocks_fast > 0 && info->blocks_bp > 0)
     g_string_append_printf (s, " (%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " blocks by exact bp)", info->blocks_bp,
                             info->blocks_fast + info->blocks_bp);
-  if (info->autofocus != NULL)
+  if (info->autofocus != NULL && info->autofocus_backend != NULL)
+    g_string_append_printf (s, ", phase-corrected (%s, estimated on %s)", info->autofocus, info->autofocus_backend);
+  else if (info->autofocus != NULL)
     g_string_append_printf (s, ", phase-corrected (%s)", info->autofocus);
   return g_string_free (s, FALSE);
 }

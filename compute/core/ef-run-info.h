@@ -63,6 +63,11 @@ typedef struct {
   gboolean      autofocus_measured;
   double        autofocus_entropy_before, autofocus_entropy_after;
   double        autofocus_sharpness_before, autofocus_sharpness_after;
+  /* When estimated: where its images were formed ("cpu" or "cuda", owned), on how many devices (0 on
+   * the CPU), and why that is not what was asked (owned, NULL when it is). */
+  char         *autofocus_backend;
+  guint         autofocus_n_devices;
+  char         *autofocus_backend_reason;
 } EfRunInfo;
 
 /* Starts a record for a request: what ran is what was asked until a backend says otherwise. */

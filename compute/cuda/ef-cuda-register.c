@@ -6,6 +6,7 @@
 #include "ef-cuda.h"
 #include "ef-cuda-arcs.h"
 #include "ef-arcs-accel.h"
+#include "ef-cuda-focus-private.h"
 
 static gboolean
 available (const EfBackendParams *params, char **why)
@@ -84,4 +85,5 @@ register_provider (void)
 {
   ef_backend_register (&ef_cuda_backend_provider);
   ef_arcs_register (&ef_cuda_arcs_provider);
+  ef_cuda_focus_register ();
 }

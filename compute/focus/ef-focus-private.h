@@ -4,12 +4,14 @@
 
 #include "ef-backend.h"
 #include "ef-focus.h"
+#include "ef-focus-sweep.h"
 
 G_BEGIN_DECLS
 
 typedef struct {
   EfDataset *ds;        /* borrowed */
-  EfBackend *be;        /* owned: CPU backprojection on grid, rectangular windows */
+  EfBackend *be;        /* owned: backprojection on grid (the backend asked for), rectangular windows */
+  char      *be_note;   /* owned, may be NULL: why the backend is not the one asked for */
   EfGrid     grid;      /* rows along cross-range (u), range increasing down the columns (v) */
   guint64    first;     /* the pulses used: [first, first + n) of the collection */
   guint64    n;
@@ -19,13 +21,16 @@ typedef struct {
   double    *kappa;     /* owned, n: each pulse's spatial frequency along the rows, cycles/m */
   double     res_cross; /* ground cross-range resolution of the pulses used, m */
   GCancellable *cancellable; /* borrowed, may be NULL */
+  double     form_s;    /* seconds spent in ef_focus_form so far */
+  guint64    n_formations;
 } EfFocusCtx;
 
 gboolean ef_focus_ctx_init (EfFocusCtx *c, EfDataset *ds, const EfFocusParams *p, GError **error);
 void     ef_focus_ctx_clear (EfFocusCtx *c);
 
 /* Forms pulses [p0, p0 + count) of the collection into out (the grid's pixels), each multiplied by
- * exp(-j phase[p]) first (phase indexed by the collection's pulse; NULL: none). Blocks. */
+ * exp(-j phase[p]) first (phase indexed by the collection's pulse; NULL: none), into a freshly cleared
+ * accumulator, and reads it back. Blocks; counts its time in c->form_s. */
 gboolean ef_focus_form (EfFocusCtx *c, guint64 p0, guint64 count, const double *phase, EfCf32 *out,
                         GError **error);
 

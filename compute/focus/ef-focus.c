@@ -26,6 +26,9 @@ ef_focus_params_init (EfFocusParams *p, EfFocusMethod method)
   p->max_iter = 20;
   p->tol_rad = 0.005;
   p->memory_bytes = (guint64) 512 << 20;
+  p->backend = EF_BACKEND_CPU;
+  p->device = -1;
+  p->n_devices = 1;
 }
 
 void
@@ -34,6 +37,9 @@ ef_focus_result_clear (EfFocusResult *r)
   if (r == NULL)
     return;
   g_clear_pointer (&r->phase, g_free);
+  g_clear_pointer (&r->backend, g_free);
+  g_clear_pointer (&r->backend_note, g_free);
+  g_clear_pointer (&r->sweep_backend, g_free);
   memset (r, 0, sizeof *r);
 }
 
@@ -195,14 +201,18 @@ ef_focus_ctx_init (EfFocusCtx *c, EfDataset *ds, const EfFocusParams *p, GError 
   bp.range.upsample = p->upsample > 0 ? p->upsample : 16;
   bp.precision = p->precision == EF_PRECISION_FP64 ? EF_PRECISION_FP64 : EF_PRECISION_FP32;
   bp.algo = EF_ALGO_BP;
-  bp.block_size = 64;
+  /* A device wants more pulses at a time than the processor's cache does. */
+  bp.block_size = p->backend == EF_BACKEND_CPU ? 64 : 512;
   bp.n_threads = p->n_threads;
-  bp.device = -1;
+  bp.device = p->device;
+  bp.n_devices = p->n_devices;
   c->block = bp.block_size;
   c->cancellable = p->cancellable;
-  c->be = ef_backend_cpu_new (info, &bp, error);
+  c->be = ef_backend_new (p->backend, info, &bp, &c->be_note, error);
   if (c->be == NULL)
     return FALSE;
+  if (c->be_note != NULL)
+    g_debug ("autofocus: %s", c->be_note);
   if (info->n_samples > G_MAXSIZE / sizeof (EfCf32) / c->block)
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "Autofocus: pulses too long");
@@ -222,6 +232,7 @@ void
 ef_focus_ctx_clear (EfFocusCtx *c)
 {
   g_clear_pointer (&c->be, ef_backend_free);
+  g_clear_pointer (&c->be_note, g_free);
   g_clear_pointer (&c->samples, g_free);
   g_clear_pointer (&c->pulses, g_free);
   g_clear_pointer (&c->kappa, g_free);
@@ -232,6 +243,8 @@ ef_focus_form (EfFocusCtx *c, guint64 p0, guint64 count, const double *phase, Ef
 {
   gsize ns = c->ds->info.n_samples;
   EfRect all = { 0, 0, c->grid.width, c->grid.height };
+  gint64 t0 = g_get_monotonic_time ();
+  gboolean ok;
 
   if (!c->be->ops->clear (c->be, error))
     return FALSE;
@@ -259,7 +272,10 @@ ef_focus_form (EfFocusCtx *c, guint64 p0, guint64 count, const double *phase, Ef
       if (!ef_backend_process_block (c->be, c->pulses, c->samples, cnt, error))
         return FALSE;
     }
-  return ef_backend_read_image (c->be, &all, out, error);
+  ok = ef_backend_read_image (c->be, &all, out, error);
+  c->form_s += (double) (g_get_monotonic_time () - t0) * 1e-6;
+  c->n_formations++;
+  return ok;
 }
 
 void
@@ -295,6 +311,8 @@ ef_focus_run (EfDataset *ds, const EfFocusParams *params, EfFocusResult *out, GE
   EfFocusCtx c;
   gsize npix;
   gboolean ok = FALSE;
+  gint64 t0;
+  double form0;
 
   g_return_val_if_fail (ds != NULL && params != NULL && out != NULL, FALSE);
 
@@ -330,10 +348,13 @@ ef_focus_run (EfDataset *ds, const EfFocusParams *params, EfFocusResult *out, GE
   out->entropy_before = ef_image_entropy (img, npix);
   out->sharpness_before = ef_focus_sharpness (img, npix);
 
+  t0 = g_get_monotonic_time ();
+  form0 = c.form_s;
   if (params->method == EF_FOCUS_PGA)
     ok = ef_focus_pga (&c, params, phase, out, error);
   else
     ok = ef_focus_sharpness_run (&c, params, phase, out, error);
+  out->estimate_s = (double) (g_get_monotonic_time () - t0) * 1e-6 - (c.form_s - form0);
   if (!ok)
     goto out;
   ef_focus_detrend (c.kappa, phase + c.first, c.n);
@@ -347,11 +368,25 @@ ef_focus_run (EfDataset *ds, const EfFocusParams *params, EfFocusResult *out, GE
   out->n_pulses = ds->info.n_pulses;
   out->grid = c.grid;
   out->phase = g_steal_pointer (&phase);
-  g_debug ("autofocus %s: %u iterations, entropy %.4f -> %.4f, sharpness %.4g -> %.4g",
-           ef_focus_method_to_string (params->method), out->iterations, out->entropy_before, out->entropy_after,
-           out->sharpness_before, out->sharpness_after);
+  {
+    const EfRunInfo *run = ef_backend_get_run_info (c.be);
+
+    out->backend = g_strdup (run->backend != NULL ? run->backend : ef_backend_name (c.be));
+    out->n_devices = run->n_devices;
+    out->backend_note = g_strdup (c.be_note);
+  }
+  out->form_s = c.form_s;
+  out->n_formations = c.n_formations;
+  g_debug ("autofocus %s on %s: %u iterations, entropy %.4f -> %.4f, sharpness %.4g -> %.4g; %" G_GUINT64_FORMAT
+           " formations in %.3f s, estimation %.3f s",
+           ef_focus_method_to_string (params->method), out->backend, out->iterations, out->entropy_before,
+           out->entropy_after, out->sharpness_before, out->sharpness_after, out->n_formations, out->form_s,
+           out->estimate_s);
 
 out:
   ef_focus_ctx_clear (&c);
+  /* A failed estimate leaves nothing behind (the caller may not clear it). */
+  if (!ok)
+    ef_focus_result_clear (out);
   return ok;
 }

@@ -28,7 +28,10 @@ G_BEGIN_DECLS
  *   lines that hold a prominent scatterer (within 20 dB of the brightest line's peak) take part; the
  *   window is twice the blur's 10 dB width, widened to hold 99% of its energy; and an iteration is kept
  *   only when it lowers the image's entropy, the window halving when it does not (clutter). The region's
- *   extent bounds the order of error PGA can see: its spectral samples are 1 / extent apart.
+ *   extent bounds the order of error PGA can see: its spectral samples are 1 / extent apart. Measured,
+ *   that is not what binds on an error that changes at every pulse: PGA leaves a random walk's
+ *   pulse-to-pulse part (0.2-0.45 rad of 1.5) however wide the grid (test-autofocus's
+ *   /compute/focus/pga/random-walk-limit); the sharpness method estimates it.
  * - Sharpness (Ash, "An autofocus method for backprojection imagery in synthetic aperture radar", IEEE
  *   GRSL 9(1), 2012): the image is the sum over pulse blocks k of exp(j theta_k) b_k, b_k the block's
  *   backprojected image. Sum |I|^4 is, as a function of one theta_k with the others fixed, a
@@ -42,6 +45,18 @@ G_BEGIN_DECLS
  * middle of the aperture, its spacing half the finer of the two ground resolutions (so that the
  * aperture's band of spatial frequencies is sampled twice over), at most max_px pixels a side (the
  * region's middle when it is larger). Both form with rectangular windows, whatever the final image uses.
+ *
+ * The images are formed through the backend asked for (ef_backend_new: the CPU, CUDA, or CUDA when a
+ * device is there), so on CUDA every formation of the estimate runs on the device: PGA's image per
+ * iteration, and each sharpness block's image, formed into a freshly cleared accumulator and read back
+ * (the backend has no other way out for an image). A block costs, once: a clear of the accumulator, its
+ * pulses' copy, range compression and backprojection, and the grid's copy to the host (8 bytes a
+ * pixel: 0.5 MiB at 256 x 256) and, with the device's sweeps, back (the same again); the sweeps then
+ * copy no image.
+ * The sweeps' per-pixel sums run where the accelerator offers them (CUDA: the block goes back to the
+ * device once, and every sweep then reads the blocks there; a few numbers a block come back to the
+ * host, which picks each block's phase), else on the host, threaded over the pixels; PGA's spectra run
+ * on the host, threaded over the pulses.
  */
 
 typedef enum {
@@ -66,6 +81,12 @@ typedef struct {
   guint         block_pulses;  /* sharpness: pulses a block (0: 1, or more to keep within memory_bytes) */
   guint64       memory_bytes;  /* sharpness: bound on the blocks' images (default 512 MiB) */
   const double *initial;       /* borrowed, may be NULL: a correction to start from (n of the collection) */
+  EfBackendKind backend;       /* where the images are formed (default EF_BACKEND_CPU); AUTO falls back to the
+                                * CPU with a note, CUDA fails without a device (as ef_backend_new does) */
+  int           device;        /* CUDA device (-1, the default: choose) */
+  guint         n_devices;     /* CUDA devices to spread the pulses over (0 or 1: one; see EfBackendParams) */
+  gboolean      host_sweeps;   /* sharpness: sweep on the host even where the device that formed the images
+                                * offers to (ef-focus-sweep.h) */
   GCancellable *cancellable;   /* borrowed, may be NULL: checked between pulse blocks */
 } EfFocusParams;
 
@@ -82,12 +103,27 @@ typedef struct {
   guint64       memory_bytes;      /* sharpness: the blocks' images took this much */
   double        entropy_before, entropy_after;      /* of the grid's image, without and with the correction */
   double        sharpness_before, sharpness_after;  /* sum |I|^4 / (sum |I|^2)^2 of the same images */
+  /* What estimated: the backend that formed the images ("cpu" or "cuda", owned), on how many devices
+   * (0 on the CPU), and why it is not what was asked (owned, NULL when it is: a fallback to the CPU). */
+  char         *backend;
+  guint         n_devices;
+  char         *backend_note;
+  /* Sharpness: where the sweeps' sums were taken, "cpu" (the host) or the accelerator's name ("cuda":
+   * the blocks' images and their sum kept in its memory); owned, NULL for PGA. */
+  char         *sweep_backend;
+  /* Where the time went (s): forming images through the backend (the images before and after
+   * included), and the estimator's own arithmetic on the host (PGA's spectra and entropies, the
+   * sweeps); n_formations images were formed (a sharpness block's image counts as one). */
+  double        form_s;
+  double        estimate_s;
+  guint64       n_formations;
 } EfFocusResult;
 
 void ef_focus_result_clear (EfFocusResult *r);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (EfFocusResult, ef_focus_result_clear)
 
-/* Estimates ds's per-pulse phase errors by params->method. Blocks for several image formations (CPU).
+/* Estimates ds's per-pulse phase errors by params->method. Blocks for several image formations (through
+ * params->backend).
  * FALSE with error on bad parameters or a failed formation. out is filled (clear it after). */
 gboolean ef_focus_run (EfDataset *ds, const EfFocusParams *params, EfFocusResult *out, GError **error);
 

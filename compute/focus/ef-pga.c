@@ -11,6 +11,10 @@
 #include "ef-focus-private.h"
 #include "ef-metrics.h"
 
+#if HAVE_OPENMP
+#include <omp.h>
+#endif
+
 /* The window never shrinks below this many cross-range resolution cells: each cell of the window is one
  * degree of freedom of the phase error that the lines' spectra can tell, and a window of a few cells
  * would see only the error's lowest orders. */
@@ -83,6 +87,7 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
   g_autofree double *profile = NULL, *e = NULL, *line_peak = NULL;
   g_autofree gboolean *use = NULL;
   g_autofree KappaIndex *order = NULL;
+  guint n_threads = 1;
 
   if (n > G_MAXSIZE / sizeof (EfCf32) / w)
     {
@@ -109,6 +114,10 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
     order[i] = (KappaIndex) { c->kappa[i], (guint) i };
   qsort (order, n, sizeof *order, cmp_kappa);
   win_min = (guint) MIN ((double) w, ceil (PGA_MIN_WINDOW_CELLS * c->res_cross / s));
+#if HAVE_OPENMP
+  n_threads = p->n_threads > 0 ? p->n_threads : (guint) omp_get_max_threads ();
+#endif
+  (void) n_threads;
 
   /* An iteration's correction is kept only when the image it forms has a lower entropy than the last
    * one kept. Over distributed clutter an estimate can be noise, and iterating would pile the noise up;
@@ -181,6 +190,9 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
 
       /* Each pulse's spectral sample of a windowed line: G(p) = sum_m x[m] exp(+j 2 pi kappa_p m s),
        * m counted from the centre, the line's Fourier transform at exactly the pulse's frequency. */
+#if HAVE_OPENMP
+#pragma omp parallel for num_threads(n_threads) schedule(static)
+#endif
       for (guint64 i = 0; i < n; i++)
         for (guint m = 0; m < win; m++)
           {
@@ -195,6 +207,9 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
           if (!use[row])
             continue;
 
+#if HAVE_OPENMP
+#pragma omp parallel for num_threads(n_threads) schedule(static) if ((guint64) n * win >= 65536)
+#endif
           for (guint64 i = 0; i < n; i++)
             {
               const EfCf32 *t = table + i * win;

@@ -69,6 +69,13 @@ ef_run_info_add_json (const EfRunInfo *info, JsonBuilder *b)
           ef_json_set_double (b, "sharpness_before", info->autofocus_sharpness_before);
           ef_json_set_double (b, "sharpness_after", info->autofocus_sharpness_after);
         }
+      if (info->autofocus_backend != NULL)
+        {
+          ef_json_set_string (b, "backend", info->autofocus_backend);
+          json_builder_set_member_name (b, "n_devices");
+          json_builder_add_int_value (b, info->autofocus_n_devices);
+          ef_json_set_string (b, "backend_reason", info->autofocus_backend_reason);
+        }
       json_builder_end_object (b);
     }
   warnings = ef_run_info_warnings (info);

@@ -29,7 +29,7 @@ import json, re, sys
 run = json.load(open(sys.argv[1]))
 af = run["autofocus"]
 log = open(sys.argv[2]).read()
-m = re.search(r"(\d+) iterations on .*\(([\d.]+) s\)", log)
+m = re.search(r"(\d+) iterations on .*\(([\d.]+) s[:)]", log)
 total = float(sys.argv[5]) - float(sys.argv[4])
 print(f"| {sys.argv[3]} | {m.group(2)} | {total - float(m.group(2)):.2f} | {m.group(1)} | {af['entropy_before']:.4f} | "
       f"{af['entropy_after']:.4f} | {af['sharpness_before']:.4g} | {af['sharpness_after']:.4g} |")

@@ -7,8 +7,9 @@
 #
 # Builds the engine and the CLI with -Dgui=disabled -Dcuda=enabled -Dtest_hooks=true into $EF_BUILD (default
 # /tmp/ef-build-gpu), then:
-#   test   the CUDA tests (one process per test; the multi-device test skips on one GPU) and
-#          compute-sanitizer (memcheck, racecheck) on the tiny case;
+#   test   the CUDA tests (one process per test; the multi-device test skips on one GPU; test-cuda-autofocus:
+#          PGA and sharpness estimated on the device against the CPU) and compute-sanitizer (memcheck,
+#          racecheck) on the tiny case;
 #   bench  the single-GPU benchmarks with complex SER against float64 over the whole image (float64
 #          backprojection on the device, tests/gpu/ef-ref-bp.cu; fp16 too: its magnitude PSNR is printed
 #          beside it, labelled), PASS/FAIL against RESULTS.md's figures less 3 dB, and every kernel shape on
@@ -212,6 +213,14 @@ run_tests () {
   note "test-cuda took $((SECONDS - t0)) s"
   grep -E "^# .*(SER|PSNR|differs|blocks|note|device|SKIP)" "$OUT/test-cuda.log" | head -80
   grep -E "ERROR|not ok|Bail" "$OUT/test-cuda.log" | head -20
+  # Autofocus estimated on the device against the CPU's estimate.
+  if ninja -C "$BUILD" tests/gpu/test-cuda-autofocus > "$OUT/build-autofocus.log" 2>&1; then
+    run_paths test-cuda-autofocus "$BUILD" tests/gpu/test-cuda-autofocus "$OUT/test-cuda-autofocus.log" 300
+    grep -E "^# [a-z]|^not ok|ERROR" "$OUT/test-cuda-autofocus.log" | grep -vE "^# (random seed|Start|End|  target)" | head -30
+  else
+    grep -E "error|FAILED" "$OUT/build-autofocus.log" | head -20
+    fail "test-cuda-autofocus: build failed"
+  fi
 
   if command -v compute-sanitizer > /dev/null; then
     for tool in memcheck racecheck; do
