@@ -10,7 +10,9 @@
 #include "ef-cli-mpi.h"
 #include "ef-cli-focus.h"
 #include "ef-cli-private.h"
+#if HAVE_MATIO
 #include "ef-gotcha.h"
+#endif
 #include "ef-image-io.h"
 #include "ef-job.h"
 #include "ef-job-defaults.h"
@@ -447,6 +449,7 @@ form_main (int argc, char **argv, EfCliMpi *mpi)
   t_start = g_get_monotonic_time ();
   if (gotcha_af)
     {
+#if HAVE_MATIO
       const char *paths[] = { input, NULL };
       EfGotchaOptions go;
 
@@ -457,6 +460,9 @@ form_main (int argc, char **argv, EfCliMpi *mpi)
       ds = ef_gotcha_open (paths, &go, &error);
       if (ds != NULL)
         fprintf (stderr, "form: the files' autofocus corrections (af.r_correct, af.ph_correct) applied\n");
+#else
+      return ef_cli_usage_error ("form", "--gotcha-af: this build reads no Gotcha files (libmatio-dev)");
+#endif
     }
   else
     ds = ef_cli_open_input (input, channel, n_threads, &error);
