@@ -202,6 +202,11 @@ open_sessions (const EfArcsProvider *acc, EfStack *stack, const EfPsParams *para
     return 0;
 
   have = acc->n_devices != NULL ? MIN (acc->n_devices (), MAX_DEVICES) : 1;
+  if (have == 0)
+    {
+      report->reason = g_strdup_printf ("%s counts no device", acc->name);
+      return 0;
+    }
   want = options->n_devices == 0 ? have : options->n_devices;
   if (want > have)
     report->devices_reason = g_strdup_printf ("%u device(s) asked for; %s has %u", want, acc->name, have);

@@ -299,6 +299,12 @@ test_bad_args (void)
   g_clear_error (&error);
   g_assert_false (ef_cuda_arcs_run (dev, re, im, 5, EF_CUDA_ARCS_WINDOW, TRUE, NULL, NULL, NULL, NULL, &error));
   g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  /* A device past the last. */
+  g_clear_pointer (&dev, ef_cuda_arcs_free);
+  dev = ef_cuda_arcs_new ((int) ef_cuda_device_count (), 2, 5, 2, off, 1, NULL, NULL, &error);
+  g_assert_null (dev);
+  g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT);
 }
 
 static void
