@@ -327,8 +327,8 @@ fake_available (char **why)
 }
 
 static EfArcsSession *
-fake_new (int device, guint width, guint max_rows, guint n_passes, const EfArcOffset *off, guint n_off, const EfArcModel *model,
-          const EfArcGrid *grid, GError **error)
+fake_new (int device, guint width, guint max_rows, guint n_passes, const EfArcOffset *off, guint n_off,
+          const EfArcModel *model, const EfArcGrid *grid, GError **error)
 {
   EfArcsSession *s = g_new0 (EfArcsSession, 1);
 

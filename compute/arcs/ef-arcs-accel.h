@@ -26,10 +26,11 @@ typedef struct {
   gboolean (*available) (char **why);
   /* A session on device (0 .. n_devices - 1; -1: the default) for regions of width x up to max_rows
    * pixels (model and grid: NULL for no periodogram). May block while it allocates. */
-  EfArcsSession *(*session_new) (int device, guint width, guint max_rows, guint n_passes, const EfArcOffset *off, guint n_off,
-                                 const EfArcModel *model, const EfArcGrid *grid, GError **error);
+  EfArcsSession *(*session_new) (int device, guint width, guint max_rows, guint n_passes, const EfArcOffset *off,
+                                 guint n_off, const EfArcModel *model, const EfArcGrid *grid, GError **error);
   /* coh (and best, for the periodogram) of the region ph, laid out as ef_arcs_plain's and
-   * ef_arcs_periodogram's; *kernel_ms receives the device's time. Blocks until they are in host memory. */
+   * ef_arcs_periodogram's; *kernel_ms receives the device's time. Blocks until they are in host memory.
+   * Sessions (on one device or several) may run from different threads at once, each from one. */
   gboolean (*session_run) (EfArcsSession *s, const EfArcPhasors *ph, guint mapping, gboolean periodogram,
                            float *coh, guint16 *best, double *kernel_ms, GError **error);
   void     (*session_free) (EfArcsSession *s);

@@ -213,8 +213,8 @@ open_sessions (const EfArcsProvider *acc, EfStack *stack, const EfPsParams *para
   for (guint d = 0; d < MIN (want, have); d++)
     {
       g_autoptr (GError) local = NULL;
-      EfArcsSession *s = acc->session_new (have > 1 ? (int) d : -1, grid->width, max_rows, ef_stack_get_n_passes (stack),
-                                           off, n_off, params->plain ? NULL : m,
+      EfArcsSession *s = acc->session_new (have > 1 ? (int) d : -1, grid->width, max_rows,
+                                           ef_stack_get_n_passes (stack), off, n_off, params->plain ? NULL : m,
                                            params->plain ? NULL : &params->grid, &local);
 
       if (s == NULL && opened == 0)

@@ -168,7 +168,8 @@ bench_multi (guint n_dev, int width, int height, int passes, int radius, int str
 
       devs[i].device = (int) i;
       devs[i].re = i == 0 ? re : ef_cuda_arcs_host_alloc (data_max * sizeof (float), &error);
-      devs[i].im = i == 0 ? im : devs[i].re != NULL ? ef_cuda_arcs_host_alloc (data_max * sizeof (float), &error) : NULL;
+      devs[i].im = i == 0 ? im
+                   : devs[i].re != NULL ? ef_cuda_arcs_host_alloc (data_max * sizeof (float), &error) : NULL;
       devs[i].score = g_new (float, (gsize) width * rows_max);
       if (devs[i].re == NULL || devs[i].im == NULL)
         {
@@ -233,7 +234,8 @@ bench_multi (guint n_dev, int width, int height, int passes, int radius, int str
             return 1;
           wall1 = c == 0 ? wall : wall1;
           printf ("RESULT\tmulti-periodogram-%s\t%ugpu\twall %.3f s\tkernels %.3f s (summed over the devices)\t"
-                  "%d strips of %u rows\t%u x %u grid\twhole workload at this rate: %.1f s\tspeed-up %.3f vs 1 device\n",
+                  "%d strips of %u rows\t%u x %u grid\twhole workload at this rate: %.1f s\tspeed-up %.3f vs 1 "
+                  "device\n",
                   label, counts[c], wall, ks, pg_strips, rows, grid->nv, grid->nh,
                   wall * height / ((double) pg_strips * rows), wall1 / wall);
         }

@@ -409,7 +409,8 @@ run_arcs_multi () {
     -p /compute/cuda/arcs/stack-devices) > "$OUT/test-cuda-arcs-multi.log" 2>&1
   rc=$?
   judge_tap test-cuda-arcs-multi $rc "$OUT/test-cuda-arcs-multi.log"
-  grep -E "^# [a-z]|^ok|^not ok|ERROR|CRITICAL" "$OUT/test-cuda-arcs-multi.log" | grep -vE "^# (random seed|Start|End)" | head -20
+  grep -E "^# [a-z]|^ok|^not ok|ERROR|CRITICAL" "$OUT/test-cuda-arcs-multi.log" \
+    | grep -vE "^# (random seed|Start|End)" | head -20
   if [ "$n" -lt 2 ]; then
     note "arcs-multi: $n GPU(s), the benchmark skipped"
     return 0

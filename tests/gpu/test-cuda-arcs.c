@@ -380,7 +380,8 @@ test_stack_devices (void)
     {
       g_autoptr (EfPsNetwork) one = NULL;
       g_autoptr (EfPsNetwork) two = NULL;
-      EfStackPsOptions opt = { EF_BACKEND_CUDA, EF_CUDA_ARCS_GRAPH, mode == 2 ? EF_ARCS_PG_TENSOR : EF_ARCS_PG_FP32, 1 };
+      EfStackPsOptions opt = { EF_BACKEND_CUDA, EF_CUDA_ARCS_GRAPH,
+                               mode == 2 ? EF_ARCS_PG_TENSOR : EF_ARCS_PG_FP32, 1 };
       EfStackPsReport rep = { 0 };
       EfPsParams pp;
 
