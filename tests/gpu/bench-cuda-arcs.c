@@ -70,6 +70,7 @@ typedef struct {
   guint     n_strips, strip, height, radius;
   int       mapping;
   gboolean  periodogram;
+  gboolean  warm_up;     /* each device its one strip, the first */
 } MultiJob;
 
 typedef struct {
@@ -86,7 +87,7 @@ multi_worker (gpointer data)
 
   for (;;)
     {
-      guint s = (guint) g_atomic_int_add (&j->next, 1), rows;
+      guint s = j->warm_up ? 0 : (guint) g_atomic_int_add (&j->next, 1), rows;
       EfCudaArcsTiming t = { 0 };
 
       if (s >= j->n_strips || d->error != NULL)
@@ -97,11 +98,13 @@ multi_worker (gpointer data)
         break;
       d->kernel_ms += t.kernel_ms;
       d->strips++;
+      if (j->warm_up)
+        break;
     }
   return NULL;
 }
 
-/* n_strips strips over the first n of devs, after a strip of warm-up on each: the wall time, the kernels'
+/* n_strips strips over the first n of devs, after a strip of warm-up on each (its kernels loaded): the wall time, the kernels'
  * summed over the devices in *kernel_s; < 0 when a device failed (its error printed). */
 static double
 multi_spread (MultiDev *devs, guint n, guint n_strips, guint strip, guint height, guint radius, int mapping,
@@ -114,7 +117,7 @@ multi_spread (MultiDev *devs, guint n, guint n_strips, guint strip, guint height
 
   for (int pass = 0; pass < 2; pass++)
     {
-      MultiJob job = { devs, 0, pass == 0 ? n : n_strips, strip, height, radius, mapping, periodogram };
+      MultiJob job = { devs, 0, n_strips, strip, height, radius, mapping, periodogram, pass == 0 };
 
       for (guint i = 0; i < n; i++)
         {
