@@ -51,6 +51,26 @@ def main():
                   g.get("backend") == "cpu" and g.get("backend_requested") == "cuda" and g.get("backend_reason")
                   and "on the CPU" in err, out + err)
 
+        # Tensor cores asked for: on a device they run (or the summary says why not); without one the
+        # periodogram runs in fp32 and the summary and a warning say so.
+        rc, out, err = run("ps", a, "--backend", "cuda", "--periodogram-precision", "tensor", "--devices", "1",
+                           "--json", "-o", os.path.join(tmp, "ct.json"))
+        g = json.loads(out) if rc == 0 else {}
+        if g.get("backend") == "cuda":
+            check("ps on tensor cores records what ran",
+                  g.get("devices") == 1 and (g.get("periodogram_precision") == "tensor cores (fp16 in, fp32 sums)"
+                                             or (g.get("periodogram_precision") == "fp32"
+                                                 and g.get("periodogram_precision_reason"))), str(g))
+        else:
+            check("ps tensor cores without a device: fp32, and why",
+                  g.get("periodogram_precision") == "fp32" and g.get("periodogram_precision_requested") == "tensor"
+                  and "tensor cores need an accelerator" in (g.get("periodogram_precision_reason") or "")
+                  and g.get("devices") == 0 and "periodogram ran in fp32" in err, out + err)
+        rc, out, err = run("ps", a, "--periodogram-precision", "fp16")
+        check("ps bad periodogram precision", rc == 2 and "fp32 or tensor" in err, err)
+        rc, out, err = run("ps", a, "--devices", "65")
+        check("ps bad device count", rc == 2, err)
+
         # The same scene in tiles of 32 (strips of 32 rows with halos): the same candidates and values.
         rc, out, err = run("stack", "simulate", b, "--size", "96x80", "--passes", "60", "--ps", "700", "--seed", "11",
                            "--tile", "32")

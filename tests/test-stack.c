@@ -308,10 +308,9 @@ test_coregistration (void)
   remove_tree (dir);
 }
 
-/* A stand-in accelerator that computes on the CPU and fails on its third strip: the dispatcher must
- * give the same answer as the CPU alone, and say that the CPU took over. */
+/* A stand-in accelerator of three devices that computes on the CPU and fails on the strip fake_fail_at
+ * (0: never): the dispatcher must give the same answer as the CPU alone, and say that the CPU took over. */
 struct _EfArcsSession {
-  guint calls;
   EfArcOffset off[EF_ARC_MAX_OFFSETS];
   guint n_off;
   EfArcModel model;
@@ -319,7 +318,7 @@ struct _EfArcsSession {
   gboolean periodogram;
 };
 
-static guint fake_runs;
+static gint fake_runs, fake_fail_at, fake_devices;
 
 static gboolean
 fake_available (char **why)
@@ -328,11 +327,14 @@ fake_available (char **why)
 }
 
 static EfArcsSession *
-fake_new (guint width, guint max_rows, guint n_passes, const EfArcOffset *off, guint n_off, const EfArcModel *model,
-          const EfArcGrid *grid, GError **error)
+fake_new (int device, guint width, guint max_rows, guint n_passes, const EfArcOffset *off, guint n_off,
+          const EfArcModel *model, const EfArcGrid *grid, GError **error)
 {
   EfArcsSession *s = g_new0 (EfArcsSession, 1);
 
+  g_assert_cmpint (device, >=, -1);
+  g_assert_cmpint (device, <, 3);
+  g_atomic_int_or (&fake_devices, 1u << (device + 1));
   memcpy (s->off, off, n_off * sizeof *off);
   s->n_off = n_off;
   s->periodogram = model != NULL;
@@ -348,8 +350,7 @@ static gboolean
 fake_run (EfArcsSession *s, const EfArcPhasors *ph, guint mapping, gboolean periodogram, float *coh, guint16 *best,
           double *kernel_ms, GError **error)
 {
-  fake_runs++;
-  if (++s->calls == 3)
+  if (g_atomic_int_add (&fake_runs, 1) + 1 == fake_fail_at)
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_DEVICE, "the stand-in fails here");
       return FALSE;
@@ -369,9 +370,57 @@ fake_free (EfArcsSession *s)
   g_free (s);
 }
 
+static guint
+fake_n_devices (void)
+{
+  return 3;
+}
+
+static gboolean
+fake_set_periodogram (EfArcsSession *s, EfArcsPgPrecision precision, GError **error)
+{
+  if (precision == EF_ARCS_PG_FP32)
+    return TRUE;
+  g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_FAILED, "the stand-in has no tensor cores");
+  return FALSE;
+}
+
 static const char *const fake_mappings[] = { "only", NULL };
 static const EfArcsProvider fake_provider = { "Stand-in", fake_mappings, fake_available, fake_new, fake_run,
-                                              fake_free };
+                                              fake_free, fake_n_devices, fake_set_periodogram };
+
+/* The same network, candidate for candidate and arc for arc, bit for bit. */
+static void
+assert_same_network (const EfPsNetwork *a, const EfPsNetwork *b)
+{
+  g_assert_cmpuint (a->candidates->len, ==, b->candidates->len);
+  g_assert_cmpuint (a->arcs->len, ==, b->arcs->len);
+  g_assert_cmpuint (a->n_connected, ==, b->n_connected);
+  g_assert_cmpuint (a->ref, ==, b->ref);
+  for (guint i = 0; i < a->candidates->len; i++)
+    {
+      const EfPsCandidate *x = &g_array_index (a->candidates, EfPsCandidate, i);
+      const EfPsCandidate *y = &g_array_index (b->candidates, EfPsCandidate, i);
+
+      g_assert_cmpuint (x->col, ==, y->col);
+      g_assert_cmpuint (x->row, ==, y->row);
+      g_assert_cmpmem (&x->score, sizeof x->score, &y->score, sizeof y->score);
+      g_assert_cmpmem (&x->velocity, sizeof x->velocity, &y->velocity, sizeof y->velocity);
+      g_assert_cmpmem (&x->height, sizeof x->height, &y->height, sizeof y->height);
+      g_assert_cmpint (x->connected, ==, y->connected);
+    }
+  for (guint i = 0; i < a->arcs->len; i++)
+    {
+      const EfPsArc *x = &g_array_index (a->arcs, EfPsArc, i);
+      const EfPsArc *y = &g_array_index (b->arcs, EfPsArc, i);
+
+      g_assert_cmpuint (x->a, ==, y->a);
+      g_assert_cmpuint (x->b, ==, y->b);
+      g_assert_cmpmem (&x->dv, sizeof x->dv, &y->dv, sizeof y->dv);
+      g_assert_cmpmem (&x->dh, sizeof x->dh, &y->dh, sizeof y->dh);
+      g_assert_cmpmem (&x->coherence, sizeof x->coherence, &y->coherence, sizeof y->coherence);
+    }
+}
 
 /* The whole stack a strip at a time against the whole image in memory, on the CPU and through an
  * accelerator that fails part way. */
@@ -422,12 +471,77 @@ test_stack_ps (void)
 
   ef_arcs_register (&fake_provider);
   opt.backend = EF_BACKEND_AUTO;
+  opt.n_devices = 1;
+  fake_fail_at = 3;
   acc = ef_stack_ps_run (s, &pp, &opt, NULL, NULL, NULL, &rep, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (fake_runs, ==, 3);
+  g_assert_cmpint (fake_runs, ==, 3);
   g_assert_cmpstr (rep.backend, ==, "cpu");
   g_assert_nonnull (strstr (rep.reason, "the stand-in fails here"));
+  g_assert_cmpuint (rep.n_devices, ==, 1);
+  g_assert_cmpstr (rep.periodogram, ==, "fp32");
+  g_assert_null (rep.periodogram_reason);
   ef_stack_ps_report_clear (&rep);
+
+  /* One device, then all three: the same network bit for bit; tensor cores asked for and refused. */
+  {
+    g_autoptr (EfPsNetwork) one = NULL;
+    g_autoptr (EfPsNetwork) three = NULL;
+    g_autoptr (EfPsNetwork) failing = NULL;
+    g_autofree float *score1 = g_new (float, plane), *score3 = g_new (float, plane);
+    g_autofree float *amp1 = g_new (float, plane), *amp3 = g_new (float, plane);
+
+    fake_fail_at = 0;
+    fake_runs = 0;
+    opt.periodogram = EF_ARCS_PG_TENSOR;
+    one = ef_stack_ps_run (s, &pp, &opt, score1, amp1, NULL, &rep, &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (rep.backend, ==, "stand-in");
+    g_assert_null (rep.reason);
+    g_assert_cmpuint (rep.n_devices, ==, 1);
+    g_assert_cmpstr (rep.periodogram, ==, "fp32");
+    g_assert_cmpstr (rep.periodogram_reason, ==, "the stand-in has no tensor cores");
+    g_assert_cmpint (fake_runs, ==, 5);
+    ef_stack_ps_report_clear (&rep);
+
+    fake_runs = fake_devices = 0;
+    opt.n_devices = 0;
+    three = ef_stack_ps_run (s, &pp, &opt, score3, amp3, NULL, &rep, &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (rep.backend, ==, "stand-in");
+    g_assert_cmpuint (rep.n_devices, ==, 3);
+    g_assert_cmpint (fake_devices, ==, 0xe);
+    g_assert_cmpint (fake_runs, ==, 5);
+    g_assert_null (rep.devices_reason);
+    ef_stack_ps_report_clear (&rep);
+    assert_same_network (one, three);
+    g_assert_cmpmem (score1, plane * sizeof (float), score3, plane * sizeof (float));
+    g_assert_cmpmem (amp1, plane * sizeof (float), amp3, plane * sizeof (float));
+
+    /* More devices than there are: the three, and the report says so. */
+    opt.n_devices = 5;
+    g_clear_pointer (&three, ef_ps_network_free);
+    three = ef_stack_ps_run (s, &pp, &opt, NULL, NULL, NULL, &rep, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (rep.n_devices, ==, 3);
+    g_assert_nonnull (strstr (rep.devices_reason, "5 device(s) asked for"));
+    ef_stack_ps_report_clear (&rep);
+    assert_same_network (one, three);
+
+    /* A device fails part way with three at work: the CPU takes over and the answer is the CPU's. */
+    opt.n_devices = 0;
+    opt.periodogram = EF_ARCS_PG_FP32;
+    fake_runs = 0;
+    fake_fail_at = 2;
+    failing = ef_stack_ps_run (s, &pp, &opt, NULL, NULL, NULL, &rep, &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (rep.backend, ==, "cpu");
+    g_assert_nonnull (strstr (rep.reason, "the stand-in fails here"));
+    g_assert_cmpint (fake_runs, <=, 5);
+    ef_stack_ps_report_clear (&rep);
+    g_assert_cmpuint (failing->candidates->len, ==, cpu->candidates->len);
+    g_assert_cmpuint (failing->n_connected, ==, cpu->n_connected);
+  }
 
   /* Strips of 16 rows (with halos) find what the whole image does, with the same velocities. */
   for (EfPsNetwork **other = (EfPsNetwork *[]) { cpu, acc, NULL }; *other != NULL; other++)

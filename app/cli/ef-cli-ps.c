@@ -113,7 +113,7 @@ ef_cli_ps (int argc, char **argv)
 {
   g_autofree char *radius_s = NULL, *shape_s = NULL, *thr_s = NULL, *arc_thr_s = NULL, *vel_s = NULL;
   g_autofree char *hgt_s = NULL, *ref_s = NULL, *truth_s = NULL, *out_s = NULL, *backend_s = NULL;
-  g_autofree char *mapping_s = NULL;
+  g_autofree char *mapping_s = NULL, *pg_s = NULL, *devices_s = NULL;
   gboolean plain = FALSE, json_out = FALSE;
   GOptionEntry entries[] = {
     { "radius", 'r', 0, G_OPTION_ARG_STRING, &radius_s, "Search window radius, pixels (default 3)", "N" },
@@ -133,6 +133,10 @@ ef_cli_ps (int argc, char **argv)
       "Arc coherence on: auto (CUDA when there is a device), cpu, cuda (default cpu)", "NAME" },
     { "mapping", 0, 0, G_OPTION_ARG_STRING, &mapping_s,
       "CUDA plain coherence's thread mapping: window, arc, graph (default graph)", "NAME" },
+    { "periodogram-precision", 0, 0, G_OPTION_ARG_STRING, &pg_s,
+      "The device's periodogram: fp32, or tensor (tensor cores, fp16 in, fp32 sums; default fp32)", "NAME" },
+    { "devices", 0, 0, G_OPTION_ARG_STRING, &devices_s,
+      "Devices that share the strips, a thread each (default 0: all of them)", "N" },
     { NULL },
   };
   g_autoptr (GOptionContext) ctx = ef_cli_option_context_new ("ps", "STACK",
@@ -187,6 +191,12 @@ ef_cli_ps (int argc, char **argv)
     }
   if (!ef_arc_grid_check (&pp.grid, &error))
     return ef_cli_usage_error ("ps", "%s", error->message);
+  if (pg_s != NULL && strcmp (pg_s, "tensor") == 0)
+    opt.periodogram = EF_ARCS_PG_TENSOR;
+  else if (pg_s != NULL && strcmp (pg_s, "fp32") != 0)
+    return ef_cli_usage_error ("ps", "--periodogram-precision: expected fp32 or tensor, got “%s”", pg_s);
+  if (devices_s != NULL && !ef_cli_parse_uint ("--devices", devices_s, 0, 64, &opt.n_devices, &error))
+    return ef_cli_report ("ps", error);
   if (backend_s != NULL && !ef_backend_kind_from_string (backend_s, &opt.backend))
     return ef_cli_usage_error ("ps", "--backend: expected auto, cpu or cuda, got “%s”", backend_s);
   /* The accelerator's mappings, by name; the last it lists (the warp graph, in CUDA) by default. */
@@ -230,6 +240,17 @@ ef_cli_ps (int argc, char **argv)
   if (report.reason != NULL && opt.backend != EF_BACKEND_CPU)
     {
       g_autofree char *msg = g_strdup_printf ("arc coherence ran on the CPU: %s", report.reason);
+      ef_cli_warn_once (msg);
+    }
+  if (report.periodogram_reason != NULL)
+    {
+      g_autofree char *msg = g_strdup_printf ("the periodogram ran in fp32: %s", report.periodogram_reason);
+      ef_cli_warn_once (msg);
+    }
+  if (report.devices_reason != NULL)
+    {
+      g_autofree char *msg = g_strdup_printf ("arc coherence ran on %u device(s): %s", report.n_devices,
+                                              report.devices_reason);
       ef_cli_warn_once (msg);
     }
   if (net == NULL)
@@ -292,6 +313,12 @@ ef_cli_ps (int argc, char **argv)
       if (g_strcmp0 (report.backend, "cpu") != 0)
         ef_cli_json_double (&j, "device_kernels_s", report.device_s);
       ef_cli_json_string (&j, "estimator", plain ? "plain" : "periodogram");
+      ef_cli_json_string (&j, "periodogram_precision", report.periodogram);
+      ef_cli_json_string (&j, "periodogram_precision_requested",
+                          plain ? NULL : opt.periodogram == EF_ARCS_PG_TENSOR ? "tensor" : "fp32");
+      ef_cli_json_string (&j, "periodogram_precision_reason", report.periodogram_reason);
+      ef_cli_json_int (&j, "devices", report.n_devices);
+      ef_cli_json_string (&j, "devices_reason", report.devices_reason);
       ef_cli_json_int (&j, "radius", radius);
       ef_cli_json_int (&j, "passes", n);
       ef_cli_json_int (&j, "candidates", net->candidates->len);
@@ -314,9 +341,13 @@ ef_cli_ps (int argc, char **argv)
     }
   else
     {
+      g_autofree char *on = report.n_devices > 1 ? g_strdup_printf ("%s (%u devices)", report.backend,
+                                                                     report.n_devices)
+                          : g_strdup (g_strcmp0 (report.backend, "cpu") == 0 ? "CPU" : report.backend);
+
       printf ("%u candidates (%u connected to the reference by %u arcs) in %.2f s, arc coherence on the %s, %s "
-              "scores\n", net->candidates->len, net->n_connected, net->arcs->len, report.elapsed_s,
-              g_strcmp0 (report.backend, "cpu") == 0 ? "CPU" : report.backend, plain ? "plain" : "periodogram");
+              "scores%s%s\n", net->candidates->len, net->n_connected, net->arcs->len, report.elapsed_s, on,
+              plain ? "plain" : "periodogram", plain ? "" : ", periodogram in ", plain ? "" : report.periodogram);
       if (have_truth)
         printf ("against the truth (%u PS): precision %.4f, recall %.4f; velocity rms %.3f mm/yr, height rms %.3f m\n",
                 truth->n_ps, sc.precision, sc.recall, sc.v_rms * 1e3, sc.h_rms);

@@ -15,6 +15,17 @@ typedef struct {
   double dv, dh, coherence;
 } PendingArc;
 
+/* By near end, then far end: the order the threads found them in is not the same from run to run. */
+static int
+pending_cmp (gconstpointer a, gconstpointer b)
+{
+  const PendingArc *x = a, *y = b;
+
+  if (x->p != y->p)
+    return x->p < y->p ? -1 : 1;
+  return x->q < y->q ? -1 : x->q > y->q;
+}
+
 void
 ef_ps_params_init (EfPsParams *p)
 {
@@ -244,6 +255,8 @@ ef_ps_network_add_arcs (EfPsNetwork *net, const EfArcPhasors *ph, const float *c
     g_array_unref (mine);
     g_free (z);
   }
+  /* In a fixed order, so that the network (and its solution, to the last bit) is the same every run. */
+  g_array_sort (found, pending_cmp);
   g_array_append_vals (net->pending, found->data, found->len);
   g_array_unref (found);
   return TRUE;

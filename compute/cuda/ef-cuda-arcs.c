@@ -162,6 +162,12 @@ ef_cuda_arcs_new (int device, guint width, guint max_rows, guint n_passes, const
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_DEVICE, "%s", why);
       return NULL;
     }
+  if (device >= (int) ef_cuda_device_count ())
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "No CUDA device %d: there are %u",
+                   device, ef_cuda_device_count ());
+      return NULL;
+    }
   if (width == 0 || max_rows == 0 || n_passes < 2 || n_off == 0 || n_off > EF_ARC_MAX_OFFSETS
       || !g_size_checked_mul (&check, (gsize) width * max_rows, MAX (n_passes, n_off))
       || (gsize) width * max_rows * n_off > G_MAXUINT32 || !g_size_checked_mul (&check, check, sizeof (float)))

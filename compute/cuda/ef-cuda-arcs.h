@@ -34,10 +34,11 @@ typedef struct {
 } EfCudaArcsTiming;
 
 /* A device session for regions up to width x max_rows pixels of n_passes passes and the window's n_off
- * offsets: the device buffers, a stream and its events. With model and grid (both or neither) it also
- * runs the periodogram (on CUDA cores, fp32, a thread an arc with the rotations staged in shared
- * memory). device < 0: the default. Owned, or NULL with error (no device: EF_COMPUTE_ERROR_NO_DEVICE;
- * too little memory: EF_COMPUTE_ERROR_NO_MEMORY). Blocks while it allocates. */
+ * offsets: the device buffers, a stream and its events. With model and grid (both or neither) it also runs
+ * the periodogram (on CUDA cores, fp32, a thread an arc with the rotations staged in shared memory). device
+ * < 0: the default; one past the last: EF_COMPUTE_ERROR_INVALID_ARGUMENT. Owned, or NULL with error (no
+ * device: EF_COMPUTE_ERROR_NO_DEVICE; too little memory: EF_COMPUTE_ERROR_NO_MEMORY). Blocks while it
+ * allocates. */
 EfCudaArcs *ef_cuda_arcs_new (int device, guint width, guint max_rows, guint n_passes, const EfArcOffset *off,
                               guint n_off, const EfArcModel *model, const EfArcGrid *grid, GError **error);
 void        ef_cuda_arcs_free (EfCudaArcs *s);

@@ -46,10 +46,10 @@ arcs_available (char **why)
 }
 
 static EfArcsSession *
-arcs_session_new (guint width, guint max_rows, guint n_passes, const EfArcOffset *off, guint n_off,
+arcs_session_new (int device, guint width, guint max_rows, guint n_passes, const EfArcOffset *off, guint n_off,
                   const EfArcModel *model, const EfArcGrid *grid, GError **error)
 {
-  return (EfArcsSession *) ef_cuda_arcs_new (-1, width, max_rows, n_passes, off, n_off, model, grid, error);
+  return (EfArcsSession *) ef_cuda_arcs_new (device, width, max_rows, n_passes, off, n_off, model, grid, error);
 }
 
 static gboolean
@@ -71,6 +71,19 @@ arcs_session_free (EfArcsSession *s)
   ef_cuda_arcs_free ((EfCudaArcs *) s);
 }
 
+static guint
+arcs_n_devices (void)
+{
+  return ef_cuda_device_count ();
+}
+
+static gboolean
+arcs_session_set_periodogram (EfArcsSession *s, EfArcsPgPrecision precision, GError **error)
+{
+  return ef_cuda_arcs_set_periodogram_path ((EfCudaArcs *) s, precision == EF_ARCS_PG_TENSOR
+                                            ? EF_CUDA_ARCS_PG_TENSOR : EF_CUDA_ARCS_PG_FP32, error);
+}
+
 static const EfArcsProvider ef_cuda_arcs_provider = {
   .name = "CUDA",
   .mappings = arcs_mappings,
@@ -78,6 +91,8 @@ static const EfArcsProvider ef_cuda_arcs_provider = {
   .session_new = arcs_session_new,
   .session_run = arcs_session_run,
   .session_free = arcs_session_free,
+  .n_devices = arcs_n_devices,
+  .session_set_periodogram = arcs_session_set_periodogram,
 };
 
 __attribute__ ((constructor)) static void

@@ -52,11 +52,217 @@ fill_phasors (float *re, float *im, gsize n)
     }
 }
 
+/* --devices: the whole workload's strips shared among devices, a thread, a session and a pinned buffer
+ * a device, each thread taking the next strip as it finishes one. */
+typedef struct {
+  int          device;
+  EfCudaArcs  *s;
+  float       *re, *im;   /* pinned, owned (the first device's borrowed) */
+  float       *score;
+  double       kernel_ms;
+  guint        strips;
+  GError      *error;
+} MultiDev;
+
+typedef struct {
+  MultiDev *dev;
+  gint      next;        /* atomic */
+  guint     n_strips, strip, height, radius;
+  int       mapping;
+  gboolean  periodogram;
+  gboolean  warm_up;     /* each device its one strip, the first */
+} MultiJob;
+
+typedef struct {
+  MultiJob *job;
+  MultiDev *dev;
+} MultiArg;
+
+static gpointer
+multi_worker (gpointer data)
+{
+  MultiArg *a = data;
+  MultiJob *j = a->job;
+  MultiDev *d = a->dev;
+
+  for (;;)
+    {
+      guint s = j->warm_up ? 0 : (guint) g_atomic_int_add (&j->next, 1), rows;
+      EfCudaArcsTiming t = { 0 };
+
+      if (s >= j->n_strips || d->error != NULL)
+        break;
+      rows = j->periodogram ? j->strip + 2 * j->radius : MIN (j->strip, j->height - s * j->strip) + 2 * j->radius;
+      if (!ef_cuda_arcs_run (d->s, d->re, d->im, rows, j->mapping, j->periodogram, NULL, NULL, d->score, &t,
+                             &d->error))
+        break;
+      d->kernel_ms += t.kernel_ms;
+      d->strips++;
+      if (j->warm_up)
+        break;
+    }
+  return NULL;
+}
+
+/* n_strips strips over the first n of devs, after a strip of warm-up on each (its kernels loaded): the wall time, the kernels'
+ * summed over the devices in *kernel_s; < 0 when a device failed (its error printed). */
+static double
+multi_spread (MultiDev *devs, guint n, guint n_strips, guint strip, guint height, guint radius, int mapping,
+              gboolean periodogram, double *kernel_s)
+{
+  MultiArg args[64];
+  GThread *threads[64];
+  gint64 t0 = 0;
+  double wall = 0;
+
+  for (int pass = 0; pass < 2; pass++)
+    {
+      MultiJob job = { devs, 0, n_strips, strip, height, radius, mapping, periodogram, pass == 0 };
+
+      for (guint i = 0; i < n; i++)
+        {
+          devs[i].kernel_ms = 0;
+          devs[i].strips = 0;
+          args[i] = (MultiArg) { &job, &devs[i] };
+        }
+      t0 = g_get_monotonic_time ();
+      for (guint i = 0; i < n; i++)
+        threads[i] = g_thread_new ("bench-arcs", multi_worker, &args[i]);
+      for (guint i = 0; i < n; i++)
+        g_thread_join (threads[i]);
+      wall = (g_get_monotonic_time () - t0) / 1e6;
+    }
+  *kernel_s = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      if (devs[i].error != NULL)
+        {
+          fprintf (stderr, "bench-cuda-arcs: device %d: %s\n", devs[i].device, devs[i].error->message);
+          return -1;
+        }
+      *kernel_s += devs[i].kernel_ms / 1e3;
+    }
+  return wall;
+}
+
+static int
+bench_multi (guint n_dev, int width, int height, int passes, int radius, int strip, int pg_rows, int pg_strips,
+             const char *only, const EfArcOffset *off, guint n_off, const EfArcModel *m, const EfArcGrid *grid,
+             float *re, float *im, double workload_arcs)
+{
+  guint have = ef_cuda_device_count (), counts[2] = { 1, 0 }, n_counts;
+  guint rows_max = strip + 2 * radius, n_strips = (height + strip - 1) / strip;
+  gsize data_max = (gsize) width * rows_max * passes;
+  MultiDev devs[64] = { { 0 } };
+  int failures = 0;
+
+  if (n_dev > have)
+    {
+      printf ("# --devices %u: there are %u device(s); %u used\n", n_dev, have, have);
+      n_dev = have;
+    }
+  n_dev = MIN (n_dev, 64u);
+  counts[1] = n_dev;
+  n_counts = n_dev > 1 ? 2 : 1;
+  for (guint i = 0; i < n_dev; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *name = ef_cuda_device_name ((int) i);
+
+      devs[i].device = (int) i;
+      devs[i].re = i == 0 ? re : ef_cuda_arcs_host_alloc (data_max * sizeof (float), &error);
+      devs[i].im = i == 0 ? im
+                   : devs[i].re != NULL ? ef_cuda_arcs_host_alloc (data_max * sizeof (float), &error) : NULL;
+      devs[i].score = g_new (float, (gsize) width * rows_max);
+      if (devs[i].re == NULL || devs[i].im == NULL)
+        {
+          fprintf (stderr, "bench-cuda-arcs: device %u: no pinned memory: %s\n", i, error->message);
+          return 1;
+        }
+      if (i > 0)
+        {
+          memcpy (devs[i].re, re, data_max * sizeof (float));
+          memcpy (devs[i].im, im, data_max * sizeof (float));
+        }
+      devs[i].s = ef_cuda_arcs_new ((int) i, width, rows_max, passes, off, n_off, pg_rows > 0 ? m : NULL,
+                                    pg_rows > 0 ? grid : NULL, &error);
+      if (devs[i].s == NULL)
+        {
+          fprintf (stderr, "bench-cuda-arcs: device %u: %s\n", i, error->message);
+          return 1;
+        }
+      printf ("# device %u: %s\n", i, name);
+    }
+
+  for (int mi = EF_CUDA_ARCS_WINDOW; mi <= EF_CUDA_ARCS_GRAPH; mi++)
+    {
+      double wall1 = 0;
+
+      if (only != NULL && strstr (only, ef_cuda_arcs_mapping_to_string (mi)) == NULL)
+        continue;
+      for (guint c = 0; c < n_counts; c++)
+        {
+          double ks, wall = multi_spread (devs, counts[c], n_strips, strip, height, radius, mi, FALSE, &ks);
+
+          if (wall < 0)
+            return 1;
+          wall1 = c == 0 ? wall : wall1;
+          printf ("RESULT\tmulti-arcs-%s\t%ugpu\twall %.3f s\tkernels %.3f s (summed over the devices)\t%d strips\t"
+                  "%.4g arcs*passes/s (wall)\tspeed-up %.3f vs 1 device\n", ef_cuda_arcs_mapping_to_string (mi),
+                  counts[c], wall, ks, n_strips, workload_arcs * passes / wall, wall1 / wall);
+        }
+    }
+
+  for (int path = EF_CUDA_ARCS_PG_FP32; path <= EF_CUDA_ARCS_PG_TENSOR && pg_rows > 0; path++)
+    {
+      const char *label = path == EF_CUDA_ARCS_PG_TENSOR ? "tensor-cores" : "cuda-cores";
+      double wall1 = 0;
+      gboolean ok = TRUE;
+
+      for (guint i = 0; i < n_dev && ok; i++)
+        {
+          g_autoptr (GError) error = NULL;
+
+          ok = ef_cuda_arcs_set_periodogram_path (devs[i].s, path, &error);
+          if (!ok)
+            printf ("# periodogram on %s refused on device %u: %s\n", label, i, error->message);
+        }
+      for (guint c = 0; c < n_counts && ok; c++)
+        {
+          guint rows = MIN ((guint) pg_rows, (guint) strip);
+          double ks, wall = multi_spread (devs, counts[c], pg_strips, rows, height, radius, EF_CUDA_ARCS_WINDOW, TRUE,
+                                          &ks);
+
+          if (wall < 0)
+            return 1;
+          wall1 = c == 0 ? wall : wall1;
+          printf ("RESULT\tmulti-periodogram-%s\t%ugpu\twall %.3f s\tkernels %.3f s (summed over the devices)\t"
+                  "%d strips of %u rows\t%u x %u grid\twhole workload at this rate: %.1f s\tspeed-up %.3f vs 1 "
+                  "device\n",
+                  label, counts[c], wall, ks, pg_strips, rows, grid->nv, grid->nh,
+                  wall * height / ((double) pg_strips * rows), wall1 / wall);
+        }
+      failures += !ok && path == EF_CUDA_ARCS_PG_FP32;
+    }
+
+  for (guint i = 0; i < n_dev; i++)
+    {
+      ef_cuda_arcs_free (devs[i].s);
+      g_free (devs[i].score);
+      if (i > 0)
+        {
+          ef_cuda_arcs_host_free (devs[i].re);
+          ef_cuda_arcs_host_free (devs[i].im);
+        }
+    }
+  return failures ? 1 : 0;
+}
+
 int
 main (int argc, char **argv)
 {
   int width = 15000, height = 8000, passes = 100, radius = 2, strip = 256, pg_rows = 32, cpu_rows = 64;
-  int gv = 40, gh = 40;
+  int gv = 40, gh = 40, n_devices = 0, pg_strips = 32;
   gboolean no_cpu = FALSE, cpu_only = FALSE;
   g_autofree char *only = NULL;
   GOptionEntry entries[] = {
@@ -71,6 +277,10 @@ main (int argc, char **argv)
     { "no-cpu", 0, 0, G_OPTION_ARG_NONE, &no_cpu, "Skip the CPU", NULL },
     { "cpu-only", 0, 0, G_OPTION_ARG_NONE, &cpu_only, "Time the CPU alone (no device needed)", NULL },
     { "only", 0, 0, G_OPTION_ARG_STRING, &only, "Mappings to run (window,arc,graph)", "LIST" },
+    { "devices", 0, 0, G_OPTION_ARG_INT, &n_devices,
+      "The whole workload's strips shared among N devices, against 1 in the same run (0: one device, as "
+      "before)", "N" },
+    { "pg-strips", 0, 0, G_OPTION_ARG_INT, &pg_strips, "With --devices: periodogram strips timed (32)", "N" },
     { NULL },
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("- arc coherence benchmark");
@@ -101,7 +311,8 @@ main (int argc, char **argv)
       fprintf (stderr, "bench-cuda-arcs: %s\n", why);
       return 77;
     }
-  if (width < 8 || height < 1 || passes < 2 || radius < 1 || radius > EF_ARC_MAX_RADIUS || strip < 1)
+  if (width < 8 || height < 1 || passes < 2 || radius < 1 || radius > EF_ARC_MAX_RADIUS || strip < 1
+      || n_devices < 0 || n_devices > 64 || pg_strips < 1 || (n_devices > 0 && (cpu_only || passes > 1000)))
     {
       fprintf (stderr, "bench-cuda-arcs: sizes out of range\n");
       return 2;
@@ -149,6 +360,15 @@ main (int argc, char **argv)
         b[k] = 300.0 * sin (k * 1.7);
       }
     m = (EfArcModel) { 0.031, 700e3, 35.0, (guint) passes, t, b };
+    if (n_devices > 0)
+      {
+        int rc = bench_multi ((guint) n_devices, width, height, passes, radius, strip, pg_rows, pg_strips, only, off,
+                              n_off, &m, &grid, re, im, workload_arcs);
+
+        ef_cuda_arcs_host_free (re);
+        ef_cuda_arcs_host_free (im);
+        return rc;
+      }
     if (!cpu_only)
       {
         dev = ef_cuda_arcs_new (-1, width, rows_max, passes, off, n_off, passes <= 1000 && pg_rows > 0 ? &m : NULL,

@@ -2,7 +2,7 @@
 # tests/gpu/run.sh: build, test and benchmark the CUDA backend on a GPU machine, from the repository root.
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-#   tests/gpu/run.sh [all|test|bench|multi|e2e|file|tune|ncu|gl|pfa|ffbp|aperture|arcs|mf|mri|none]...
+#   tests/gpu/run.sh [all|test|bench|multi|e2e|file|tune|ncu|gl|pfa|ffbp|aperture|arcs|arcs-multi|mf|mri|none]...
 #                    (default: all = test bench multi e2e tune ncu ffbp aperture)
 #
 # Builds the engine and the CLI with -Dgui=disabled -Dcuda=enabled -Dtest_hooks=true into $EF_BUILD (default
@@ -40,6 +40,10 @@
 #   arcs   (not in all) temporal arc coherence: test-cuda-arcs, bench-cuda-arcs at the poster's scale
 #          (15,000 x 8,000 px, 100 passes, 5 x 5 window) for each mapping, the CPU and the periodogram,
 #          and ncu's counters for each kernel (EF_ARCS_NCU=0 skips them).
+#   arcs-multi (not in all) arc coherence on every GPU: test-cuda-arcs' stack-devices case (a stored
+#          stack's PS network on one device, then two: the same bit for bit), and bench-cuda-arcs --devices
+#          N (the poster's workload's strips shared among all N GPUs against one, in the same run, for
+#          each mapping and the periodogram on CUDA and tensor cores; EF_ARCS_MULTI_ARGS adds options).
 #   mf     (not in all) the exact matched filter: test-cuda-mf (one process per test; the device against
 #          the CPU's fp64 matched filter) and compute-sanitizer memcheck on its small case; bench-cuda-mf
 #          (pixel-pulse-samples per second against BP's pixel-pulses on the same region, and BP's SER
@@ -405,6 +409,33 @@ run_arcs () {
   note "arcs step took $((SECONDS - t0)) s"
 }
 
+run_arcs_multi () {
+  local t0=$SECONDS rc n
+  n=$(n_gpus)
+  ninja -C "$BUILD" tests/gpu/test-cuda-arcs tests/gpu/bench-cuda-arcs > "$OUT/build-arcs.log" 2>&1 \
+    || { grep -E "error|FAILED" "$OUT/build-arcs.log" | head -30; fail "arcs-multi: build failed"; return 0; }
+  (cd "$BUILD" && G_DEBUG=fatal-warnings timeout 300 ./tests/gpu/test-cuda-arcs --tap \
+    -p /compute/cuda/arcs/stack-devices) > "$OUT/test-cuda-arcs-multi.log" 2>&1
+  rc=$?
+  judge_tap test-cuda-arcs-multi $rc "$OUT/test-cuda-arcs-multi.log"
+  grep -E "^# [a-z]|^ok|^not ok|ERROR|CRITICAL" "$OUT/test-cuda-arcs-multi.log" \
+    | grep -vE "^# (random seed|Start|End)" | head -20
+  if [ "$n" -lt 2 ]; then
+    note "arcs-multi: $n GPU(s), the benchmark skipped"
+    return 0
+  fi
+  # shellcheck disable=SC2086
+  timeout 480 "$BUILD/tests/gpu/bench-cuda-arcs" --devices "$n" --no-cpu ${EF_ARCS_MULTI_ARGS:-} \
+    > "$OUT/bench-arcs-multi.txt" 2> "$OUT/bench-arcs-multi.log"
+  rc=$?
+  note "bench-cuda-arcs --devices $n: exit $rc in $((SECONDS - t0)) s"
+  judge_bench "bench-cuda-arcs --devices $n" $rc "$OUT/bench-arcs-multi.txt"
+  cat "$OUT/bench-arcs-multi.txt"
+  tail -5 "$OUT/bench-arcs-multi.log"
+  grep -E '^RESULT' "$OUT/bench-arcs-multi.txt" >> "$SUMMARY"
+  note "arcs-multi step took $((SECONDS - t0)) s"
+}
+
 run_mri () {
   # Non-Cartesian reconstruction: test-cuda-mri (each kernel shape against the CPU's float64 sums), then
   # bench-cuda-mri (goals on an H100: F^H d < 0.5 s, Q < 4 s).
@@ -691,6 +722,7 @@ for s in $STEPS; do
     ffbp) run_ffbp ;;
     aperture) run_aperture ;;
     arcs) run_arcs ;;
+    arcs-multi) run_arcs_multi ;;
     mf) run_mf ;;
     mri) run_mri ;;
     none) ;;

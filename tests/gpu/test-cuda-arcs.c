@@ -7,12 +7,17 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "ef-arcs.h"
 #include "ef-arcs-ps.h"
 #include "cuda/ef-cuda.h"
 #include "cuda/ef-cuda-arcs.h"
 #include "ef-sim-repeat.h"
 #include "ef-error.h"
+#include "ef-grid.h"
+#include "ef-stack.h"
+#include "ef-stack-ps.h"
 
 static EfCf32 *
 random_stack (guint w, guint h, guint n)
@@ -294,6 +299,124 @@ test_bad_args (void)
   g_clear_error (&error);
   g_assert_false (ef_cuda_arcs_run (dev, re, im, 5, EF_CUDA_ARCS_WINDOW, TRUE, NULL, NULL, NULL, NULL, &error));
   g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  /* A device past the last. */
+  g_clear_pointer (&dev, ef_cuda_arcs_free);
+  dev = ef_cuda_arcs_new ((int) ef_cuda_device_count (), 2, 5, 2, off, 1, NULL, NULL, &error);
+  g_assert_null (dev);
+  g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT);
+}
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr (GDir) d = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  if (d != NULL)
+    while ((name = g_dir_read_name (d)) != NULL)
+      {
+        g_autofree char *child = g_build_filename (path, name, NULL);
+
+        if (g_file_test (child, G_FILE_TEST_IS_DIR))
+          remove_tree (child);
+        else
+          g_remove (child);
+      }
+  g_rmdir (path);
+}
+
+/* Two networks candidate for candidate and arc for arc, bit for bit. */
+static void
+assert_same_network (const EfPsNetwork *a, const EfPsNetwork *b)
+{
+  g_assert_cmpuint (a->candidates->len, ==, b->candidates->len);
+  g_assert_cmpuint (a->arcs->len, ==, b->arcs->len);
+  g_assert_cmpuint (a->n_connected, ==, b->n_connected);
+  for (guint i = 0; i < a->candidates->len && i < b->candidates->len; i++)
+    {
+      const EfPsCandidate *x = &g_array_index (a->candidates, EfPsCandidate, i);
+      const EfPsCandidate *y = &g_array_index (b->candidates, EfPsCandidate, i);
+
+      g_assert_true (x->col == y->col && x->row == y->row && x->connected == y->connected);
+      g_assert_true (memcmp (&x->score, &y->score, sizeof x->score) == 0);
+      g_assert_true (memcmp (&x->velocity, &y->velocity, sizeof x->velocity) == 0);
+      g_assert_true (memcmp (&x->height, &y->height, sizeof x->height) == 0);
+    }
+}
+
+/* A stored stack's strips on one device, then shared between two (a thread each): the same network bit
+ * for bit, plain, periodogram and the periodogram on tensor cores. The two-device runs skip on one GPU. */
+static void
+test_stack_devices (void)
+{
+  static const EfStackGeometry geo = { 0.031, 700e3, 35.0 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (EfRepeatTruth) truth = NULL;
+  g_autoptr (EfStack) stack = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("ef-arcs-XXXXXX", &error);
+  EfRepeatParams rp;
+  EfGrid grid;
+  guint n_dev = ef_cuda_device_count ();
+
+  g_assert_no_error (error);
+  ef_repeat_params_init (&rp, 96, 160);
+  rp.n_passes = 40;
+  rp.n_ps = 600;
+  rp.seed = g_test_rand_int ();
+  truth = ef_repeat_truth_new (&rp, &error);
+  g_assert_no_error (error);
+  g_assert_true (ef_grid_init_roi (&grid, 0, 0, 48, 80, 0.5, &error));
+  stack = ef_stack_create (dir, &grid, 16, &geo, &error);
+  g_assert_no_error (error);
+  for (guint k = 0; k < rp.n_passes; k++)
+    {
+      g_autoptr (EfImage) img = ef_image_new (&grid, &error);
+
+      ef_repeat_slc (truth, k, img->data);
+      g_assert_true (ef_stack_add_pass (stack, img, truth->t_years[k], truth->bperp[k], NULL, NULL, &error));
+    }
+  for (int mode = 0; mode < 3; mode++)
+    {
+      g_autoptr (EfPsNetwork) one = NULL;
+      g_autoptr (EfPsNetwork) two = NULL;
+      EfStackPsOptions opt = { EF_BACKEND_CUDA, EF_CUDA_ARCS_GRAPH,
+                               mode == 2 ? EF_ARCS_PG_TENSOR : EF_ARCS_PG_FP32, 1 };
+      EfStackPsReport rep = { 0 };
+      EfPsParams pp;
+
+      ef_ps_params_init (&pp);
+      pp.window.radius = 2;
+      pp.plain = mode == 0;
+      one = ef_stack_ps_run (stack, &pp, &opt, NULL, NULL, NULL, &rep, &error);
+      g_assert_no_error (error);
+      g_assert_cmpstr (rep.backend, ==, "cuda");
+      g_assert_null (rep.reason);
+      g_assert_cmpuint (rep.n_devices, ==, 1);
+      if (mode == 2)
+        g_assert_cmpstr (rep.periodogram, ==, EF_ARCS_PG_TENSOR_LABEL);
+      g_test_message ("%s, one device: %u candidates, %u connected, periodogram %s",
+                      mode == 0 ? "plain" : "periodogram", one->candidates->len, one->n_connected,
+                      rep.periodogram != NULL ? rep.periodogram : "-");
+      ef_stack_ps_report_clear (&rep);
+      g_assert_cmpuint (one->candidates->len, >, 100);
+      if (n_dev < 2)
+        continue;
+      opt.n_devices = 2;
+      two = ef_stack_ps_run (stack, &pp, &opt, NULL, NULL, NULL, &rep, &error);
+      g_assert_no_error (error);
+      g_assert_cmpstr (rep.backend, ==, "cuda");
+      g_assert_null (rep.reason);
+      g_assert_cmpuint (rep.n_devices, ==, 2);
+      if (mode == 2)
+        g_assert_cmpstr (rep.periodogram, ==, EF_ARCS_PG_TENSOR_LABEL);
+      ef_stack_ps_report_clear (&rep);
+      assert_same_network (one, two);
+    }
+  g_clear_pointer (&stack, ef_stack_free);
+  remove_tree (dir);
+  if (n_dev < 2)
+    g_test_skip ("one device: the two-device runs need two");
 }
 
 int
@@ -319,5 +442,6 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/cuda/arcs/periodogram-tensor", test_periodogram_tensor);
   g_test_add_func ("/compute/cuda/arcs/ps-scores", test_ps_scores);
   g_test_add_func ("/compute/cuda/arcs/bad-args", test_bad_args);
+  g_test_add_func ("/compute/cuda/arcs/stack-devices", test_stack_devices);
   return g_test_run ();
 }
