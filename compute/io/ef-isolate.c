@@ -99,6 +99,19 @@ write_all (int fd, const void *data, gsize len)
   return TRUE;
 }
 
+/* AddressSanitizer keeps freed blocks in a quarantine (256 MiB by default) and its shadow and metadata in
+ * the data segment that RLIMIT_DATA counts, so a sanitizer build gives the child this much more. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZER_ALLOWANCE (G_GUINT64_CONSTANT (512) << 20)
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZER_ALLOWANCE (G_GUINT64_CONSTANT (512) << 20)
+#endif
+#endif
+#ifndef SANITIZER_ALLOWANCE
+#define SANITIZER_ALLOWANCE 0
+#endif
+
 static G_NORETURN void
 child_main (int fd, const EfIsolateLimits *limits, EfIsolateFunc func, gpointer user_data)
 {
@@ -115,7 +128,8 @@ child_main (int fd, const EfIsolateLimits *limits, EfIsolateFunc func, gpointer 
   signal (SIGXCPU, SIG_DFL);
   in_child = TRUE;
   set_limit (RLIMIT_CPU, limits->cpu_seconds);
-  if (__builtin_add_overflow (vm_data (), limits->memory_bytes, &limit))
+  if (__builtin_add_overflow (vm_data (), limits->memory_bytes, &limit)
+      || __builtin_add_overflow (limit, SANITIZER_ALLOWANCE, &limit))
     limit = G_MAXUINT64;
   set_limit (RLIMIT_DATA, limit);
 
