@@ -1,0 +1,29 @@
+/* ef-mri-window-test.h: test-only access to the MRI window (built with -Dtest_hooks=true). */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "ef-types.h"
+
+#include "ef-mri-window.h"
+
+G_BEGIN_DECLS
+
+/* TRUE once the refinement (or a least-squares run) has finished, well or not; FALSE while one runs. */
+gboolean ef_mri_window_test_is_idle (EfMriWindow *self);
+/* The error shown, or NULL (borrowed). */
+const char *ef_mri_window_test_error (EfMriWindow *self);
+/* The displayed complex image (NULL before one): its voxels along x, y, z in n (z 1 in 2-D); borrowed. */
+const EfCf64 *ef_mri_window_test_image (EfMriWindow *self, guint n[3]);
+/* Samples summed so far and in all. */
+void     ef_mri_window_test_samples (EfMriWindow *self, gsize *done, gsize *total);
+/* Planes shown (1 in 2-D, 3 in 3-D) and the pixel size of plane i's image (width, height). */
+guint    ef_mri_window_test_n_planes (EfMriWindow *self);
+void     ef_mri_window_test_plane_size (EfMriWindow *self, guint i, guint *w, guint *h);
+/* Points the k-space view drew at its last draw, and how many of them as already used. */
+void     ef_mri_window_test_kspace_drawn (EfMriWindow *self, guint *points, guint *used);
+/* Starts the least-squares action. */
+void     ef_mri_window_test_least_squares (EfMriWindow *self);
+/* The text of the residuals label (borrowed). */
+const char *ef_mri_window_test_residuals (EfMriWindow *self);
+
+G_END_DECLS
