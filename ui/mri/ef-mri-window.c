@@ -385,6 +385,11 @@ set_planes (EfMriWindow *self)
 
   for (guint i = 0; i < 3; i++)
     gtk_widget_set_visible (gtk_widget_get_parent (self->planes[i]), i < np);
+  /* one plane: k-space beside it; three: k-space in the fourth corner */
+  g_object_ref (self->kspace);
+  gtk_grid_remove (GTK_GRID (self->planes_box), self->kspace);
+  gtk_grid_attach (GTK_GRID (self->planes_box), self->kspace, 1, np == 3 ? 1 : 0, 1, 1);
+  g_object_unref (self->kspace);
   gtk_widget_set_visible (self->slider_box, np == 3);
   for (guint a = 0; a < 3; a++)
     {
@@ -712,7 +717,6 @@ ef_mri_window_init (EfMriWindow *self)
 
       gtk_label_set_xalign (GTK_LABEL (l), 0);
       gtk_label_set_wrap (GTK_LABEL (l), TRUE);
-      gtk_label_set_selectable (GTK_LABEL (l), TRUE);
     }
   gtk_box_append (GTK_BOX (side), self->header_label);
   gtk_box_append (GTK_BOX (side), self->progress_label);
