@@ -110,8 +110,31 @@ test_2d (void)
 
   g_assert_true (ef_mri_window_accepts (path));
   g_assert_false (ef_mri_window_accepts ("data.cphd"));
+  ef_mri_window_test_hold_after (w, 5);
   ef_mri_window_open (w, path);
   gtk_window_present (GTK_WINDOW (w));
+  /* part way (the worker held after block 5 of 16): the image holds 6/16 of the samples and the
+   * k-space view highlights just those */
+  while (!(ef_mri_window_test_samples (w, &done, &total), done > 0))
+    {
+      g_assert_true (ef_mri_window_test_error (w) == NULL);
+      g_main_context_iteration (NULL, TRUE);
+    }
+  for (int i = 0; i < 200 && done < 6 * total / 16; i++)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (5000);
+      ef_mri_window_test_samples (w, &done, &total);
+    }
+  g_assert_cmpuint (done, ==, 6 * total / 16);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (w));
+  screenshot (GTK_WIDGET (w), "mri-2d-refining.png");
+  ef_mri_window_test_kspace_drawn (w, &points, &used);
+  g_test_message ("part way: %u of %u points drawn as used, %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT
+                  " samples summed", used, points, done, total);
+  g_assert_cmpuint (points, ==, t->m);
+  g_assert_cmpuint (used, ==, done);
+  ef_mri_window_test_hold_after (w, G_MAXUINT);
   iterate_until_idle (w, 120000);
   g_assert_null (ef_mri_window_test_error (w));
   ef_mri_window_test_samples (w, &done, &total);

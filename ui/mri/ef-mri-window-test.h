@@ -23,6 +23,9 @@ void     ef_mri_window_test_plane_size (EfMriWindow *self, guint i, guint *w, gu
 void     ef_mri_window_test_kspace_drawn (EfMriWindow *self, guint *points, guint *used);
 /* Starts the least-squares action. */
 void     ef_mri_window_test_least_squares (EfMriWindow *self);
+/* Makes the worker wait after adding block (0 .. 15) until called again with G_MAXUINT; call before
+ * opening. */
+void     ef_mri_window_test_hold_after (EfMriWindow *self, guint block);
 /* The text of the residuals label (borrowed). */
 const char *ef_mri_window_test_residuals (EfMriWindow *self);
 

@@ -76,6 +76,10 @@ struct _EfMriWindow {
   char         *error;          /* owned */
   gint64        started;
   guint         kspace_points, kspace_used;
+  /* test hooks: the worker waits after block hold_after (G_MAXUINT: never) until released */
+  GMutex        hold_lock;
+  GCond         hold_cond;
+  guint         hold_after;
 };
 
 G_DEFINE_FINAL_TYPE (EfMriWindow, ef_mri_window, GTK_TYPE_WINDOW)
@@ -196,6 +200,10 @@ refine_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *c
           return;
         }
       publish (self, pr, acc, last);
+      g_mutex_lock (&self->hold_lock);
+      while (b == self->hold_after && !g_cancellable_is_cancelled (cancellable))
+        g_cond_wait (&self->hold_cond, &self->hold_lock);
+      g_mutex_unlock (&self->hold_lock);
     }
   g_atomic_rc_box_release_full (pr, prepared_clear);
   g_task_return_boolean (task, TRUE);
@@ -671,6 +679,9 @@ ef_mri_window_init (EfMriWindow *self)
   GtkWidget *scale, *title;
 
   self->cancellable = g_cancellable_new ();
+  g_mutex_init (&self->hold_lock);
+  g_cond_init (&self->hold_cond);
+  self->hold_after = G_MAXUINT;
   gtk_window_set_title (GTK_WINDOW (self), _("MRI reconstruction"));
   gtk_window_set_default_size (GTK_WINDOW (self), 1180, 720);
   gtk_widget_set_margin_start (root, 12);
@@ -763,7 +774,10 @@ ef_mri_window_dispose (GObject *object)
 {
   EfMriWindow *self = EF_MRI_WINDOW (object);
 
+  g_mutex_lock (&self->hold_lock);
   g_cancellable_cancel (self->cancellable);
+  g_cond_broadcast (&self->hold_cond);
+  g_mutex_unlock (&self->hold_lock);
   G_OBJECT_CLASS (ef_mri_window_parent_class)->dispose (object);
 }
 
@@ -773,6 +787,8 @@ ef_mri_window_finalize (GObject *object)
   EfMriWindow *self = EF_MRI_WINDOW (object);
 
   g_clear_object (&self->cancellable);
+  g_mutex_clear (&self->hold_lock);
+  g_cond_clear (&self->hold_cond);
   if (self->prep != NULL)
     g_atomic_rc_box_release_full (self->prep, prepared_clear);
   g_free (self->image);
@@ -859,6 +875,15 @@ void
 ef_mri_window_test_least_squares (EfMriWindow *self)
 {
   least_squares (self);
+}
+
+void
+ef_mri_window_test_hold_after (EfMriWindow *self, guint block)
+{
+  g_mutex_lock (&self->hold_lock);
+  self->hold_after = block;
+  g_cond_broadcast (&self->hold_cond);
+  g_mutex_unlock (&self->hold_lock);
 }
 
 const char *
