@@ -1,5 +1,6 @@
 /* test-gui-mri.c: the MRI window on ISMRMRD files written here: the refined image is the exact F^H d, the
- * k-space view draws the samples, a 3-D file shows three planes, least squares runs, the window is freed. */
+ * k-space view draws the samples, a 3-D file shows three planes, least squares runs, Cancel stops it,
+ * the main window's File → Open routes the file there, the window is freed. */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "test-gui-mri"
 #include "config.h"
@@ -11,7 +12,7 @@
 #include <string.h>
 
 #include "ef-gui-screenshot.h"
-#include "ef-gui-test-util.h"
+#include "ef-gui-window-test.h"
 #include "ef-mri-blocks.h"
 #include "ef-mri-gridding.h"
 #include "ef-mri-phantom.h"
@@ -222,6 +223,75 @@ test_3d (void)
   g_rmdir (dir);
 }
 
+/* File → Open's path on an ISMRMRD file: an MRI window over the main window, which loads nothing. */
+static void
+test_from_main_window (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("ef-mri-gui-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "phantom.mrd", NULL);
+  g_autoptr (EfMriTraj) t = ef_mri_traj_radial (32, 51, 64, &error);
+  g_autofree EfCf64 *ref = write_phantom (path, t, 32);
+  EfMainWindow *main_window = new_window ();
+  EfMriWindow *w = NULL;
+  const EfCf64 *img;
+  guint dims[3];
+
+  ef_main_window_open_path (main_window, path);
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
+    if (EF_IS_MRI_WINDOW (l->data))
+      w = l->data;
+  g_assert_nonnull (w);
+  g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (w)) == GTK_WINDOW (main_window));
+  iterate_until_idle (w, 60000);
+  g_assert_null (ef_mri_window_test_error (w));
+  img = ef_mri_window_test_image (w, dims);
+  g_assert_cmpuint (dims[0], ==, 32);
+  g_assert_cmpfloat (nrmse (img, ref, 32 * 32), <, 1e-9);
+  g_assert_true (ef_main_window_is_idle (main_window));
+  destroy_and_check (w);
+  close_window (main_window);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* Cancel part way: the image stops at the blocks summed, the window says so, least squares stays off. */
+static void
+test_cancel (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("ef-mri-gui-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "phantom.h5", NULL);
+  g_autoptr (EfMriTraj) t = ef_mri_traj_radial (32, 51, 64, &error);
+  g_autofree EfCf64 *ref = write_phantom (path, t, 32);
+  EfMriWindow *w = ef_mri_window_new (NULL);
+  gsize done = 0, total = 0;
+
+  ef_mri_window_test_hold_after (w, 2);
+  ef_mri_window_open (w, path);
+  gtk_window_present (GTK_WINDOW (w));
+  for (int i = 0; i < 20000 && done < 3 * t->m / 16; i++)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+      ef_mri_window_test_samples (w, &done, &total);
+    }
+  g_assert_cmpuint (done, ==, 3 * t->m / 16);
+  ef_mri_window_test_cancel (w);
+  ef_mri_window_test_hold_after (w, G_MAXUINT);
+  iterate_until_idle (w, 60000);
+  ef_mri_window_test_samples (w, &done, &total);
+  g_test_message ("%s", ef_mri_window_test_progress (w));
+  g_assert_cmpuint (done, ==, 3 * t->m / 16);
+  g_assert_null (ef_mri_window_test_error (w));
+  g_assert_nonnull (strstr (ef_mri_window_test_progress (w), "cancelled at"));
+  ef_mri_window_test_least_squares (w);
+  g_assert_true (ef_mri_window_test_is_idle (w));
+  destroy_and_check (w);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 /* A file that is not ISMRMRD: the window says so. */
 static void
 test_bad_file (void)
@@ -245,14 +315,22 @@ test_bad_file (void)
 int
 main (int argc, char **argv)
 {
-  ef_test_isolate_user_dirs ();
-  gtk_test_init (&argc, &argv, NULL);
 #if HAVE_ISMRMRD
+  int status;
+
+  ef_test_app_setup (&argc, &argv);
   g_test_add_func ("/gui/mri/2d", test_2d);
   g_test_add_func ("/gui/mri/3d", test_3d);
+  g_test_add_func ("/gui/mri/main-window", test_from_main_window);
+  g_test_add_func ("/gui/mri/cancel", test_cancel);
   g_test_add_func ("/gui/mri/bad-file", test_bad_file);
+  status = g_test_run ();
+  g_object_unref (app);
+  return status;
 #else
+  (void) argc;
+  (void) argv;
+  (void) app;
   return 77;  /* this build reads no ISMRMRD files */
 #endif
-  return g_test_run ();
 }

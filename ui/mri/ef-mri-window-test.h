@@ -26,6 +26,10 @@ void     ef_mri_window_test_least_squares (EfMriWindow *self);
 /* Makes the worker wait after adding block (0 .. 15) until called again with G_MAXUINT; call before
  * opening. */
 void     ef_mri_window_test_hold_after (EfMriWindow *self, guint block);
+/* Clicks Cancel. */
+void     ef_mri_window_test_cancel (EfMriWindow *self);
+/* The text of the progress line (borrowed). */
+const char *ef_mri_window_test_progress (EfMriWindow *self);
 /* The text of the residuals label (borrowed). */
 const char *ef_mri_window_test_residuals (EfMriWindow *self);
 

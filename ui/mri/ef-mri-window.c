@@ -472,17 +472,18 @@ refine_done (GObject *source, GAsyncResult *result, gpointer user_data)
   (void) user_data;
   self->busy = FALSE;
   gtk_widget_set_sensitive (self->cancel_button, FALSE);
-  if (!g_task_propagate_boolean (G_TASK (result), &error))
+  if (!g_task_propagate_boolean (G_TASK (result), &error)
+      && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
       show_error (self, error);
       return;
     }
-  if (self->prep != NULL && self->done == self->prep->t->m)
+  if (self->prep != NULL && self->done == self->prep->t->m && error == NULL)
     {
       self->refined = TRUE;
       gtk_widget_set_sensitive (self->ls_button, TRUE);
     }
-  else if (g_cancellable_is_cancelled (self->cancellable))
+  else
     {
       char text[160];
 
@@ -884,6 +885,18 @@ ef_mri_window_test_hold_after (EfMriWindow *self, guint block)
   self->hold_after = block;
   g_cond_broadcast (&self->hold_cond);
   g_mutex_unlock (&self->hold_lock);
+}
+
+void
+ef_mri_window_test_cancel (EfMriWindow *self)
+{
+  g_signal_emit_by_name (self->cancel_button, "clicked");
+}
+
+const char *
+ef_mri_window_test_progress (EfMriWindow *self)
+{
+  return gtk_label_get_text (GTK_LABEL (self->progress_label));
 }
 
 const char *
