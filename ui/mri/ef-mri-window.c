@@ -251,8 +251,6 @@ draw_plane (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer u
   unsigned char *px;
   double s;
 
-  cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
-  cairo_paint (cr);
   if (self->prep == NULL || self->image == NULL)
     return;
   plane_size (&self->prep->g, i, &w, &h);
@@ -331,8 +329,11 @@ draw_kspace (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer 
   gsize step;
 
   (void) area;
+  /* a square plot, centred */
   cairo_set_source_rgb (cr, 0.08, 0.08, 0.1);
-  cairo_paint (cr);
+  cairo_rectangle (cr, (width - MIN (width, height)) / 2.0, (height - MIN (width, height)) / 2.0, MIN (width, height),
+                   MIN (width, height));
+  cairo_fill (cr);
   self->kspace_points = self->kspace_used = 0;
   if (self->prep == NULL)
     return;
@@ -361,7 +362,7 @@ draw_kspace (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer 
     }
   cairo_set_source_rgb (cr, 0.7, 0.7, 0.7);
   cairo_set_font_size (cr, 11);
-  cairo_move_to (cr, 6, 14);
+  cairo_move_to (cr, (width - MIN (width, height)) / 2.0 + 6, (height - MIN (width, height)) / 2.0 + 14);
   cairo_show_text (cr, t->dim == 3 ? _("k-space: kx, ky (all kz)") : _("k-space: kx, ky"));
 }
 
@@ -393,6 +394,8 @@ set_planes (EfMriWindow *self)
 
   for (guint i = 0; i < 3; i++)
     gtk_widget_set_visible (gtk_widget_get_parent (self->planes[i]), i < np);
+  /* one plane needs no name */
+  gtk_widget_set_visible (gtk_widget_get_prev_sibling (self->planes[0]), np == 3);
   /* one plane: k-space beside it; three: k-space in the fourth corner */
   g_object_ref (self->kspace);
   gtk_grid_remove (GTK_GRID (self->planes_box), self->kspace);
