@@ -77,6 +77,8 @@ struct _EfMriWindow {
   gint64        started;
   guint         kspace_points, kspace_used;
   /* test hooks: the worker waits after block hold_after (G_MAXUINT: never) until released */
+  GMutex        pub_lock;       /* guards pending */
+  struct _Publish *pending;     /* owned: the worker's latest result not yet shown, or NULL */
   GMutex        hold_lock;
   GCond         hold_cond;
   guint         hold_after;
@@ -86,26 +88,39 @@ G_DEFINE_FINAL_TYPE (EfMriWindow, ef_mri_window, GTK_TYPE_WINDOW)
 
 /* ---- the worker ---- */
 
-/* One block's result on its way to the main loop. */
-typedef struct {
-  EfMriWindow *win;     /* owned reference */
-  Prepared    *prep;    /* owned reference, set with the first message */
-  EfCf64      *image;   /* owned copy, NULL with the first message */
+/* The latest block's result on its way to the main loop. */
+typedef struct _Publish {
+  Prepared    *prep;    /* owned reference */
+  EfCf64      *image;   /* owned copy, NULL before the first block */
   gsize        done;
 } Publish;
 
 static gboolean publish_idle (gpointer data);
 
+/* Hands the image after a block to the main loop. A result the main loop has not taken yet is replaced,
+ * not queued, so that one copy at most waits however slow the display. */
 G_GNUC_UNUSED static void
 publish (EfMriWindow *self, Prepared *prep, const EfCf64 *img, gsize done)
 {
-  Publish *p = g_new0 (Publish, 1);
+  EfCf64 *copy = img != NULL ? g_memdup2 (img, prep->nv * sizeof (EfCf64)) : NULL;
+  gboolean schedule = FALSE;
 
-  p->win = g_object_ref (self);
-  p->prep = g_atomic_rc_box_acquire (prep);
-  p->image = img != NULL ? g_memdup2 (img, prep->nv * sizeof (EfCf64)) : NULL;
-  p->done = done;
-  g_main_context_invoke (NULL, publish_idle, p);
+  g_mutex_lock (&self->pub_lock);
+  if (self->pending == NULL)
+    {
+      self->pending = g_new0 (Publish, 1);
+      self->pending->prep = g_atomic_rc_box_acquire (prep);
+      schedule = TRUE;
+    }
+  if (copy != NULL)
+    {
+      g_free (self->pending->image);
+      self->pending->image = copy;
+      self->pending->done = done;
+    }
+  g_mutex_unlock (&self->pub_lock);
+  if (schedule)
+    g_main_context_invoke (NULL, publish_idle, g_object_ref (self));
 }
 
 #if HAVE_ISMRMRD
@@ -428,9 +443,12 @@ set_image (EfMriWindow *self, EfCf64 *img)
 static gboolean
 publish_idle (gpointer data)
 {
-  Publish *p = data;
-  EfMriWindow *self = p->win;
+  EfMriWindow *self = data;
+  Publish *p;
 
+  g_mutex_lock (&self->pub_lock);
+  p = g_steal_pointer (&self->pending);
+  g_mutex_unlock (&self->pub_lock);
   if (!g_cancellable_is_cancelled (self->cancellable))
     {
       if (self->prep == NULL)
@@ -446,15 +464,16 @@ publish_idle (gpointer data)
           self->done = p->done;
           set_image (self, g_steal_pointer (&p->image));
           g_snprintf (text, sizeof text, _("samples %'lu of %'lu (F^H d, exact, CPU), %.2f s"),
-                      (unsigned long) p->done, (unsigned long) self->prep->t->m, (g_get_monotonic_time () - self->started) / 1e6);
+                      (unsigned long) p->done, (unsigned long) self->prep->t->m,
+                      (g_get_monotonic_time () - self->started) / 1e6);
           gtk_label_set_text (GTK_LABEL (self->progress_label), text);
         }
       gtk_widget_queue_draw (self->kspace);
     }
   g_free (p->image);
   g_atomic_rc_box_release_full (p->prep, prepared_clear);
-  g_object_unref (p->win);
   g_free (p);
+  g_object_unref (self);
   return G_SOURCE_REMOVE;
 }
 
@@ -683,6 +702,7 @@ ef_mri_window_init (EfMriWindow *self)
   GtkWidget *scale, *title;
 
   self->cancellable = g_cancellable_new ();
+  g_mutex_init (&self->pub_lock);
   g_mutex_init (&self->hold_lock);
   g_cond_init (&self->hold_cond);
   self->hold_after = G_MAXUINT;
@@ -791,6 +811,7 @@ ef_mri_window_finalize (GObject *object)
   EfMriWindow *self = EF_MRI_WINDOW (object);
 
   g_clear_object (&self->cancellable);
+  g_mutex_clear (&self->pub_lock);
   g_mutex_clear (&self->hold_lock);
   g_cond_clear (&self->hold_cond);
   if (self->prep != NULL)
