@@ -217,6 +217,27 @@ test_3d (void)
   ef_mri_window_test_kspace_drawn (w, &points, &used);
   g_assert_cmpuint (points, ==, t->m);
   g_assert_cmpuint (used, ==, t->m);
+  /* clicks pick the planes: the axial plane sets x and y, the sagittal y and z */
+  {
+    guint c[3];
+
+    ef_mri_window_test_click_voxel (w, 0, 5.5, 17.5);
+    ef_mri_window_test_cursor (w, c);
+    g_assert_cmpuint (c[0], ==, 5);
+    g_assert_cmpuint (c[1], ==, 17);
+    g_assert_cmpuint (c[2], ==, n / 2);
+    ef_mri_window_test_click_voxel (w, 2, 9.5, 3.5);
+    ef_mri_window_test_cursor (w, c);
+    g_assert_cmpuint (c[0], ==, 5);
+    g_assert_cmpuint (c[1], ==, 9);
+    g_assert_cmpuint (c[2], ==, 3);
+    ef_mri_window_test_click_voxel (w, 1, 12.5, 12.5);
+    ef_mri_window_test_cursor (w, c);
+    g_assert_cmpuint (c[0], ==, 12);
+    g_assert_cmpuint (c[1], ==, 9);
+    g_assert_cmpuint (c[2], ==, 12);
+    gtk_test_widget_wait_for_draw (GTK_WIDGET (w));
+  }
   screenshot (GTK_WIDGET (w), "mri-3d.png");
   destroy_and_check (w);
   g_unlink (path);

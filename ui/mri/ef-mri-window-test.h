@@ -26,6 +26,10 @@ void     ef_mri_window_test_least_squares (EfMriWindow *self);
 /* Makes the worker wait after adding block (0 .. 15) until called again with G_MAXUINT; call before
  * opening. */
 void     ef_mri_window_test_hold_after (EfMriWindow *self, guint block);
+/* A click on plane i (0 axial, 1 coronal, 2 sagittal) where its pixel (col, row) is drawn (row 0 at
+ * the bottom; fractions inside the pixel), through the click handler; the voxel the planes go through. */
+void     ef_mri_window_test_click_voxel (EfMriWindow *self, guint i, double col, double row);
+void     ef_mri_window_test_cursor (EfMriWindow *self, guint cursor[3]);
 /* Clicks Cancel. */
 void     ef_mri_window_test_cancel (EfMriWindow *self);
 /* The text of the progress line (borrowed). */

@@ -656,17 +656,15 @@ slider_changed (GtkRange *range, EfMriWindow *self)
     gtk_widget_queue_draw (self->planes[i]);
 }
 
-/* A click on a plane moves the other planes through the voxel clicked. */
+/* A click at (x, y) on plane i moves the other planes through the voxel clicked. */
 static void
-plane_clicked (GtkGestureClick *gesture, int n_press, double x, double y, EfMriWindow *self)
+pick (EfMriWindow *self, guint i, double x, double y)
 {
-  GtkWidget *area = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (gesture));
-  guint i = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (area), "plane"));
+  GtkWidget *area = self->planes[i];
   int width = gtk_widget_get_width (area), height = gtk_widget_get_height (area);
   guint w, h, ca, ra;
   double s, col, row;
 
-  (void) n_press;
   if (self->prep == NULL || self->prep->g.dim != 3)
     return;
   plane_size (&self->prep->g, i, &w, &h);
@@ -679,6 +677,15 @@ plane_clicked (GtkGestureClick *gesture, int n_press, double x, double y, EfMriW
   ra = i == 0 ? 1 : 2;
   gtk_range_set_value (GTK_RANGE (self->sliders[ca]), floor (col));
   gtk_range_set_value (GTK_RANGE (self->sliders[ra]), floor (row));
+}
+
+static void
+plane_clicked (GtkGestureClick *gesture, int n_press, double x, double y, EfMriWindow *self)
+{
+  GtkWidget *area = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (gesture));
+
+  (void) n_press;
+  pick (self, GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (area), "plane")), x, y);
 }
 
 static GtkWidget *
@@ -921,6 +928,26 @@ const char *
 ef_mri_window_test_progress (EfMriWindow *self)
 {
   return gtk_label_get_text (GTK_LABEL (self->progress_label));
+}
+
+void
+ef_mri_window_test_click_voxel (EfMriWindow *self, guint i, double col, double row)
+{
+  int width = gtk_widget_get_width (self->planes[i]), height = gtk_widget_get_height (self->planes[i]);
+  guint w, h;
+  double s;
+
+  g_return_if_fail (self->prep != NULL && i < 3);
+  plane_size (&self->prep->g, i, &w, &h);
+  s = MIN ((double) width / w, (double) height / h);
+  pick (self, i, (width - s * w) / 2 + s * col, (height - s * h) / 2 + s * (h - row));
+}
+
+void
+ef_mri_window_test_cursor (EfMriWindow *self, guint cursor[3])
+{
+  for (guint a = 0; a < 3; a++)
+    cursor[a] = self->cursor[a];
 }
 
 const char *
