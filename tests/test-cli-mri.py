@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# test-cli-mri.py: echoform-cli mri end to end: the phantom reconstructed three ways and with several coils, its .npy, bad options.
+# test-cli-mri.py: echoform-cli mri end to end: the phantom reconstructed three ways and with several coils, its .npy, bad options; info on its ISMRMRD file.
 # SPDX-License-Identifier: GPL-3.0-or-later
 import os
 import re
@@ -101,6 +101,26 @@ def main():
         else:
             results.append((r.returncode == 2 and "ISMRMRD support" in r.stderr,
                             "# SKIP no ISMRMRD support in this build"))
+        # info on the ISMRMRD file: what it holds, in text and JSON (the spiral: 16 arms of 256 samples)
+        if os.path.exists(h5):
+            import json
+            ri = subprocess.run([CLI, "info", h5], capture_output=True, text=True, timeout=60)
+            ok = ri.returncode == 0 and "2-D trajectory" in ri.stdout and "4096 per channel" in ri.stdout
+            ok = ok and re.search(r"Channels:\s+1\n", ri.stdout) is not None and "normalised" in ri.stdout
+            results.append((ok, f"info on an ISMRMRD file: exit {ri.returncode}"))
+            rj = subprocess.run([CLI, "info", "--json", h5], capture_output=True, text=True, timeout=60)
+            ok = rj.returncode == 0
+            if ok:
+                j = json.loads(rj.stdout)
+                ok = (j["source"] == "ISMRMRD" and j["dimensions"] == 2 and j["samples"] == 4096
+                      and j["channels"] == 1 and j["k_normalised"] and all(abs(v) <= 0.5 for v in j["k_max"])
+                      and max(j["k_max"]) > 0.45)
+            results.append((ok, f"info --json on an ISMRMRD file: exit {rj.returncode}"))
+            bad = os.path.join(tmp, "junk.h5")
+            with open(bad, "w") as f:
+                f.write("not HDF5")
+            rb = subprocess.run([CLI, "info", bad], capture_output=True, text=True, timeout=60)
+            results.append((rb.returncode == 1 and "junk.h5" in rb.stderr, f"info on a bad .h5: exit {rb.returncode}"))
         r = run("--coils", "all")
         results.append((r.returncode == 2 and "--coils" in r.stderr, f"a bad --coils: exit {r.returncode}"))
         r = run("--method", "fft")

@@ -199,7 +199,7 @@ ef_cli_info (int argc, char **argv)
 
   context = ef_cli_option_context_new ("info", "FILE",
                                        "Describe a phase-history collection (CPHD, Gotcha .mat file or folder, "
-                                       "or a scene key file).",
+                                       "or a scene key file), or an ISMRMRD file of k-space samples (.h5, .mrd).",
                                        "The channel marked * is the one that form would read.", entries);
   if (!ef_cli_option_parse (context, "info", &argc, &argv))
     return EF_CLI_EXIT_USAGE;
@@ -210,6 +210,8 @@ ef_cli_info (int argc, char **argv)
   if (channel_s != NULL && !ef_cli_parse_uint ("--channel", channel_s, 0, 65535, &channel, &error))
     return ef_cli_report ("info", error);
 
+  if (ef_cli_info_is_ismrmrd (argv[1]))
+    return ef_cli_info_ismrmrd (argv[1], json);
   ds = ef_cli_open_input (argv[1], channel, 0, &error);
   if (ds == NULL)
     return ef_cli_report ("info", error);

@@ -22,6 +22,9 @@ G_BEGIN_DECLS
 /* The subcommands. argv[0] is the subcommand's name. */
 int ef_cli_simulate (int argc, char **argv);
 int ef_cli_info (int argc, char **argv);
+/* info on an ISMRMRD file (ef-cli-info-mri.c): whether path names one, by its name; its description. */
+gboolean ef_cli_info_is_ismrmrd (const char *path);
+int      ef_cli_info_ismrmrd (const char *path, gboolean json);
 int ef_cli_form (int argc, char **argv);
 int ef_cli_metrics (int argc, char **argv);
 int ef_cli_bench (int argc, char **argv);

@@ -7,6 +7,7 @@
 
 #include "ef-demo.h"
 #include "ef-main-window-private.h"
+#include "ef-mri-window.h"
 
 #define MAX_RECENT 8
 /* A toast's title longer than this is cut at the window's width: such a toast has a button that shows the
@@ -250,6 +251,16 @@ ef_main_window_open_path (EfMainWindow *self, const char *path)
   g_return_if_fail (EF_IS_MAIN_WINDOW (self));
   g_return_if_fail (path != NULL);
 
+  if (ef_mri_window_accepts (path))
+    {
+      /* k-space samples (ISMRMRD) open in a window of their own */
+      EfMriWindow *mw = ef_mri_window_new (gtk_window_get_application (GTK_WINDOW (self)));
+
+      gtk_window_set_transient_for (GTK_WINDOW (mw), GTK_WINDOW (self));
+      ef_mri_window_open (mw, path);
+      gtk_window_present (GTK_WINDOW (mw));
+      return;
+    }
   name = g_filename_display_basename (path);
   msg = g_strdup_printf (_("Opening %s…"), name);
   start_load (self, g_strdup (path), msg);
@@ -296,6 +307,7 @@ ef_main_window_show_open_dialog (EfMainWindow *self, gboolean folder)
   g_autoptr (GtkFileFilter) all = gtk_file_filter_new ();
   g_autoptr (GtkFileFilter) cphd = gtk_file_filter_new ();
   g_autoptr (GtkFileFilter) mat = gtk_file_filter_new ();
+  g_autoptr (GtkFileFilter) mrd = gtk_file_filter_new ();
 
   chooser = gtk_file_chooser_native_new (folder ? _("Open a Folder of Gotcha Files") : _("Open a Collection"),
                                          GTK_WINDOW (self),
@@ -307,6 +319,8 @@ ef_main_window_show_open_dialog (EfMainWindow *self, gboolean folder)
       gtk_file_filter_set_name (all, _("Phase histories"));
       gtk_file_filter_add_suffix (all, "cphd");
       gtk_file_filter_add_suffix (all, "mat");
+      gtk_file_filter_add_suffix (all, "h5");
+      gtk_file_filter_add_suffix (all, "mrd");
       gtk_file_filter_set_name (cphd, _("CPHD files"));
       gtk_file_filter_add_suffix (cphd, "cphd");
       gtk_file_filter_set_name (mat, _("Gotcha MATLAB files"));
@@ -314,6 +328,10 @@ ef_main_window_show_open_dialog (EfMainWindow *self, gboolean folder)
       gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), all);
       gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), cphd);
       gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), mat);
+      gtk_file_filter_set_name (mrd, _("ISMRMRD k-space files (MRI)"));
+      gtk_file_filter_add_suffix (mrd, "h5");
+      gtk_file_filter_add_suffix (mrd, "mrd");
+      gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), mrd);
     }
   g_signal_connect (chooser, "response", G_CALLBACK (chooser_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));

@@ -1,0 +1,357 @@
+/* test-gui-mri.c: the MRI window on ISMRMRD files written here: the refined image is the exact F^H d, the
+ * k-space view draws the samples, a 3-D file shows three planes, least squares runs, Cancel stops it,
+ * the main window's File → Open routes the file there, the window is freed. */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "test-gui-mri"
+#include "config.h"
+
+#include <complex.h>
+#include <glib/gstdio.h>
+#include <gtk/gtk.h>
+#include <math.h>
+#include <string.h>
+
+#include "ef-gui-screenshot.h"
+#include "ef-gui-window-test.h"
+#include "ef-mri-blocks.h"
+#include "ef-mri-gridding.h"
+#include "ef-mri-phantom.h"
+#include "ef-mri-window-test.h"
+#if HAVE_ISMRMRD
+#include "ef-ismrmrd.h"
+
+/* Writes the Shepp-Logan phantom's samples on t to path (trajectory in cycles per FOV) and returns the
+ * exact density-weighted F^H d on the n-voxel grid of what the file holds (ISMRMRD keeps float32),
+ * read back and computed here in one sum. */
+static EfCf64 *
+write_phantom (const char *path, EfMriTraj *t, guint n)
+{
+  g_autoptr (GError) error = NULL;
+  EfMriPhantom ph = ef_mri_phantom_shepp_logan (t->dim);
+  EfMriGrid g = ef_mri_grid_image (t->dim, n);
+  gsize nv = ef_mri_grid_voxels (&g, &error);
+  g_autofree EfCf64 *d = g_new (EfCf64, t->m), *fd = NULL;
+  g_autofree double *area = g_new (double, t->m);
+  g_autoptr (EfMriTraj) ft = NULL;
+  EfCf64 *ref = g_new (EfCf64, nv);
+
+  ef_mri_phantom_sample (&ph, t, (double) nv, d, 0);
+  g_assert_true (ef_ismrmrd_write (path, t, d, 2 * n, 1.0, &error));
+  g_assert_no_error (error);
+  g_assert_true (ef_ismrmrd_read (path, 0, 1.0, &ft, &fd, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (ft->m, ==, t->m);
+  g_assert_true (ef_mri_density_pipe (ft, &g, 4, 20, area, &error));
+  for (gsize i = 0; i < ft->m; i++)
+    fd[i] *= area[i] / (double) nv;
+  g_assert_true (ef_mri_adjoint (ft, fd, &g, ref, 0, &error));
+  g_assert_no_error (error);
+  return ref;
+}
+
+static void
+iterate_until_idle (EfMriWindow *w, guint timeout_ms)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+
+  while (!ef_mri_window_test_is_idle (w))
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, end);
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  for (int i = 0; i < 50; i++)
+    g_main_context_iteration (NULL, FALSE);
+}
+
+static double
+nrmse (const EfCf64 *a, const EfCf64 *ref, gsize n)
+{
+  double num = 0, den = 0;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      num += pow (cabs (a[i] - ref[i]), 2);
+      den += pow (cabs (ref[i]), 2);
+    }
+  return sqrt (num / den);
+}
+
+static void
+destroy_and_check (EfMriWindow *w)
+{
+  GWeakRef ref;
+
+  g_weak_ref_init (&ref, w);
+  gtk_window_destroy (GTK_WINDOW (w));
+  for (int i = 0; i < 200 && g_weak_ref_get (&ref) != NULL; i++)
+    {
+      g_object_unref (g_weak_ref_get (&ref));
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  g_assert_null (g_weak_ref_get (&ref));
+  g_weak_ref_clear (&ref);
+}
+
+static void
+test_2d (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("ef-mri-gui-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "phantom.h5", NULL);
+  guint n = 64;
+  g_autoptr (EfMriTraj) t = ef_mri_traj_radial (n, (guint) ceil (G_PI / 2 * n), 2 * n, &error);
+  g_autofree EfCf64 *ref = write_phantom (path, t, n);
+  EfMriWindow *w = ef_mri_window_new (NULL);
+  const EfCf64 *img;
+  guint dims[3], points, used, pw, ph;
+  gsize done, total;
+  double err;
+
+  g_assert_true (ef_mri_window_accepts (path));
+  g_assert_false (ef_mri_window_accepts ("data.cphd"));
+  ef_mri_window_test_hold_after (w, 5);
+  ef_mri_window_open (w, path);
+  gtk_window_present (GTK_WINDOW (w));
+  /* part way (the worker held after block 5 of 16): the image holds 6/16 of the samples and the
+   * k-space view highlights just those */
+  while (!(ef_mri_window_test_samples (w, &done, &total), done > 0))
+    {
+      g_assert_true (ef_mri_window_test_error (w) == NULL);
+      g_main_context_iteration (NULL, TRUE);
+    }
+  for (int i = 0; i < 200 && done < 6 * total / 16; i++)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (5000);
+      ef_mri_window_test_samples (w, &done, &total);
+    }
+  g_assert_cmpuint (done, ==, 6 * total / 16);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (w));
+  screenshot (GTK_WIDGET (w), "mri-2d-refining.png");
+  ef_mri_window_test_kspace_drawn (w, &points, &used);
+  g_test_message ("part way: %u of %u points drawn as used, %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT
+                  " samples summed", used, points, done, total);
+  g_assert_cmpuint (points, ==, t->m);
+  g_assert_cmpuint (used, ==, done);
+  ef_mri_window_test_hold_after (w, G_MAXUINT);
+  iterate_until_idle (w, 120000);
+  g_assert_null (ef_mri_window_test_error (w));
+  ef_mri_window_test_samples (w, &done, &total);
+  g_assert_cmpuint (total, ==, t->m);
+  g_assert_cmpuint (done, ==, t->m);
+  img = ef_mri_window_test_image (w, dims);
+  g_assert_nonnull (img);
+  g_assert_cmpuint (dims[0], ==, n);
+  g_assert_cmpuint (dims[1], ==, n);
+  g_assert_cmpuint (dims[2], ==, 1);
+  err = nrmse (img, ref, (gsize) n * n);
+  g_test_message ("2-D: %" G_GSIZE_FORMAT " samples in blocks, NRMSE against the whole sum %.3e", total, err);
+  g_assert_cmpfloat (err, <, 1e-9);
+  g_assert_cmpuint (ef_mri_window_test_n_planes (w), ==, 1);
+  ef_mri_window_test_plane_size (w, 0, &pw, &ph);
+  g_assert_cmpuint (pw, ==, n);
+  g_assert_cmpuint (ph, ==, n);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (w));
+  ef_mri_window_test_kspace_drawn (w, &points, &used);
+  g_test_message ("k-space: %u points drawn, %u used", points, used);
+  g_assert_cmpuint (points, ==, t->m);
+  g_assert_cmpuint (used, ==, t->m);
+  screenshot (GTK_WIDGET (w), "mri-2d.png");
+
+  /* least squares replaces the image and reports falling residuals */
+  ef_mri_window_test_least_squares (w);
+  g_assert_false (ef_mri_window_test_is_idle (w));
+  iterate_until_idle (w, 120000);
+  g_assert_null (ef_mri_window_test_error (w));
+  g_test_message ("%s", ef_mri_window_test_residuals (w));
+  g_assert_nonnull (strstr (ef_mri_window_test_residuals (w), "|b − Ax| / |b|"));
+  img = ef_mri_window_test_image (w, dims);
+  g_assert_cmpfloat (nrmse (img, ref, (gsize) n * n), >, 1e-3);
+  screenshot (GTK_WIDGET (w), "mri-2d-cg.png");
+
+  destroy_and_check (w);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+static void
+test_3d (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("ef-mri-gui-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "phantom3d.mrd", NULL);
+  guint n = 24;
+  g_autoptr (EfMriTraj) t = ef_mri_traj_stack_of_spirals (n, n, 8, n * n / 8, &error);
+  g_autofree EfCf64 *ref = write_phantom (path, t, n);
+  EfMriWindow *w = ef_mri_window_new (NULL);
+  const EfCf64 *img;
+  guint dims[3], points, used;
+  gsize done, total;
+  double err;
+
+  ef_mri_window_open (w, path);
+  gtk_window_present (GTK_WINDOW (w));
+  iterate_until_idle (w, 240000);
+  g_assert_null (ef_mri_window_test_error (w));
+  ef_mri_window_test_samples (w, &done, &total);
+  g_assert_cmpuint (done, ==, t->m);
+  img = ef_mri_window_test_image (w, dims);
+  g_assert_cmpuint (dims[0], ==, n);
+  g_assert_cmpuint (dims[1], ==, n);
+  g_assert_cmpuint (dims[2], ==, n);
+  err = nrmse (img, ref, (gsize) n * n * n);
+  g_test_message ("3-D: %" G_GSIZE_FORMAT " samples in blocks, NRMSE against the whole sum %.3e", total, err);
+  g_assert_cmpfloat (err, <, 1e-9);
+  g_assert_cmpuint (ef_mri_window_test_n_planes (w), ==, 3);
+  for (guint i = 0; i < 3; i++)
+    {
+      guint pw, ph;
+
+      ef_mri_window_test_plane_size (w, i, &pw, &ph);
+      g_assert_cmpuint (pw, ==, n);
+      g_assert_cmpuint (ph, ==, n);
+    }
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (w));
+  ef_mri_window_test_kspace_drawn (w, &points, &used);
+  g_assert_cmpuint (points, ==, t->m);
+  g_assert_cmpuint (used, ==, t->m);
+  /* clicks pick the planes: the axial plane sets x and y, the sagittal y and z */
+  {
+    guint c[3];
+
+    ef_mri_window_test_click_voxel (w, 0, 5.5, 17.5);
+    ef_mri_window_test_cursor (w, c);
+    g_assert_cmpuint (c[0], ==, 5);
+    g_assert_cmpuint (c[1], ==, 17);
+    g_assert_cmpuint (c[2], ==, n / 2);
+    ef_mri_window_test_click_voxel (w, 2, 9.5, 3.5);
+    ef_mri_window_test_cursor (w, c);
+    g_assert_cmpuint (c[0], ==, 5);
+    g_assert_cmpuint (c[1], ==, 9);
+    g_assert_cmpuint (c[2], ==, 3);
+    ef_mri_window_test_click_voxel (w, 1, 12.5, 12.5);
+    ef_mri_window_test_cursor (w, c);
+    g_assert_cmpuint (c[0], ==, 12);
+    g_assert_cmpuint (c[1], ==, 9);
+    g_assert_cmpuint (c[2], ==, 12);
+    gtk_test_widget_wait_for_draw (GTK_WIDGET (w));
+  }
+  screenshot (GTK_WIDGET (w), "mri-3d.png");
+  destroy_and_check (w);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* File → Open's path on an ISMRMRD file: an MRI window over the main window, which loads nothing. */
+static void
+test_from_main_window (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("ef-mri-gui-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "phantom.mrd", NULL);
+  g_autoptr (EfMriTraj) t = ef_mri_traj_radial (32, 51, 64, &error);
+  g_autofree EfCf64 *ref = write_phantom (path, t, 32);
+  EfMainWindow *main_window = new_window ();
+  EfMriWindow *w = NULL;
+  const EfCf64 *img;
+  guint dims[3];
+
+  ef_main_window_open_path (main_window, path);
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
+    if (EF_IS_MRI_WINDOW (l->data))
+      w = l->data;
+  g_assert_nonnull (w);
+  g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (w)) == GTK_WINDOW (main_window));
+  iterate_until_idle (w, 60000);
+  g_assert_null (ef_mri_window_test_error (w));
+  img = ef_mri_window_test_image (w, dims);
+  g_assert_cmpuint (dims[0], ==, 32);
+  g_assert_cmpfloat (nrmse (img, ref, 32 * 32), <, 1e-9);
+  g_assert_true (ef_main_window_is_idle (main_window));
+  destroy_and_check (w);
+  close_window (main_window);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* Cancel part way: the image stops at the blocks summed, the window says so, least squares stays off. */
+static void
+test_cancel (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("ef-mri-gui-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "phantom.h5", NULL);
+  g_autoptr (EfMriTraj) t = ef_mri_traj_radial (32, 51, 64, &error);
+  g_autofree EfCf64 *ref = write_phantom (path, t, 32);
+  EfMriWindow *w = ef_mri_window_new (NULL);
+  gsize done = 0, total = 0;
+
+  ef_mri_window_test_hold_after (w, 2);
+  ef_mri_window_open (w, path);
+  gtk_window_present (GTK_WINDOW (w));
+  for (int i = 0; i < 20000 && done < 3 * t->m / 16; i++)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+      ef_mri_window_test_samples (w, &done, &total);
+    }
+  g_assert_cmpuint (done, ==, 3 * t->m / 16);
+  ef_mri_window_test_cancel (w);
+  ef_mri_window_test_hold_after (w, G_MAXUINT);
+  iterate_until_idle (w, 60000);
+  ef_mri_window_test_samples (w, &done, &total);
+  g_test_message ("%s", ef_mri_window_test_progress (w));
+  g_assert_cmpuint (done, ==, 3 * t->m / 16);
+  g_assert_null (ef_mri_window_test_error (w));
+  g_assert_nonnull (strstr (ef_mri_window_test_progress (w), "cancelled at"));
+  ef_mri_window_test_least_squares (w);
+  g_assert_true (ef_mri_window_test_is_idle (w));
+  destroy_and_check (w);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* A file that is not ISMRMRD: the window says so. */
+static void
+test_bad_file (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ef-mri-gui-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "junk.h5", NULL);
+  EfMriWindow *w = ef_mri_window_new (NULL);
+
+  g_assert_true (g_file_set_contents (path, "not an HDF5 file", -1, NULL));
+  ef_mri_window_open (w, path);
+  gtk_window_present (GTK_WINDOW (w));
+  iterate_until_idle (w, 60000);
+  g_assert_nonnull (ef_mri_window_test_error (w));
+  g_test_message ("%s", ef_mri_window_test_error (w));
+  destroy_and_check (w);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+#endif
+
+int
+main (int argc, char **argv)
+{
+#if HAVE_ISMRMRD
+  int status;
+
+  ef_test_app_setup (&argc, &argv);
+  g_test_add_func ("/gui/mri/2d", test_2d);
+  g_test_add_func ("/gui/mri/3d", test_3d);
+  g_test_add_func ("/gui/mri/main-window", test_from_main_window);
+  g_test_add_func ("/gui/mri/cancel", test_cancel);
+  g_test_add_func ("/gui/mri/bad-file", test_bad_file);
+  status = g_test_run ();
+  g_object_unref (app);
+  return status;
+#else
+  (void) argc;
+  (void) argv;
+  (void) app;
+  return 77;  /* this build reads no ISMRMRD files */
+#endif
+}
