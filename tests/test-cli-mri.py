@@ -121,6 +121,26 @@ def main():
                 f.write("not HDF5")
             rb = subprocess.run([CLI, "info", bad], capture_output=True, text=True, timeout=60)
             results.append((rb.returncode == 1 and "junk.h5" in rb.stderr, f"info on a bad .h5: exit {rb.returncode}"))
+            # form on an ISMRMRD file: the mri reconstruction at the size the file implies (k in cycles per
+            # field of view), the same image as mri itself; SAR options and other outputs refused.
+            h5k = os.path.join(tmp, "cycles.h5")
+            r = run("--size", "24", "--method", "adjoint", "--traj-scale", "1", "--save-ismrmrd", h5k)
+            fa, fb = os.path.join(tmp, "form.npy"), os.path.join(tmp, "mri.npy")
+            rf = subprocess.run([CLI, "form", h5k, "-o", fa], capture_output=True, text=True, timeout=120)
+            rm = run("--ismrmrd", h5k, "--size", "24", "--traj-scale", "1", "-o", fb)
+            same = False
+            if r.returncode == 0 and rf.returncode == 0 and rm.returncode == 0:
+                with open(fa, "rb") as f1, open(fb, "rb") as f2:
+                    same = f1.read() == f2.read()
+            results.append((same and "ISMRMRD (MRI) file" in rf.stderr,
+                            f"form on an ISMRMRD file: exit {r.returncode}, {rf.returncode}, {rm.returncode}, "
+                            "the same image as mri"))
+            rs = subprocess.run([CLI, "form", h5k, "-o", fa, "--roi", "0,0,1,1"], capture_output=True, text=True,
+                                timeout=60)
+            rp = subprocess.run([CLI, "form", h5k, "-o", os.path.join(tmp, "x.png")], capture_output=True, text=True,
+                                timeout=60)
+            results.append((rs.returncode == 2 and "SAR options" in rs.stderr and rp.returncode == 2,
+                            f"form on an ISMRMRD file with --roi, or to .png: exit {rs.returncode}, {rp.returncode}"))
         r = run("--coils", "all")
         results.append((r.returncode == 2 and "--coils" in r.stderr, f"a bad --coils: exit {r.returncode}"))
         r = run("--method", "fft")

@@ -272,6 +272,51 @@ form_over_ranks (EfCliMpi *mpi, const FormRequest *rq, EfDataset *ds, const EfJo
 }
 #endif
 
+/* An ISMRMRD (MRI) file: reconstructed as `mri --ismrmrd FILE --size N -o OUT --backend B` would,
+ * by least squares (cg), the size from the file. SAR options have no meaning for it and are refused. */
+static int
+form_ismrmrd (const char *input, const char *output, const char *backend_s, gboolean sar_options)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *size_s = NULL;
+  const char *args[12];
+  gboolean normalised;
+  guint edge, n = 0;
+
+  if (sar_options)
+    return ef_cli_usage_error ("form", "“%s” is an ISMRMRD (MRI) file: SAR options do not apply to it; "
+                               "see echoform-cli mri", input);
+  if (!g_str_has_suffix (output, ".npy"))
+    return ef_cli_usage_error ("form", "an MRI image is written as .npy (complex128), not “%s”", output);
+  if (!ef_cli_ismrmrd_image (input, &edge, &normalised, &error))
+    return ef_cli_report ("form", error);
+  if (edge == 0)
+    return ef_cli_usage_error ("form", "“%s” does not say its image size: use echoform-cli mri --ismrmrd FILE "
+                               "--size N", input);
+  size_s = g_strdup_printf ("%u", edge);
+  args[n++] = "mri";
+  args[n++] = "--ismrmrd";
+  args[n++] = input;
+  args[n++] = "--size";
+  args[n++] = size_s;
+  if (!normalised)
+    {
+      args[n++] = "--traj-scale";
+      args[n++] = "1";
+    }
+  args[n++] = "-o";
+  args[n++] = output;
+  if (backend_s != NULL)
+    {
+      args[n++] = "--backend";
+      args[n++] = backend_s;
+    }
+  args[n] = NULL;
+  fprintf (stderr, "form: “%s” is an ISMRMRD (MRI) file: reconstructing it as echoform-cli mri --ismrmrd "
+           "FILE --size %u%s does (least squares)\n", input, edge, normalised ? "" : " --traj-scale 1");
+  return ef_cli_mri ((int) n, (char **) args);
+}
+
 static int
 form_main (int argc, char **argv, EfCliMpi *mpi)
 {
@@ -360,7 +405,9 @@ form_main (int argc, char **argv, EfCliMpi *mpi)
   };
 
   description = g_strconcat ("FILE is a CPHD file, a Gotcha .mat file or folder, or a scene key file (.ini) "
-                             "that is simulated in memory first.\n"
+                             "that is simulated in memory first. An ISMRMRD (MRI) file (.h5, .mrd) is "
+                             "reconstructed as `mri --ismrmrd FILE` does, at the size the file gives, into "
+                             "OUT.npy.\n"
                              "A progress bar is drawn on stderr when stderr is a terminal.\n\n",
                              ef_cli_scene_file_help, NULL);
   context = ef_cli_option_context_new ("form", "FILE -o OUT", "Form an image of a region by backprojection.",
@@ -376,6 +423,11 @@ form_main (int argc, char **argv, EfCliMpi *mpi)
   input = argv[1];
   if (output == NULL)
     return ef_cli_usage_error ("form", "no output file; give -o OUT.npy, OUT.tiff, OUT.png or OUT.nitf");
+  if (ef_cli_info_is_ismrmrd (input))
+    return form_ismrmrd (input, output, backend_s,
+                         roi_s != NULL || spacing_s != NULL || algo_s != NULL || precision_s != NULL
+                           || window_s != NULL || az_window_s != NULL || autofocus_s != NULL || phase_in != NULL
+                           || gotcha_af || mpi != NULL);
   if (!output_kind (output, &kind))
     return ef_cli_usage_error ("form", "cannot tell the image type of '%s'; use .npy, .tiff, .png or .nitf",
                                output);

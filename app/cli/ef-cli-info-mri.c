@@ -20,6 +20,28 @@ ef_cli_info_is_ismrmrd (const char *path)
   return g_str_has_suffix (lower, ".h5") || g_str_has_suffix (lower, ".mrd") || g_str_has_suffix (lower, ".ismrmrd");
 }
 
+gboolean
+ef_cli_ismrmrd_image (const char *path, guint *edge, gboolean *normalised, GError **error)
+{
+#if HAVE_ISMRMRD
+  g_autoptr (EfMriTraj) t = NULL;
+  g_autofree EfCf64 *d = NULL;
+  EfIsmrmrdInfo info;
+  double kmax = 0;
+
+  if (!ef_ismrmrd_read_coils (path, 1.0, &info, &t, &d, error))
+    return FALSE;
+  for (gsize i = 0; i < t->m * t->dim; i++)
+    kmax = MAX (kmax, fabs (t->k[i]));
+  *normalised = kmax <= 0.5 + 1e-9;
+  *edge = info.matrix[0] > 0 ? info.matrix[0] : *normalised ? 0 : ef_mri_traj_edge (t);
+  return TRUE;
+#else
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: this build has no ISMRMRD support", path);
+  return FALSE;
+#endif
+}
+
 int
 ef_cli_info_ismrmrd (const char *path, gboolean json)
 {

@@ -25,6 +25,9 @@ int ef_cli_info (int argc, char **argv);
 /* info on an ISMRMRD file (ef-cli-info-mri.c): whether path names one, by its name; its description. */
 gboolean ef_cli_info_is_ismrmrd (const char *path);
 int      ef_cli_info_ismrmrd (const char *path, gboolean json);
+/* The image an ISMRMRD file's reconstruction takes: its edge (0: the file does not say) and whether its
+ * trajectory is normalised (|k| <= 1/2) rather than in cycles per field of view. */
+gboolean ef_cli_ismrmrd_image (const char *path, guint *edge, gboolean *normalised, GError **error);
 int ef_cli_form (int argc, char **argv);
 int ef_cli_metrics (int argc, char **argv);
 int ef_cli_bench (int argc, char **argv);
