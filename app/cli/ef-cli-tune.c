@@ -184,6 +184,8 @@ ef_cli_tune (int argc, char **argv)
                                        "under the device's name in the user cache folder "
                                        "(echoform/cuda-tune.ini), where every later CUDA backend on the same "
                                        "device model looks it up. Takes a few seconds per device and precision. "
+                                       "With --mri, the same for the MRI sums' launch shapes, which "
+                                       "echoform-cli mri --backend cuda then runs and names. "
                                        "Needs a build with CUDA and a CUDA device.", entries);
   if (!ef_cli_option_parse (context, "tune", &argc, &argv))
     return EF_CLI_EXIT_USAGE;
