@@ -183,17 +183,27 @@ ef_cuda_mri_tune (int device, guint dim, gsize n_vox, gboolean q, guint *shape, 
       return FALSE;
     }
 
-  /* A first run of the default sets the sample count so that a run takes about TARGET_MS. */
+  /* Runs of the default set the sample count so that a run takes about TARGET_MS: a short first run is
+   * mostly launch overhead, so the estimate is refined until a run is long enough to trust. */
   m = CLAMP ((gsize) 1e9 / nv, MIN_SAMPLES, MAX_SAMPLES);
-  t = synthetic_traj (&g, m, rand, &d, q, error);
-  if (t == NULL || !time_shape (device, t, d, &g, EF_CUDA_MRI_DEFAULT_SHAPE, out, 2, &ms0, error))
-    return FALSE;
-  m = CLAMP ((gsize) (m * TARGET_MS / MAX (ms0, 1e-3)), MIN_SAMPLES, MAX_SAMPLES);
-  g_clear_pointer (&t, ef_mri_traj_free);
-  g_clear_pointer (&d, g_free);
-  t = synthetic_traj (&g, m, rand, &d, q, error);
-  if (t == NULL)
-    return FALSE;
+  for (int round = 0;; round++)
+    {
+      gsize next;
+
+      t = synthetic_traj (&g, m, rand, &d, q, error);
+      if (t == NULL)
+        return FALSE;
+      if (round == 4)
+        break;
+      if (!time_shape (device, t, d, &g, EF_CUDA_MRI_DEFAULT_SHAPE, out, 2, &ms0, error))
+        return FALSE;
+      next = CLAMP ((gsize) (m * TARGET_MS / MAX (ms0, 1e-3)), MIN_SAMPLES, MAX_SAMPLES);
+      if (next == m || (ms0 >= TARGET_MS / 4 && ms0 <= TARGET_MS * 4))
+        break;
+      m = next;
+      g_clear_pointer (&t, ef_mri_traj_free);
+      g_clear_pointer (&d, g_free);
+    }
 
   g_string_append_printf (table, "%s, %s %u-D, %u", name, q ? "Q" : "F^H d", dim, g.n[0]);
   for (guint a = 1; a < dim; a++)
