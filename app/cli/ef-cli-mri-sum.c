@@ -15,7 +15,8 @@
 #if HAVE_CUDA
 /* The device's float sums (EfCudaMriShape's default), the samples and weights rounded to float first. */
 static gboolean
-sum_cuda (const EfMriTraj *t, const EfCf64 *d, const double *w, const EfMriGrid *g, EfCf64 *out, GError **error)
+sum_cuda (const EfMriTraj *t, const EfCf64 *d, const double *w, const EfMriGrid *g, EfCf64 *out,
+          EfCudaMriTiming *timing, GError **error)
 {
   g_autofree EfCf32 *d32 = NULL;
   g_autofree float *w32 = NULL;
@@ -40,7 +41,7 @@ sum_cuda (const EfMriTraj *t, const EfCf64 *d, const double *w, const EfMriGrid 
                    t->m);
       return FALSE;
     }
-  return ef_cuda_mri_sum (-1, t, d32, w32, g, -1, out, NULL, error);
+  return ef_cuda_mri_sum (-1, t, d32, w32, g, -1, out, timing, error);
 }
 #endif
 
@@ -55,10 +56,12 @@ ef_cli_mri_sum (EfBackendKind kind, const EfMriTraj *t, const EfCf64 *d, const d
   if (kind != EF_BACKEND_CPU && ef_cuda_available (&why))
     {
       g_autofree char *name = ef_cuda_device_name (-1);
+      EfCudaMriTiming tm = { 0 };
 
-      if (!sum_cuda (t, d, w, g, out, error))
+      if (!sum_cuda (t, d, w, g, out, &tm, error))
         return FALSE;
-      *ran = g_strdup_printf ("CUDA, %s, fp32 sums into fp64", name);
+      *ran = g_strdup_printf ("CUDA, %s, shape %u (%s), %s, fp32 sums into fp64", name, tm.shape,
+                              ef_cuda_mri_shape_name (tm.shape), tm.tuned ? "tuned" : "default");
       return TRUE;
     }
 #else

@@ -9,12 +9,15 @@
 #include "ef-cli-private.h"
 #if HAVE_CUDA
 #include "cuda/ef-cuda.h"
+#include "cuda/ef-cuda-mri.h"
 #endif
 
 /* The class that the benchmarks and RESULTS.md use: a 4096-pixel image, 1024 pulses of 8192 bins. */
 #define DEFAULT_EDGE 4096
 #define DEFAULT_PULSES 1024
 #define DEFAULT_BINS 8192
+/* The MRI class that the benchmark uses: 64^3 voxels (F^H d; Q runs on the doubled grid). */
+#define DEFAULT_MRI_VOXELS 262144
 
 #if HAVE_CUDA
 typedef struct {
@@ -85,16 +88,82 @@ tune_devices (GArray *devices, GArray *precisions, guint edge, guint pulses, gui
 }
 #endif
 
+#if HAVE_CUDA
+/* Tunes the MRI sums' classes for n_vox voxels on every device: F^H d and Q (on the doubled grid), 2-D
+ * and 3-D; prints each timing table unless json. */
+static int
+tune_mri_devices (GArray *devices, gsize n_vox, gboolean json)
+{
+  g_autofree char *path = ef_cuda_tune_cache_path ();
+  EfCliJson j;
+
+  if (json)
+    {
+      ef_cli_json_init (&j);
+      ef_cli_json_begin_object (&j, NULL);
+      ef_cli_json_int (&j, "voxels", (gint64) n_vox);
+      ef_cli_json_string (&j, "cache", path);
+      ef_cli_json_begin_array (&j, "results");
+    }
+  for (guint i = 0; i < devices->len; i++)
+    for (guint dim = 2; dim <= 3; dim++)
+      for (int q = 0; q <= 1; q++)
+        {
+          int device = g_array_index (devices, int, i);
+          gsize nv = q ? n_vox << dim : n_vox;
+          g_autoptr (GError) error = NULL;
+          g_autofree char *report = NULL, *key = ef_cuda_mri_tune_key (dim, nv, q);
+          guint shape = 0;
+
+          if (!json && ef_cli_stderr_is_tty ())
+            fprintf (stderr, "Timing the MRI sum shapes for %s on CUDA device %d…\n", key, device);
+          if (!ef_cuda_mri_tune (device, dim, nv, q, &shape, &report, &error))
+            {
+              g_prefix_error (&error, "CUDA device %d, MRI %s: ", device, key);
+              return ef_cli_report ("tune", error);
+            }
+          if (json)
+            {
+              g_autofree char *name = ef_cuda_device_name (device);
+
+              ef_cli_json_begin_object (&j, NULL);
+              ef_cli_json_int (&j, "device", device);
+              ef_cli_json_string (&j, "name", name);
+              ef_cli_json_string (&j, "class", key);
+              ef_cli_json_int (&j, "shape", shape);
+              ef_cli_json_string (&j, "shape_name", ef_cuda_mri_shape_name (shape));
+              ef_cli_json_end_object (&j);
+            }
+          else
+            printf ("%s%s", i + dim + q > 2 ? "\n" : "", report);
+        }
+  if (json)
+    {
+      g_autofree char *text = NULL;
+
+      ef_cli_json_end_array (&j);
+      ef_cli_json_end_object (&j);
+      text = ef_cli_json_finish (&j);
+      fputs (text, stdout);
+    }
+  else
+    printf ("\nStored in %s; the MRI sums on the same device model and class use it.\n", path);
+  return EF_CLI_EXIT_OK;
+}
+#endif
+
 int
 ef_cli_tune (int argc, char **argv)
 {
+  g_autofree char *voxels_s = NULL;
   g_autofree char *edge_s = NULL, *pulses_s = NULL, *bins_s = NULL, *precision_s = NULL, *device_s = NULL;
   g_autoptr (GOptionContext) context = NULL;
   g_autoptr (GArray) precisions = g_array_new (FALSE, FALSE, sizeof (EfPrecision));
   g_autoptr (GError) error = NULL;
   g_auto (GStrv) prec_names = NULL;
   guint edge = DEFAULT_EDGE, pulses = DEFAULT_PULSES, bins = DEFAULT_BINS, device = 0;
-  gboolean json = FALSE, all_devices = FALSE;
+  guint voxels = DEFAULT_MRI_VOXELS;
+  gboolean json = FALSE, all_devices = FALSE, mri = FALSE;
   const GOptionEntry entries[] = {
     { "edge", 0, 0, G_OPTION_ARG_STRING, &edge_s, "Image edge in pixels (default 4096)", "N" },
     { "pulses", 0, 0, G_OPTION_ARG_STRING, &pulses_s, "Pulses per timed launch (default 1024)", "N" },
@@ -103,6 +172,9 @@ ef_cli_tune (int argc, char **argv)
       "P,P" },
     { "device", 'd', 0, G_OPTION_ARG_STRING, &device_s, "CUDA device to tune, or all (default 0)", "N|all" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the choices as JSON instead of the timing tables", NULL },
+    { "mri", 0, 0, G_OPTION_ARG_NONE, &mri, "Tune the MRI sums (F^H d and Q, 2-D and 3-D) instead of backprojection",
+      NULL },
+    { "voxels", 0, 0, G_OPTION_ARG_STRING, &voxels_s, "With --mri: the image's voxel count (default 262144)", "N" },
     { NULL }
   };
 
@@ -112,6 +184,8 @@ ef_cli_tune (int argc, char **argv)
                                        "under the device's name in the user cache folder "
                                        "(echoform/cuda-tune.ini), where every later CUDA backend on the same "
                                        "device model looks it up. Takes a few seconds per device and precision. "
+                                       "With --mri, the same for the MRI sums' launch shapes, which "
+                                       "echoform-cli mri --backend cuda then runs and names. "
                                        "Needs a build with CUDA and a CUDA device.", entries);
   if (!ef_cli_option_parse (context, "tune", &argc, &argv))
     return EF_CLI_EXIT_USAGE;
@@ -121,7 +195,8 @@ ef_cli_tune (int argc, char **argv)
   /* Every argument is checked before anything asks for a device. */
   if ((edge_s != NULL && !ef_cli_parse_uint ("--edge", edge_s, 32, 65536, &edge, &error))
       || (pulses_s != NULL && !ef_cli_parse_uint ("--pulses", pulses_s, 1, 65536, &pulses, &error))
-      || (bins_s != NULL && !ef_cli_parse_uint ("--bins", bins_s, 16, 1u << 22, &bins, &error)))
+      || (bins_s != NULL && !ef_cli_parse_uint ("--bins", bins_s, 16, 1u << 22, &bins, &error))
+      || (voxels_s != NULL && !ef_cli_parse_uint ("--voxels", voxels_s, 64, 1u << 26, &voxels, &error)))
     return ef_cli_report ("tune", error);
   if (device_s != NULL)
     {
@@ -168,11 +243,14 @@ ef_cli_tune (int argc, char **argv)
 
         g_array_append_val (devices, v);
       }
+    if (mri)
+      return tune_mri_devices (devices, voxels, json);
     return tune_devices (devices, precisions, edge, pulses, bins, json);
   }
 #else
   (void) json;
   (void) all_devices;
+  (void) mri;
   ef_cli_error ("tune: this build has no CUDA support (built without nvcc); the CPU kernels need no tuning");
   return EF_CLI_EXIT_FAILURE;
 #endif

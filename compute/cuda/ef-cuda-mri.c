@@ -131,7 +131,7 @@ ef_cuda_mri_sum (int device, const EfMriTraj *t, const EfCf32 *d, const float *w
   EfCudaMriJob job = { 0 };
   g_autofree char *why = NULL;
   gsize n_vox;
-  gboolean ok;
+  gboolean ok, tuned = FALSE;
 
   g_return_val_if_fail (t != NULL && grid != NULL && out != NULL, FALSE);
   g_return_val_if_fail (shape < EF_CUDA_MRI_N_SHAPES, FALSE);
@@ -153,9 +153,13 @@ ef_cuda_mri_sum (int device, const EfMriTraj *t, const EfCf32 *d, const float *w
       return FALSE;
     }
   if (shape < 0)
-    shape = grid->n[0] % ef_cuda_mri_shapes[EF_CUDA_MRI_DEFAULT_SHAPE].voxels == 0 ? EF_CUDA_MRI_DEFAULT_SHAPE
-                                                                                 : EF_CUDA_MRI_ANY_SHAPE;
+    shape = ef_cuda_mri_pick_shape (device, grid, d == NULL, &tuned);
   ok = ef_cuda_mri_run (&job, device, t, d, w, grid, n_vox, (guint) shape, out, timing, error);
+  if (ok && timing != NULL)
+    {
+      timing->shape = (guint) shape;
+      timing->tuned = tuned;
+    }
   ef_cuda_mri_job_clear (&job);
   return ok;
 }

@@ -36,6 +36,8 @@ typedef struct {
   double kernel_ms;   /* every tile: its copy into constant memory and its kernel */
   double d2h_ms;      /* the image out */
   guint  tiles;       /* launches (constant memory), or slices of the samples (shared) */
+  guint  shape;       /* the shape that ran (an index into ef_cuda_mri_shapes) */
+  gboolean tuned;     /* shape -1 was asked and the tuner's cached choice ran (FALSE: asked, or the default) */
 } EfCudaMriTiming;
 
 /* A shape's name for tables: "128 x 4 voxels rotated, shared" and the like (static storage). */
@@ -46,11 +48,32 @@ const char *ef_cuda_mri_shape_name (guint shape);
  * constant memory, or slices through shared memory: see EfCudaMriShape); each thread keeps `voxels`
  * voxels' sums in float across a tile's 2048 samples (phase in cycles, reduced, then the hardware
  * __sincosf) and adds them to a float64 accumulator after each tile.
- * shape: an index into ef_cuda_mri_shapes, or -1 (see EF_CUDA_MRI_DEFAULT_SHAPE). out (caller's)
+ * shape: an index into ef_cuda_mri_shapes, or -1: the shape ef_cuda_mri_tune stored for this device and
+ * problem class where it fits the grid, else EF_CUDA_MRI_DEFAULT_SHAPE (or EF_CUDA_MRI_ANY_SHAPE). out (caller's)
  * receives one value per voxel. timing may be NULL. FALSE with error (no device:
  * EF_COMPUTE_ERROR_NO_DEVICE; too little memory: EF_COMPUTE_ERROR_NO_MEMORY). Blocks until the result is
  * in out. */
 gboolean ef_cuda_mri_sum (int device, const EfMriTraj *t, const EfCf32 *d, const float *w, const EfMriGrid *grid,
                           int shape, EfCf64 *out, EfCudaMriTiming *timing, GError **error);
+
+/* Tuning. A class is F^H d or Q, 2-D or 3-D, and the decade of the voxel count of the grid the sum runs
+ * on (Q's doubled grid): keys such as "q-3d-vox1e6", in the group "MRI <device name>" of BP's cache file
+ * (ef_cuda_tune_cache_path), whose own entries they leave alone. */
+
+/* The class's key (owned). */
+char *ef_cuda_mri_tune_key (guint dim, gsize n_vox, gboolean q);
+/* The shape stored for device_name and grid's class, or -1 where none is (no cache, no entry, unreadable,
+ * out of range, or a rotating shape whose voxels do not divide grid's width). Never fails; needs no device. */
+int ef_cuda_mri_tune_lookup (const char *device_name, const EfMriGrid *grid, gboolean q);
+/* Stores shape for device_name and the class, keeping every other entry. Needs no device. */
+gboolean ef_cuda_mri_tune_store (const char *device_name, guint dim, gsize n_vox, gboolean q, guint shape,
+                                 GError **error);
+/* The shape that shape -1 runs on device for grid: the tuned one (*tuned TRUE) or the static default. */
+int ef_cuda_mri_pick_shape (int device, const EfMriGrid *grid, gboolean q, gboolean *tuned);
+/* Times every shape that fits on a synthetic problem of the class of n_vox voxels (random samples and
+ * data; the sample count set so that a run takes about 0.15 s), stores the fastest, and returns it in
+ * *shape and a timing table in *report (owned; either may be NULL). Takes a few seconds. */
+gboolean ef_cuda_mri_tune (int device, guint dim, gsize n_vox, gboolean q, guint *shape, char **report,
+                           GError **error);
 
 G_END_DECLS

@@ -40,19 +40,44 @@ class_key (guint edge, guint n_bins, EfPrecision precision)
                           1u << log2_ceil (n_bins));
 }
 
-static guint
-lookup (const char *device_name, guint edge, guint n_bins, EfPrecision precision)
+gint
+ef_cuda_tune_cache_get (const char *group, const char *key)
 {
   g_autoptr (GKeyFile) kf = g_key_file_new ();
   g_autofree char *path = cache_path ();
-  g_autofree char *key = class_key (edge, n_bins, precision);
   g_autoptr (GError) error = NULL;
   gint v;
 
   if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, NULL))
-    return 0;
-  v = g_key_file_get_integer (kf, device_name, key, &error);
-  if (error != NULL || v < 1 || v > EF_CUDA_N_SHAPES)
+    return -1;
+  v = g_key_file_get_integer (kf, group, key, &error);
+  return error != NULL || v < 0 ? -1 : v;
+}
+
+gboolean
+ef_cuda_tune_cache_set (const char *group, const char *key, gint value, GError **error)
+{
+  g_autoptr (GKeyFile) kf = g_key_file_new ();
+  g_autofree char *path = cache_path ();
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  (void) g_key_file_load_from_file (kf, path, G_KEY_FILE_KEEP_COMMENTS, NULL);
+  g_key_file_set_integer (kf, group, key, value);
+  if (g_mkdir_with_parents (dir, 0755) != 0)
+    {
+      g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FAILED, "Cannot create %s", dir);
+      return FALSE;
+    }
+  return g_key_file_save_to_file (kf, path, error);
+}
+
+static guint
+lookup (const char *device_name, guint edge, guint n_bins, EfPrecision precision)
+{
+  g_autofree char *key = class_key (edge, n_bins, precision);
+  gint v = ef_cuda_tune_cache_get (device_name, key);
+
+  if (v < 1 || v > EF_CUDA_N_SHAPES)
     return 0;
   return (guint) v;
 }
@@ -103,10 +128,7 @@ ef_cuda_tune (int device, guint edge, guint n_pulses, guint n_bins, EfPrecision 
               char **report, GError **error)
 {
   g_autofree char *name = NULL;
-  g_autofree char *path = NULL;
-  g_autofree char *dir = NULL;
   g_autofree char *key = NULL;
-  g_autoptr (GKeyFile) kf = NULL;
   g_autoptr (EfProfiles) prof = NULL;
   g_autoptr (GString) table = g_string_new (NULL);
   g_autofree EfCf32 *img = NULL;
@@ -164,18 +186,9 @@ ef_cuda_tune (int device, guint edge, guint n_pulses, guint n_bins, EfPrecision 
     }
   g_string_append_printf (table, "fastest: variant %u\n", winner);
 
-  path = cache_path ();
-  dir = g_path_get_dirname (path);
-  kf = g_key_file_new ();
-  (void) g_key_file_load_from_file (kf, path, G_KEY_FILE_KEEP_COMMENTS, NULL);
   key = class_key (edge, n_bins, precision);
-  g_key_file_set_integer (kf, name, key, (gint) winner);
-  if (g_mkdir_with_parents (dir, 0755) != 0 || !g_key_file_save_to_file (kf, path, error))
-    {
-      if (error && *error == NULL)
-        g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FAILED, "Cannot create %s", dir);
-      return FALSE;
-    }
+  if (!ef_cuda_tune_cache_set (name, key, (gint) winner, error))
+    return FALSE;
   if (best)
     *best = winner;
   if (report)

@@ -440,10 +440,14 @@ run_mri () {
   # Non-Cartesian reconstruction: test-cuda-mri (each kernel shape against the CPU's float64 sums), then
   # bench-cuda-mri (goals on an H100: F^H d < 0.5 s, Q < 4 s).
   local t0=$SECONDS rc
-  ninja -C "$BUILD" tests/gpu/test-cuda-mri tests/gpu/bench-cuda-mri > "$OUT/build-mri.log" 2>&1 \
+  ninja -C "$BUILD" tests/gpu/test-cuda-mri tests/gpu/bench-cuda-mri app/cli/echoform-cli > "$OUT/build-mri.log" 2>&1 \
     || { grep -E "error|FAILED" "$OUT/build-mri.log" | head -30; fail "mri: build failed"; return 0; }
   run_paths test-cuda-mri "$BUILD" tests/gpu/test-cuda-mri "$OUT/test-cuda-mri.log" 200
   grep -E "^# [A-Za-z]|^not ok|ERROR|CRITICAL" "$OUT/test-cuda-mri.log" | grep -vE "^# (random seed|Start|End)" | head -40
+  # The shape that shape -1 runs: every shape timed per class (64^3's F^H d and Q, 2-D and 3-D), stored.
+  timeout 300 "$BUILD/app/cli/echoform-cli" tune --mri > "$OUT/tune-mri.txt" 2>&1
+  note "echoform-cli tune --mri: exit $?; $(grep fastest "$OUT/tune-mri.txt" | tr '\n' ' ')"
+  cat "$OUT/tune-mri.txt"
   # shellcheck disable=SC2086
   timeout 400 "$BUILD/tests/gpu/bench-cuda-mri" ${EF_MRI_ARGS:-} > "$OUT/bench-mri.txt" 2> "$OUT/bench-mri.log"
   rc=$?

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "cuda/ef-cuda.h"
 #include "cuda/ef-cuda-mri.h"
 #include "ef-error.h"
@@ -91,6 +93,53 @@ test_q_3d (void)
   check (3, 12, 5000, TRUE);   /* doubled: 24 a side, a multiple of every rotating shape's voxels */
 }
 
+/* Shape -1 runs the static default until the class is tuned, then the tuned shape, still within LIMIT. */
+static void
+test_tuned (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (EfMriTraj) t = ef_mri_traj_new (2, 6000, &error);
+  EfMriGrid g = ef_mri_grid_image (2, 48);
+  gsize nv = ef_mri_grid_voxels (&g, NULL);
+  g_autofree EfCf64 *d = g_new (EfCf64, t->m), *ref = g_new (EfCf64, nv), *out = g_new (EfCf64, nv);
+  g_autofree EfCf32 *d32 = g_new (EfCf32, t->m);
+  g_autofree char *report = NULL;
+  EfCudaMriTiming tm;
+  guint shape = G_MAXUINT;
+  double e;
+
+  for (gsize i = 0; i < t->m * 2; i++)
+    t->k[i] = g_test_rand_double_range (-24, 24);
+  for (gsize i = 0; i < t->m; i++)
+    {
+      d32[i] = (float) g_test_rand_double_range (-1, 1) + I * (float) g_test_rand_double_range (-1, 1);
+      d[i] = d32[i];
+    }
+  g_assert_true (ef_mri_adjoint (t, d, &g, ref, 0, &error));
+
+  g_assert_true (ef_cuda_mri_sum (-1, t, d32, NULL, &g, -1, out, &tm, &error));
+  g_assert_no_error (error);
+  g_assert_false (tm.tuned);
+  g_assert_cmpuint (tm.shape, ==, EF_CUDA_MRI_DEFAULT_SHAPE);
+
+  g_assert_true (ef_cuda_mri_tune (-1, 2, nv, FALSE, &shape, &report, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (shape, <, EF_CUDA_MRI_N_SHAPES);
+  g_test_message ("%s", report);
+
+  memset (out, 0xff, nv * sizeof *out);
+  g_assert_true (ef_cuda_mri_sum (-1, t, d32, NULL, &g, -1, out, &tm, &error));
+  g_assert_no_error (error);
+  g_assert_true (tm.tuned);
+  g_assert_cmpuint (tm.shape, ==, shape);
+  e = rel_err (out, ref, nv);
+  g_test_message ("tuned shape %u (%s): rel. L2 error against CPU fp64 %.2e", shape, ef_cuda_mri_shape_name (shape), e);
+  g_assert_cmpfloat (e, <=, LIMIT);
+  /* Q's class is another: still the default */
+  g_assert_true (ef_cuda_mri_sum (-1, t, NULL, NULL, &g, -1, out, &tm, &error));
+  g_assert_false (tm.tuned);
+}
+
 static void
 test_bad_input (void)
 {
@@ -117,16 +166,31 @@ int
 main (int argc, char **argv)
 {
   g_autofree char *why = NULL;
+  g_autofree char *tmp = g_dir_make_tmp ("ef-mri-tune-XXXXXX", NULL);
+  g_autofree char *cache = NULL;
+  int rc;
 
+  /* the tuner writes into a cache folder of its own, set before anything asks GLib for it */
+  g_assert_nonnull (tmp);
+  g_setenv ("XDG_CACHE_HOME", tmp, TRUE);
   g_test_init (&argc, &argv, NULL);
   if (!ef_cuda_available (&why))
     {
       printf ("1..0 # SKIP %s\n", why);
+      (void) g_rmdir (tmp);
       return 77;
     }
   g_test_add_func ("/gpu/mri/fhd/2d", test_fhd_2d);
   g_test_add_func ("/gpu/mri/fhd/3d", test_fhd_3d);
   g_test_add_func ("/gpu/mri/q/3d", test_q_3d);
   g_test_add_func ("/gpu/mri/bad-input", test_bad_input);
-  return g_test_run ();
+  g_test_add_func ("/gpu/mri/tuned", test_tuned);
+  rc = g_test_run ();
+  cache = ef_cuda_tune_cache_path ();
+  (void) g_remove (cache);
+  g_free (g_steal_pointer (&cache));
+  cache = g_build_filename (tmp, "echoform", NULL);
+  (void) g_rmdir (cache);
+  (void) g_rmdir (tmp);
+  return rc;
 }
