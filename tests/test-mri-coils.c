@@ -230,6 +230,7 @@ sense_nrmse (const Problem *p, const EfCf64 *s, guint iters)
 typedef struct {
   guint  undersample;
   double snr_db;        /* complex Gaussian noise on the samples, this far below their mean power; 0: none */
+  double max_ratio;     /* the NRMSE with estimated maps over that with the true ones, at most */
 } EstimateCase;
 
 /* Adds complex Gaussian noise (Box-Muller on GLib's test generator) snr_db below the samples' power. */
@@ -285,10 +286,11 @@ test_estimate (gconstpointer data)
   g_test_message ("%u coils, %u spokes (1/%u), SNR %g dB (0: no noise): maps rel. error inside the object %.4f; "
                   "NRMSE true maps %.4f, estimated %.4f (ratio %.2f); one coil %.4f", nc, p.spokes, undersample,
                   ec->snr_db, err, e_true, e_est, e_est / e_true, e_one);
-  /* measured 0.044 (both samplings; 0.045-0.046 with noise) and a ratio of 0.93-0.95 (1.05-1.09 at 20 dB):
-   * the estimated maps are zero outside the object, which helps */
+  /* measured 0.044 (both samplings; 0.045-0.046 with noise) and a ratio of 0.93-0.95 without noise (the
+   * estimated maps are zero outside the object, which helps); at 20 dB, where 30 unregularised iterations
+   * amplify the noise, the ratio spread over 0.87-1.30 in 15 runs with fresh noise */
   g_assert_cmpfloat (err, <=, 0.07);
-  g_assert_cmpfloat (e_est, <=, 1.2 * e_true);
+  g_assert_cmpfloat (e_est, <=, ec->max_ratio * e_true);
   problem_clear (&p);
 }
 
@@ -321,7 +323,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/mri/coils/synthetic", test_synthetic);
   g_test_add_func ("/compute/mri/coils/sense-operator", test_sense_operator);
   {
-    static const EstimateCase full = { 1, 0 }, half = { 2, 0 }, noisy = { 1, 20 };
+    static const EstimateCase full = { 1, 0, 1.2 }, half = { 2, 0, 1.2 }, noisy = { 1, 20, 1.5 };
     g_test_add_data_func ("/compute/mri/coils/estimate/full", &full, test_estimate);
     g_test_add_data_func ("/compute/mri/coils/estimate/undersampled-2", &half, test_estimate);
     g_test_add_data_func ("/compute/mri/coils/estimate/noisy-20db", &noisy, test_estimate);
