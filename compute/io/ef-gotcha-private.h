@@ -55,8 +55,8 @@ void     ef_gotcha_budget (guint64 bytes);
 /* Makes matio's logging and the error domain ready before a child is started, so that the child takes no
  * lock another thread might have held at the fork. */
 void ef_gotcha_matio_setup (void);
-/* Held around the fork, so that no other thread is inside matio or HDF5 when the child is copied. */
-void ef_gotcha_matio_lock (void);
-void ef_gotcha_matio_unlock (void);
+/* The lock around matio and HDF5, which ef_isolate_run holds across the fork, so that no other thread is
+ * inside them when the child is copied. */
+GMutex *ef_gotcha_matio_mutex (void);
 
 G_END_DECLS

@@ -106,16 +106,10 @@ ef_gotcha_matio_setup (void)
     }
 }
 
-void
-ef_gotcha_matio_lock (void)
+GMutex *
+ef_gotcha_matio_mutex (void)
 {
-  G_LOCK (matio);
-}
-
-void
-ef_gotcha_matio_unlock (void)
-{
-  G_UNLOCK (matio);
+  return &G_LOCK_NAME (matio);
 }
 
 /* A reading process is forked with the lock held on its behalf and has no other thread. */

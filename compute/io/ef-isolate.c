@@ -21,7 +21,7 @@
 #include "ef-isolate.h"
 
 /*
- * The same scheme as the Gotcha reader's (ef-gotcha-isolate.c), for any reader: a library that allocates
+ * For any reader (the Gotcha and ISMRMRD readers use it): a library that allocates
  * what a damaged file declares, or crashes or loops on it, does so in a child whose data segment
  * (RLIMIT_DATA) and processor time (RLIMIT_CPU) are bounded, and the parent turns however the child ended
  * into an error. The reply is a header, the error message or the parts' lengths, then the parts; the
@@ -42,6 +42,7 @@ typedef struct {
 } Header;
 
 static gboolean in_child;
+static guint64 data_at_start;  /* the child's VmData when it started, bytes */
 
 gboolean
 ef_isolate_in_child (void)
@@ -112,6 +113,19 @@ write_all (int fd, const void *data, gsize len)
 #define SANITIZER_ALLOWANCE 0
 #endif
 
+void
+ef_isolate_set_budget (guint64 bytes)
+{
+  guint64 limit;
+
+  if (!in_child)
+    return;
+  if (__builtin_add_overflow (data_at_start, bytes, &limit)
+      || __builtin_add_overflow (limit, SANITIZER_ALLOWANCE, &limit))
+    limit = G_MAXUINT64;
+  set_limit (RLIMIT_DATA, limit);
+}
+
 static G_NORETURN void
 child_main (int fd, const EfIsolateLimits *limits, EfIsolateFunc func, gpointer user_data)
 {
@@ -119,7 +133,6 @@ child_main (int fd, const EfIsolateLimits *limits, EfIsolateFunc func, gpointer 
   GPtrArray *parts;
   Header h = { REPLY_MAGIC, 0, 0, 0, 0, 0 };
   const char *message = "";
-  guint64 limit;
   gboolean ok;
 
 #ifdef __linux__
@@ -127,11 +140,9 @@ child_main (int fd, const EfIsolateLimits *limits, EfIsolateFunc func, gpointer 
 #endif
   signal (SIGXCPU, SIG_DFL);
   in_child = TRUE;
+  data_at_start = vm_data ();
   set_limit (RLIMIT_CPU, limits->cpu_seconds);
-  if (__builtin_add_overflow (vm_data (), limits->memory_bytes, &limit)
-      || __builtin_add_overflow (limit, SANITIZER_ALLOWANCE, &limit))
-    limit = G_MAXUINT64;
-  set_limit (RLIMIT_DATA, limit);
+  ef_isolate_set_budget (limits->memory_bytes);
 
   parts = func (user_data, &error);
   if (parts != NULL)

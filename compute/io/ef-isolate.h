@@ -29,5 +29,8 @@ GPtrArray *ef_isolate_run (const EfIsolateLimits *limits, GMutex *lock, EfIsolat
 
 /* TRUE inside a child of ef_isolate_run. */
 gboolean   ef_isolate_in_child (void);
+/* Inside a child: its data segment may grow from here on to bytes beyond what it had when it started
+ * (replacing limits->memory_bytes), as a reader learns what a file holds. Elsewhere nothing. */
+void       ef_isolate_set_budget (guint64 bytes);
 
 G_END_DECLS
