@@ -15,7 +15,6 @@
 #include "ef-metrics.h"
 #include "ef-sim.h"
 
-#define SPEED_OF_LIGHT 299792458.0
 
 typedef struct {
   guint         size;
@@ -100,7 +99,6 @@ bench_one (guint size, const EfCliBenchFocus *o, FocusRow *row, GError **error)
   g_autoptr (EfDataset) bad = NULL;
   g_autoptr (EfDataset) fixed = NULL;
   g_autoptr (EfJob) job = NULL;
-  g_autoptr (GRand) rand = g_rand_new_with_seed ((guint32) o->seed);
   g_auto (EfFocusResult) fr = { 0 };
   g_auto (EfRunInfo) run = { 0 };
   EfFocusParams fp;
@@ -108,32 +106,15 @@ bench_one (guint size, const EfCliBenchFocus *o, FocusRow *row, GError **error)
   EfJobDefaults defaults;
   EfJobParams jp;
   EfGrid grid;
-  double res_r, res_x, spacing, half;
   gint64 t0;
 
-  if (o->spaceborne)
-    ef_sim_params_init_spaceborne (&sp);
-  else
-    ef_sim_params_init_airborne (&sp);
-  sp.n_pulses = o->pulses > 0 ? o->pulses : size;
-  sp.n_samples = o->samples > 0 ? o->samples : MAX (128u, size);
-  sp.seed = o->seed;
-  sp.n_threads = o->threads;
-  res_r = SPEED_OF_LIGHT / (2.0 * sp.bandwidth);
-  res_x = SPEED_OF_LIGHT / sp.fc / (2.0 * sp.aperture_deg * G_PI / 180.0);
-  spacing = 0.5 * MIN (res_r, res_x);
-  half = 0.5 * size * spacing;
-  targets = g_new0 (EfSimTarget, o->n_targets);
-  for (guint i = 0; i < o->n_targets; i++)
-    {
-      targets[i].pos[0] = g_rand_double_range (rand, -0.9 * half, 0.9 * half);
-      targets[i].pos[1] = g_rand_double_range (rand, -0.9 * half, 0.9 * half);
-      targets[i].amp = g_rand_double_range (rand, 0.2, 1.0) * cexp (I * g_rand_double_range (rand, 0, 2 * G_PI));
-    }
-  sp.targets = targets;
-  sp.n_targets = o->n_targets;
-  if (!ef_grid_init_roi (&grid, -half, -half, half, half, spacing, error))
-    return FALSE;
+  {
+    EfCliBenchScene scene = { o->spaceborne, o->pulses, o->samples, o->n_targets, o->seed, o->threads };
+
+    targets = ef_cli_bench_scene (size, &scene, &sp, &grid, error);
+    if (targets == NULL)
+      return FALSE;
+  }
 
   if (o->tty)
     fprintf (stderr, "%u px: simulating %u pulses x %u samples, %u targets…\n", size, sp.n_pulses, sp.n_samples,
@@ -157,7 +138,7 @@ bench_one (guint size, const EfCliBenchFocus *o, FocusRow *row, GError **error)
   if (o->tty)
     fprintf (stderr, "%u px: %s autofocus…\n", size, ef_focus_method_to_string (o->method));
   ef_focus_params_init (&fp, o->method);
-  fp.extent_m = 2 * half;
+  fp.extent_m = grid.width * grid.spacing;
   if (o->max_px > 0)
     fp.max_px = o->max_px;
   if (o->memory_mib > 0)

@@ -194,13 +194,27 @@ fast_plan_note (const EfGrid *grid, double band, EfAlgo algo, const EfProfiles *
                           st.n_final);
 }
 
-static EfSimTarget *
-random_targets (guint n, double half, guint64 seed)
+EfSimTarget *
+ef_cli_bench_scene (guint size, const EfCliBenchScene *scene, EfSimParams *sp, EfGrid *grid, GError **error)
 {
-  g_autoptr(GRand) rand = g_rand_new_with_seed ((guint32) (seed ^ (seed >> 32)));
-  EfSimTarget *t = g_new0 (EfSimTarget, n);
+  g_autoptr (GRand) rand = g_rand_new_with_seed ((guint32) (scene->seed ^ (scene->seed >> 32)));
+  g_autofree EfSimTarget *t = g_new0 (EfSimTarget, MAX (scene->n_targets, 1u));
+  double res_r, res_x, spacing, half;
 
-  for (guint i = 0; i < n; i++)
+  if (scene->spaceborne)
+    ef_sim_params_init_spaceborne (sp);
+  else
+    ef_sim_params_init_airborne (sp);
+  /* Enough pulses and samples that the scene neither aliases in range nor in cross-range. */
+  sp->n_pulses = scene->pulses > 0 ? scene->pulses : size;
+  sp->n_samples = scene->samples > 0 ? scene->samples : MAX (128u, size);
+  sp->seed = scene->seed;
+  sp->n_threads = scene->threads;
+  res_r = EF_C / (2.0 * sp->bandwidth);
+  res_x = EF_C / sp->fc / (2.0 * sp->aperture_deg * G_PI / 180.0);
+  spacing = 0.5 * MIN (res_r, res_x);
+  half = 0.5 * size * spacing;
+  for (guint i = 0; i < scene->n_targets; i++)
     {
       double phase = g_rand_double_range (rand, 0, 2 * G_PI);
       double amp = g_rand_double_range (rand, 0.2, 1.0);
@@ -210,7 +224,11 @@ random_targets (guint n, double half, guint64 seed)
       t[i].pos[2] = 0;
       t[i].amp = amp * cexp (I * phase);
     }
-  return t;
+  sp->targets = t;
+  sp->n_targets = scene->n_targets;
+  if (!ef_grid_init_roi (grid, -half, -half, half, half, spacing, error))
+    return NULL;
+  return g_steal_pointer (&t);
 }
 
 static gboolean
@@ -228,31 +246,18 @@ bench_size (guint size, const BenchOptions *o, GArray *rows, gboolean *any_unava
   EfGrid grid;
   EfRect rect;
   const EfCf32 *samples;
-  double res_r, res_x, spacing, half, t0, t_ref;
+  double t0, t_ref;
   guint64 work;
   gboolean ref_full, need32 = FALSE;
   EfCf32 *acc;
 
-  if (o->spaceborne)
-    ef_sim_params_init_spaceborne (&sp);
-  else
-    ef_sim_params_init_airborne (&sp);
+  {
+    EfCliBenchScene scene = { o->spaceborne, o->pulses, o->samples, o->n_targets, o->seed, o->threads };
 
-  /* Enough pulses and samples that the scene neither aliases in range nor in cross-range. */
-  sp.n_pulses = o->pulses > 0 ? o->pulses : size;
-  sp.n_samples = o->samples > 0 ? o->samples : MAX (128u, size);
-  sp.seed = o->seed;
-  sp.n_threads = o->threads;
-  res_r = EF_C / (2.0 * sp.bandwidth);
-  res_x = EF_C / sp.fc / (2.0 * sp.aperture_deg * G_PI / 180.0);
-  spacing = 0.5 * MIN (res_r, res_x);
-  half = 0.5 * size * spacing;
-  targets = random_targets (o->n_targets, half, o->seed);
-  sp.targets = targets;
-  sp.n_targets = o->n_targets;
-
-  if (!ef_grid_init_roi (&grid, -half, -half, half, half, spacing, error))
-    return FALSE;
+    targets = ef_cli_bench_scene (size, &scene, &sp, &grid, error);
+    if (targets == NULL)
+      return FALSE;
+  }
 
   progress (o, "%u px: simulating %u pulses x %u samples, %u targets…", size, sp.n_pulses, sp.n_samples,
             o->n_targets);

@@ -8,6 +8,7 @@
 #include "ef-backend.h"
 #include "ef-dataset.h"
 #include "ef-focus.h"
+#include "ef-grid.h"
 #include "ef-mri.h"
 #include "ef-sim.h"
 #include "ef-types.h"
@@ -35,6 +36,21 @@ int ef_cli_tune (int argc, char **argv);
 int ef_cli_stack (int argc, char **argv);
 int ef_cli_ps (int argc, char **argv);
 int ef_cli_mri (int argc, char **argv);
+/* The benchmarks' simulated scene: n_targets random point targets over an N-pixel square region whose
+ * spacing is half the finer ground resolution, simulated with enough pulses and samples (0: N, and
+ * max (128, N)) that it aliases in neither direction. */
+typedef struct {
+  gboolean spaceborne;
+  guint    pulses, samples, n_targets;
+  guint64  seed;
+  guint    threads;
+} EfCliBenchScene;
+
+/* Fills sp (its targets pointing into the returned array, owned) and grid for a size x size region, or
+ * returns NULL with error. */
+EfSimTarget *ef_cli_bench_scene (guint size, const EfCliBenchScene *scene, EfSimParams *sp, EfGrid *grid,
+                                 GError **error);
+
 /* `bench --read PATH`: the read rate of a dataset's samples (ef-cli-bench-read.c). */
 int ef_cli_bench_read (const char *path, guint block, guint repeat, gboolean json);
 /* `bench --autofocus METHOD`: autofocus estimation and the corrected formation of a simulated scene
