@@ -333,7 +333,7 @@ ef_isolate_run (const EfIsolateLimits *limits, GMutex *lock, EfIsolateFunc func,
                  signal_name (WTERMSIG (status)));
   else
     g_set_error (error, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "“%s” could not be read: the reading process ended with "
-                 "status %d before it finished (out of its %" G_GUINT64_FORMAT " MiB of memory?); the file is damaged",
-                 limits->what, WIFEXITED (status) ? WEXITSTATUS (status) : -1, limits->memory_bytes >> 20);
+                 "status %d before it finished (out of the memory allowed for it?); the file is damaged",
+                 limits->what, WIFEXITED (status) ? WEXITSTATUS (status) : -1);
   return NULL;
 }
