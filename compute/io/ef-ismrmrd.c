@@ -636,7 +636,7 @@ read_isolated (const char *path, guint channel, double traj_scale, EfIsmrmrdInfo
   if (g_stat (path, &st) == 0)
     size = (guint64) st.st_size;
   size = MIN (size, G_GUINT64_CONSTANT (1) << 40);
-  lim.memory_bytes = (G_GUINT64_CONSTANT (256) << 20) + 24 * size;
+  lim.memory_bytes = (G_GUINT64_CONSTANT (256) << 20) + 24 * size + EF_ISOLATE_SANITIZER_ALLOWANCE;
   lim.max_reply = (G_GUINT64_CONSTANT (1) << 20) + 24 * size;
   lim.cpu_seconds = 2 + (guint) (size >> 19);
   lim.wall_seconds = 20 + 4 * lim.cpu_seconds;

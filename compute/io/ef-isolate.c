@@ -100,18 +100,6 @@ write_all (int fd, const void *data, gsize len)
   return TRUE;
 }
 
-/* AddressSanitizer keeps freed blocks in a quarantine (256 MiB by default) and its shadow and metadata in
- * the data segment that RLIMIT_DATA counts, so a sanitizer build gives the child this much more. */
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZER_ALLOWANCE (G_GUINT64_CONSTANT (512) << 20)
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZER_ALLOWANCE (G_GUINT64_CONSTANT (512) << 20)
-#endif
-#endif
-#ifndef SANITIZER_ALLOWANCE
-#define SANITIZER_ALLOWANCE 0
-#endif
 
 void
 ef_isolate_set_budget (guint64 bytes)
@@ -120,8 +108,7 @@ ef_isolate_set_budget (guint64 bytes)
 
   if (!in_child)
     return;
-  if (__builtin_add_overflow (data_at_start, bytes, &limit)
-      || __builtin_add_overflow (limit, SANITIZER_ALLOWANCE, &limit))
+  if (__builtin_add_overflow (data_at_start, bytes, &limit))
     limit = G_MAXUINT64;
   set_limit (RLIMIT_DATA, limit);
 }

@@ -10,6 +10,21 @@ G_BEGIN_DECLS
  * without a copy, as the child leaves right after sending them), or NULL with error. */
 typedef GPtrArray *(*EfIsolateFunc) (gpointer user_data, GError **error);
 
+/* AddressSanitizer keeps freed blocks in a quarantine (256 MiB by default) in the data segment that
+ * RLIMIT_DATA counts: a reader whose library frees and allocates much while it reads (HDF5 through
+ * libismrmrd) adds this to its allowance in a sanitizer build. One that relies on a tight allowance to stop
+ * a damaged file quickly (the Gotcha reader) does not. */
+#if defined(__SANITIZE_ADDRESS__)
+#define EF_ISOLATE_SANITIZER_ALLOWANCE (G_GUINT64_CONSTANT (512) << 20)
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define EF_ISOLATE_SANITIZER_ALLOWANCE (G_GUINT64_CONSTANT (512) << 20)
+#endif
+#endif
+#ifndef EF_ISOLATE_SANITIZER_ALLOWANCE
+#define EF_ISOLATE_SANITIZER_ALLOWANCE 0
+#endif
+
 typedef struct {
   const char *what;          /* named in messages: usually the file's path */
   guint64     memory_bytes;  /* the child's data segment may grow by this much from where it started */
