@@ -48,6 +48,15 @@ typedef struct {
   cudaStream_t   s_copy, s_comp;
   cudaEvent_t    ev_h2d[2];     /* the slot's copy is done: its pinned buffer may be refilled */
   cudaEvent_t    ev_done[2];    /* the slot's device buffers have been consumed */
+  /* Bands of the image's rows, and for each an event recorded after the newest queued work that
+   * writes them: backprojection launches a band at a time, so a reader may start on the first rows of
+   * the last block while the rest are still being formed (ef-cuda-multi.c). */
+  guint          n_bands, band_rows;
+  cudaEvent_t    ev_band[EF_CUDA_ROW_BANDS];
+  /* The bands' launches run on streams of their own (so that one band's last blocks share the device
+   * with the next band's first), after ev_bands_in on the compute stream, which then waits for them. */
+  cudaStream_t   s_band[EF_CUDA_ROW_BANDS];
+  cudaEvent_t    ev_bands_in;
   Timing         timing[2];
   guint          slot;
 
@@ -76,6 +85,9 @@ typedef struct {
   guint          n_blocks;      /* process_block calls so far */
   EfCudaStats    stats;
 } CudaPriv;
+
+/* Records every band's event on the compute stream: all the image's rows written so far. */
+gboolean ef_cuda_backend_mark_bands (CudaPriv *priv, GError **error);
 
 #define FREE_DEV(p) G_STMT_START { if (p) EF_CUDA_WARN (cudaFree (p)); (p) = NULL; } G_STMT_END
 #define FREE_HOST(p) G_STMT_START { if (p) EF_CUDA_WARN (cudaFreeHost (p)); (p) = NULL; } G_STMT_END

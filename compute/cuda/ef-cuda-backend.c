@@ -69,6 +69,9 @@ cuda_process_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *sample
         return FALSE;
       ef_cuda_backend_pfa_check (self);
     }
+  /* Only backprojection marks its bands as it goes. */
+  if (self->params.algo != EF_ALGO_BP && !ef_cuda_backend_mark_bands (priv, error))
+    return FALSE;
   priv->n_blocks++;
   /* A display reads the image as of the newest mark the device has passed. */
   return ef_cuda_image_mark (priv->image, priv->s_comp, error);
@@ -85,19 +88,32 @@ ef_cuda_backend_read_bad (EfBackend *self, GError **error)
   return TRUE;
 }
 
+/* A band of rows at a time, each copied as soon as the device has formed it: while a block is still
+ * being formed, its first rows are copied out while the later ones are formed (ef-cuda-block.c). */
 static gboolean
 cuda_read_image (EfBackend *self, const EfRect *rect, EfCf32 *out, GError **error)
 {
   CudaPriv *priv = self->priv;
   const guint w = self->params.grid.width;
-  const char *src = (const char *) priv->d_image + ((gsize) rect->y * w + rect->x) * sizeof (EfCf32);
+  const gsize pitch = (gsize) w * sizeof (EfCf32), out_pitch = (gsize) rect->width * sizeof (EfCf32);
 
   EF_CUDA_CHECK (cudaSetDevice (priv->device), error);
+  for (guint y = rect->y; rect->width > 0 && y < rect->y + rect->height;)
+    {
+      guint end = 0;
+      cudaEvent_t ev = ef_cuda_backend_rows_event (self, y, &end);
+
+      end = MIN (end, rect->y + rect->height);
+      EF_CUDA_CHECK (cudaStreamWaitEvent (priv->s_copy, ev, 0), error);
+      EF_CUDA_CHECK (cudaMemcpy2DAsync (out + (gsize) (y - rect->y) * rect->width, out_pitch,
+                                        (const char *) priv->d_image + (gsize) y * pitch + (gsize) rect->x * sizeof (EfCf32),
+                                        pitch, out_pitch, end - y, cudaMemcpyDeviceToHost, priv->s_copy),
+                     error);
+      y = end;
+    }
+  EF_CUDA_CHECK (cudaStreamSynchronize (priv->s_copy), error);
+  /* Everything queued done: a failed kernel shows here, and the bad-sample count is current. */
   EF_CUDA_CHECK (cudaStreamSynchronize (priv->s_comp), error);
-  if (rect->width > 0 && rect->height > 0)
-    EF_CUDA_CHECK (cudaMemcpy2D (out, rect->width * sizeof (EfCf32), src, (gsize) w * sizeof (EfCf32),
-                                 rect->width * sizeof (EfCf32), rect->height, cudaMemcpyDeviceToHost),
-                   error);
   ef_cuda_test_hooks_count_d2h ((guint64) rect->width * rect->height * sizeof (EfCf32));
   return ef_cuda_backend_read_bad (self, error);
 }
@@ -113,6 +129,8 @@ cuda_clear (EfBackend *self, GError **error)
                                   priv->s_comp),
                  error);
   priv->n_blocks = 0;
+  if (!ef_cuda_backend_mark_bands (priv, error))
+    return FALSE;
   if (priv->pfa != NULL)
     ef_cuda_pfa_clear (priv->pfa);
   ef_run_info_reset_image (&self->run);
@@ -166,6 +184,13 @@ cuda_free (EfBackend *self)
       destroy_event (&t->rc1);
       destroy_event (&t->bp1);
     }
+  for (guint k = 0; k < EF_CUDA_ROW_BANDS; k++)
+    {
+      destroy_event (&priv->ev_band[k]);
+      if (priv->s_band[k])
+        EF_CUDA_WARN (cudaStreamDestroy (priv->s_band[k]));
+    }
+  destroy_event (&priv->ev_bands_in);
   if (priv->s_copy)
     EF_CUDA_WARN (cudaStreamDestroy (priv->s_copy));
   if (priv->s_comp)
@@ -205,6 +230,14 @@ create_device_state (EfBackend *self, const EfMatchedFilter *mf, GError **error)
   EF_CUDA_CHECK (cudaSetDevice (priv->device), error);
   EF_CUDA_CHECK (cudaStreamCreateWithFlags (&priv->s_comp, cudaStreamNonBlocking), error);
   EF_CUDA_CHECK (cudaStreamCreateWithFlags (&priv->s_copy, cudaStreamNonBlocking), error);
+  /* Bands of at least 64 rows, up to EF_CUDA_ROW_BANDS of them. */
+  priv->n_bands = CLAMP (self->params.grid.height / 64, 1u, (guint) EF_CUDA_ROW_BANDS);
+  priv->band_rows = (self->params.grid.height + priv->n_bands - 1) / priv->n_bands;
+  EF_CUDA_CHECK (cudaEventCreateWithFlags (&priv->ev_bands_in, cudaEventDisableTiming), error);
+  for (guint k = 0; k < EF_CUDA_ROW_BANDS; k++)
+    EF_CUDA_CHECK (cudaEventCreateWithFlags (&priv->ev_band[k], cudaEventDisableTiming), error);
+  for (guint k = 0; k < priv->n_bands && priv->n_bands > 1; k++)
+    EF_CUDA_CHECK (cudaStreamCreateWithFlags (&priv->s_band[k], cudaStreamNonBlocking), error);
   for (int s = 0; s < 2; s++)
     {
       Timing *t = &priv->timing[s];

@@ -120,7 +120,18 @@ pack_table (EfBackend *self, int slot, guint chunk, guint count, GError **error)
                           priv->d_pulses[slot], priv->d_scale, priv->d_table, count, error);
 }
 
-/* The backprojection of the table into the accumulator, on the compute stream. */
+gboolean
+ef_cuda_backend_mark_bands (CudaPriv *priv, GError **error)
+{
+  for (guint k = 0; k < priv->n_bands; k++)
+    EF_CUDA_CHECK (cudaEventRecord (priv->ev_band[k], priv->s_comp), error);
+  return TRUE;
+}
+
+/* The backprojection of the table into the accumulator, a band of rows at a time (each pixel sums the
+ * pulses in the same order either way), each band's event recorded after it. With several bands each
+ * runs on a stream of its own after what the compute stream has queued, and the compute stream waits
+ * for all: the device runs them back to back, the first band done first, with no idle tail between. */
 static gboolean
 launch_bp (EfBackend *self, int slot, guint variant, guint count, gboolean mono, GError **error)
 {
@@ -129,14 +140,7 @@ launch_bp (EfBackend *self, int slot, guint variant, guint count, gboolean mono,
   EfCudaBpArgs args;
 
   memset (&args, 0, sizeof args);
-  for (int i = 0; i < 3; i++)
-    {
-      args.origin[i] = g->origin[i];
-      args.su[i] = g->spacing * g->u[i];
-      args.sv[i] = g->spacing * g->v[i];
-    }
   args.width = g->width;
-  args.height = g->height;
   args.table = priv->d_table;
   args.stride = priv->stride;
   args.guard = priv->guard;
@@ -145,9 +149,32 @@ launch_bp (EfBackend *self, int slot, guint variant, guint count, gboolean mono,
   args.pulses = priv->d_pulses[slot];
   args.n_pulses = count;
   args.bistatic = !mono;
-  args.image = priv->d_image;
   args.scale = priv->d_scale;
-  return ef_cuda_bp_launch (priv->s_comp, priv->precision, variant, &args, error);
+  if (priv->n_bands > 1)
+    EF_CUDA_CHECK (cudaEventRecord (priv->ev_bands_in, priv->s_comp), error);
+  for (guint k = 0; k < priv->n_bands; k++)
+    {
+      guint y0 = k * priv->band_rows, y1 = MIN (g->height, y0 + priv->band_rows);
+      cudaStream_t st = priv->n_bands > 1 ? priv->s_band[k] : priv->s_comp;
+
+      if (priv->n_bands > 1)
+        EF_CUDA_CHECK (cudaStreamWaitEvent (st, priv->ev_bands_in, 0), error);
+
+      for (int i = 0; i < 3; i++)
+        {
+          args.origin[i] = g->origin[i] + (double) y0 * g->spacing * g->v[i];
+          args.su[i] = g->spacing * g->u[i];
+          args.sv[i] = g->spacing * g->v[i];
+        }
+      args.height = y1 - y0;
+      args.image = (char *) priv->d_image + (gsize) y0 * g->width * sizeof (EfCf32);
+      if (args.height > 0 && !ef_cuda_bp_launch (st, priv->precision, variant, &args, error))
+        return FALSE;
+      EF_CUDA_CHECK (cudaEventRecord (priv->ev_band[k], st), error);
+    }
+  for (guint k = 0; k < priv->n_bands && priv->n_bands > 1; k++)
+    EF_CUDA_CHECK (cudaStreamWaitEvent (priv->s_comp, priv->ev_band[k], 0), error);
+  return TRUE;
 }
 
 /* ---- fast backprojection of a sub-block ---- */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ef-cuda-private.h"
+#include "ef-cuda-test-hooks.h"
 
 /*
  * Backprojection is a sum over pulses, so devices can split the pulses and sum their images at the
@@ -14,38 +15,76 @@
  * the same time from one host thread per device: filling pinned buffers is a host copy, and one thread
  * for every device would make the copies take turns.
  *
- * read_image sums the partial images on the first device, a band of rows at a time: a peer copy of
- * each other device's rows into a scratch band, one addition kernel, then the copy to the host. The
- * partial images themselves are never changed, so the result does not depend on how often it is read.
+ * read_image is a reduce-scatter and a parallel read: the rows asked for are cut into bands dealt out in
+ * turn to READERS_PER_DEVICE host threads a device, and each reader has its device sum its bands of
+ * every partial image (peer copies of the other devices' rows over NVLink where the hardware joins
+ * them, one addition kernel for each) and copy the sum to the caller over the device's own link to the
+ * host. Nothing waits for the devices to finish first: backprojection forms each block a band of rows
+ * at a time and records an event after each (ef-cuda-block.c), and a reader's stream waits for those
+ * of its rows on every device, so the rows formed first are summed and copied out while the last
+ * block's later rows are still being formed. A reader's band is summed while its band before is
+ * copied out. Each pixel is summed in device order (((p0 + p1) + p2) + ...), whichever device sums
+ * it, so the result does not depend on the rectangle, the bands or the number of reads; the partial
+ * images themselves are never changed.
  */
 
-/* Rows summed at a time: bounds the first device's extra memory (two bands) whatever the image size. */
-#define BAND_BYTES ((gsize) 64 << 20)
+/* Rows summed at a time by a reader: small enough that the rows formed last make a band for every
+ * reader, and bounds each reader's device memory (three bands). */
+#define BAND_BYTES ((gsize) 4 << 20)
+
+/* Host threads that read a device's rows: a copy into pageable memory runs at the pace of the thread
+ * that moves it out of the driver's staging buffer, so two a device keep its link busier. */
+#define READERS_PER_DEVICE 2
 
 typedef struct _Multi Multi;
 
+/* What a thread runs: a device's share of a block (Part) or a reader's rows of a read (Reader). The
+ * caller fills it in before it is queued; the thread that runs it sets error when it fails. */
+typedef struct _Work Work;
+struct _Work {
+  void     (*run) (Work *work);
+  int        device;
+  gboolean   has_work;
+  GError    *error;        /* owned */
+};
+
 typedef struct {
+  Work           work;      /* first member */
   Multi         *multi;     /* borrowed: the owner */
   EfBackend     *backend;   /* owned: this device's single-device backend */
-  int            device;
-  /* The share in hand: written by the caller before it is queued, read by the thread that runs it. */
   const EfPulse *pulses;    /* borrowed */
   const EfCf32  *samples;   /* borrowed */
   guint          count;
-  GError        *error;     /* owned: the share failed */
 } Part;
+
+/* Some of the rows of a read of rect into out (see read_rows), summed and copied out on one device:
+ * sums on one stream, copies out on another, two bands of sums and a band for another device's rows
+ * (made at the first read). */
+typedef struct {
+  Work           work;      /* first member */
+  Multi         *multi;     /* borrowed: the owner */
+  guint          part;      /* the device's index in the multi backend */
+  const EfRect  *rect;      /* borrowed */
+  EfCf32        *out;       /* borrowed: rect->width * rect->height */
+  cudaStream_t   s_sum, s_out;
+  cudaEvent_t    summed[2], copied[2];
+  void          *d_sum[2];
+  void          *d_tmp;
+} Reader;
 
 struct _Multi {
   guint        n;
   Part        *parts;       /* owned, n */
-  GThreadPool *pool;        /* owned: n - 1 threads; the caller runs part 0 itself */
+  Work       **part_work;   /* owned, n: &parts[i].work */
+  guint        n_readers;
+  Reader      *readers;     /* owned, n_readers; reader k on device k / READERS_PER_DEVICE */
+  Work       **reader_work; /* owned, n_readers */
+  GThreadPool *pool;        /* owned: n_readers - 1 threads; the caller runs the first work itself */
   GMutex       lock;
   GCond        cond;
-  guint        pending;     /* shares handed to the pool and not done yet; guarded by lock */
-  cudaStream_t stream;      /* on parts[0].device: the combining copies and sums */
-  void        *d_sum;       /* on parts[0].device: band_rows rows; made at the first read */
-  void        *d_tmp;       /* likewise: another device's rows */
-  guint        band_rows;
+  guint        pending;     /* work handed to the pool and not done yet; guarded by lock */
+  guint        width;       /* the grid's */
+  guint        band_rows;   /* rows of a band */
   guint        n_blocks;    /* process_block calls since creation or clear */
 };
 
@@ -54,24 +93,192 @@ static const EfBackendOps multi_ops;
 #define CHECK_OR_NULL(expr, error) \
   G_STMT_START { if (!ef_cuda_check_ ((int) (expr), #expr, __FILE__, __LINE__, (error))) return NULL; } G_STMT_END
 
-static void
-run_part (Part *part)
+/* Queues the sum of every device's rows at byte offset off (bytes long) into sum, in device order. */
+static gboolean
+sum_band (Reader *r, void *sum, gsize off, gsize bytes, GError **error)
 {
-  if (part->count > 0)
-    (void) ef_backend_process_block (part->backend, part->pulses, part->samples, part->count, &part->error);
+  Multi *m = r->multi;
+  const void *first = NULL;
+
+  for (guint i = 0; i < m->n; i++)
+    {
+      int dev = 0;
+      const char *img = ef_cuda_backend_image (m->parts[i].backend, &dev);
+      const void *term = img + off;
+
+      if (i != r->part)
+        {
+          void *dst = i == 0 ? sum : r->d_tmp;
+
+          EF_CUDA_CHECK (cudaMemcpyPeerAsync (dst, r->work.device, img + off, dev, bytes, r->s_sum), error);
+          term = dst;
+        }
+      if (i == 0)
+        first = term;
+      else if (!ef_cuda_image_add (r->s_sum, sum, i == 1 ? first : sum, term, bytes / sizeof (float), error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+ensure_bands (Reader *r, GError **error)
+{
+  gsize bytes = (gsize) r->multi->band_rows * r->multi->width * sizeof (EfCf32);
+
+  for (guint k = 0; k < 2; k++)
+    if (r->d_sum[k] == NULL)
+      EF_CUDA_CHECK (ef_cuda_malloc (&r->d_sum[k], bytes), error);
+  if (r->d_tmp == NULL)
+    EF_CUDA_CHECK (ef_cuda_malloc (&r->d_tmp, bytes), error);
+  return TRUE;
+}
+
+/* Makes r's sum stream wait until every device has done the work queued on rows [y0, y1) of the image. */
+static gboolean
+wait_rows (Reader *r, guint y0, guint y1, GError **error)
+{
+  Multi *m = r->multi;
+
+  for (guint i = 0; i < m->n; i++)
+    for (guint y = y0; y < y1;)
+      {
+        guint end = y1;
+
+        EF_CUDA_CHECK (cudaStreamWaitEvent (r->s_sum, ef_cuda_backend_rows_event (m->parts[i].backend, y, &end), 0),
+                       error);
+        y = end;
+      }
+  return TRUE;
+}
+
+/* A reader's rows: band j of the rect is the reader's when j % n_readers is its index, so that the rows
+ * formed last are read by every reader at once. Each band is summed once every device has formed its
+ * rows, and while the reader's band before is copied out. */
+static gboolean
+read_rows (Reader *r, GError **error)
+{
+  Multi *m = r->multi;
+  const EfRect *rect = r->rect;
+  const gsize row_bytes = (gsize) m->width * sizeof (EfCf32), out_row = (gsize) rect->width * sizeof (EfCf32);
+  const guint n_all = (rect->height + m->band_rows - 1) / m->band_rows;
+  const guint k = (guint) (r - m->readers);
+  const guint n_bands = n_all > k ? (n_all - k + m->n_readers - 1) / m->n_readers : 0;
+
+  EF_CUDA_CHECK (cudaSetDevice (r->work.device), error);
+  if (!ensure_bands (r, error))
+    return FALSE;
+  for (guint b = 0; b <= n_bands; b++)
+    {
+      if (b < n_bands)
+        {
+          guint y0 = (k + b * m->n_readers) * m->band_rows, nr = MIN (m->band_rows, rect->height - y0);
+
+          /* The buffer's band before last has been copied out; the rows are formed. */
+          EF_CUDA_CHECK (cudaStreamWaitEvent (r->s_sum, r->copied[b % 2], 0), error);
+          if (!wait_rows (r, rect->y + y0, rect->y + y0 + nr, error)
+              || !sum_band (r, r->d_sum[b % 2], (gsize) (rect->y + y0) * row_bytes, (gsize) nr * row_bytes, error))
+            return FALSE;
+          EF_CUDA_CHECK (cudaEventRecord (r->summed[b % 2], r->s_sum), error);
+        }
+      if (b > 0)
+        {
+          guint c = b - 1, y0 = (k + c * m->n_readers) * m->band_rows, nr = MIN (m->band_rows, rect->height - y0);
+
+          EF_CUDA_CHECK (cudaStreamWaitEvent (r->s_out, r->summed[c % 2], 0), error);
+          EF_CUDA_CHECK (cudaMemcpy2DAsync (r->out + (gsize) y0 * rect->width, out_row,
+                                            (const char *) r->d_sum[c % 2] + (gsize) rect->x * sizeof (EfCf32),
+                                            row_bytes, out_row, nr, cudaMemcpyDeviceToHost, r->s_out),
+                         error);
+          EF_CUDA_CHECK (cudaEventRecord (r->copied[c % 2], r->s_out), error);
+          ef_cuda_test_hooks_count_d2h ((guint64) nr * out_row);
+        }
+    }
+  EF_CUDA_CHECK (cudaStreamSynchronize (r->s_out), error);
+  return TRUE;
 }
 
 static void
-part_thread (gpointer data, gpointer user_data)
+reader_run (Work *work)
 {
-  Part *part = data;
+  (void) read_rows ((Reader *) work, &work->error);
+}
+
+static void
+part_run (Work *work)
+{
+  Part *part = (Part *) work;
+
+  (void) ef_backend_process_block (part->backend, part->pulses, part->samples, part->count, &work->error);
+}
+
+static void
+work_thread (gpointer data, gpointer user_data)
+{
+  Work *work = data;
   Multi *m = user_data;
 
-  run_part (part);
+  work->run (work);
   g_mutex_lock (&m->lock);
   m->pending--;
   g_cond_broadcast (&m->cond);
   g_mutex_unlock (&m->lock);
+}
+
+/* Runs the works that have work at once (the first on this thread) and waits for all; FALSE with the
+ * first one's error, in order, when any failed. */
+static gboolean
+run_works (Multi *m, Work **works, guint n, GError **error)
+{
+  gboolean ok = TRUE;
+  Work *mine = NULL;
+
+  for (guint i = 0; i < n; i++)
+    {
+      Work *w = works[i];
+
+      g_clear_error (&w->error);
+      if (!w->has_work)
+        continue;
+      if (mine == NULL)
+        {
+          mine = w;
+          continue;
+        }
+      g_mutex_lock (&m->lock);
+      m->pending++;
+      g_mutex_unlock (&m->lock);
+      if (!g_thread_pool_push (m->pool, w, NULL))
+        {
+          /* No thread to run it: run it here, later than the others but just as right. */
+          g_mutex_lock (&m->lock);
+          m->pending--;
+          g_mutex_unlock (&m->lock);
+          w->run (w);
+        }
+    }
+  if (mine != NULL)
+    mine->run (mine);
+  g_mutex_lock (&m->lock);
+  while (m->pending > 0)
+    g_cond_wait (&m->cond, &m->lock);
+  g_mutex_unlock (&m->lock);
+
+  for (guint i = 0; i < n; i++)
+    {
+      Work *w = works[i];
+
+      if (w->error == NULL)
+        continue;
+      if (ok)
+        {
+          g_propagate_prefixed_error (error, g_steal_pointer (&w->error), "CUDA device %d: ", w->device);
+          ok = FALSE;
+        }
+      else
+        g_clear_error (&w->error);
+    }
+  return ok;
 }
 
 static gboolean
@@ -79,7 +286,6 @@ multi_process_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *sampl
 {
   Multi *m = self->priv;
   const gsize ns = self->info.n_samples;
-  gboolean ok = TRUE;
 
   g_return_val_if_fail (pulses != NULL || count == 0, FALSE);
   g_return_val_if_fail (samples != NULL || count == 0, FALSE);
@@ -92,80 +298,20 @@ multi_process_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *sampl
       part->pulses = count > 0 ? pulses + lo : NULL;
       part->samples = count > 0 ? samples + (gsize) lo * ns : NULL;
       part->count = hi - lo;
-      g_clear_error (&part->error);
+      part->work.has_work = part->count > 0;
     }
-  for (guint i = 1; i < m->n; i++)
-    {
-      Part *part = &m->parts[i];
-
-      if (part->count == 0)
-        continue;
-      g_mutex_lock (&m->lock);
-      m->pending++;
-      g_mutex_unlock (&m->lock);
-      if (!g_thread_pool_push (m->pool, part, NULL))
-        {
-          /* No thread to run it: run it here, later than the others but just as right. */
-          g_mutex_lock (&m->lock);
-          m->pending--;
-          g_mutex_unlock (&m->lock);
-          run_part (part);
-        }
-    }
-  run_part (&m->parts[0]);
-  g_mutex_lock (&m->lock);
-  while (m->pending > 0)
-    g_cond_wait (&m->cond, &m->lock);
-  g_mutex_unlock (&m->lock);
-
-  for (guint i = 0; i < m->n; i++)
-    {
-      Part *part = &m->parts[i];
-
-      if (part->error == NULL)
-        continue;
-      if (ok)
-        {
-          g_propagate_prefixed_error (error, g_steal_pointer (&part->error), "CUDA device %d: ", part->device);
-          ok = FALSE;
-        }
-      else
-        g_clear_error (&part->error);
-    }
-  if (ok)
-    m->n_blocks++;
-  return ok;
-}
-
-/* The two bands on the first device (current), made once. */
-static gboolean
-ensure_bands (EfBackend *self, GError **error)
-{
-  Multi *m = self->priv;
-  const guint w = self->params.grid.width, h = self->params.grid.height;
-  gsize bytes;
-
-  if (m->d_sum != NULL && m->d_tmp != NULL)
-    return TRUE;
-  m->band_rows = (guint) CLAMP (BAND_BYTES / ((gsize) w * sizeof (EfCf32)), (gsize) 1, (gsize) h);
-  bytes = (gsize) m->band_rows * w * sizeof (EfCf32);
-  if (m->d_sum == NULL)
-    EF_CUDA_CHECK (ef_cuda_malloc (&m->d_sum, bytes), error);
-  if (m->d_tmp == NULL)
-    EF_CUDA_CHECK (ef_cuda_malloc (&m->d_tmp, bytes), error);
+  if (!run_works (m, m->part_work, m->n, error))
+    return FALSE;
+  m->n_blocks++;
   return TRUE;
 }
 
+/* Waits for every device's queued work; self->n_bad_samples from their counters. */
 static gboolean
-multi_read_image (EfBackend *self, const EfRect *rect, EfCf32 *out, GError **error)
+multi_sync (Multi *m, EfBackend *self, GError **error)
 {
-  Multi *m = self->priv;
-  const guint w = self->params.grid.width;
-  const int dev0 = m->parts[0].device;
-  const char *img0 = ef_cuda_backend_image (m->parts[0].backend, NULL);
   guint64 bad = 0;
 
-  /* Every device's queued work first: the peer copies read what it writes. */
   for (guint i = 0; i < m->n; i++)
     {
       if (!ef_cuda_backend_sync (m->parts[i].backend, error))
@@ -173,37 +319,35 @@ multi_read_image (EfBackend *self, const EfRect *rect, EfCf32 *out, GError **err
       bad += m->parts[i].backend->n_bad_samples;
     }
   self->n_bad_samples = bad;
-  if (rect->width == 0 || rect->height == 0)
-    return TRUE;
-
-  EF_CUDA_CHECK (cudaSetDevice (dev0), error);
-  if (!ensure_bands (self, error))
-    return FALSE;
-  for (guint y = 0; y < rect->height;)
-    {
-      guint rows = MIN (m->band_rows, rect->height - y);
-      gsize off = (gsize) (rect->y + y) * w * sizeof (EfCf32), bytes = (gsize) rows * w * sizeof (EfCf32);
-
-      for (guint i = 1; i < m->n; i++)
-        {
-          int dev = 0;
-          const char *src = ef_cuda_backend_image (m->parts[i].backend, &dev);
-
-          EF_CUDA_CHECK (cudaMemcpyPeerAsync (m->d_tmp, dev0, src + off, dev, bytes, m->stream), error);
-          /* Always in device order, so a pixel's sum is the same whatever the band. */
-          if (!ef_cuda_image_add (m->stream, m->d_sum, i == 1 ? (const void *) (img0 + off) : m->d_sum, m->d_tmp,
-                                  2 * (gsize) rows * w, error))
-            return FALSE;
-        }
-      EF_CUDA_CHECK (cudaMemcpy2DAsync (out + (gsize) y * rect->width, rect->width * sizeof (EfCf32),
-                                        (const char *) m->d_sum + (gsize) rect->x * sizeof (EfCf32),
-                                        (gsize) w * sizeof (EfCf32), rect->width * sizeof (EfCf32), rows,
-                                        cudaMemcpyDeviceToHost, m->stream),
-                     error);
-      EF_CUDA_CHECK (cudaStreamSynchronize (m->stream), error);
-      y += rows;
-    }
   return TRUE;
+}
+
+/* Readers start at once: each waits, on its devices, for the rows it sums to be formed. */
+static gboolean
+multi_read_image (EfBackend *self, const EfRect *rect, EfCf32 *out, GError **error)
+{
+  Multi *m = self->priv;
+  gboolean ok;
+
+  if (rect->width == 0 || rect->height == 0)
+    return multi_sync (m, self, error);
+
+  for (guint k = 0; k < m->n_readers; k++)
+    {
+      Reader *r = &m->readers[k];
+
+      r->rect = rect;
+      r->out = out;
+      r->work.has_work = (guint64) k * m->band_rows < rect->height;
+    }
+  ok = run_works (m, m->reader_work, m->n_readers, error);
+  for (guint k = 0; k < m->n_readers; k++)
+    {
+      m->readers[k].rect = NULL;
+      m->readers[k].out = NULL;
+    }
+  /* Every device's work done: its errors and bad-sample counts. */
+  return multi_sync (m, self, ok ? error : NULL) && ok;
 }
 
 static gboolean
@@ -229,26 +373,41 @@ multi_free (EfBackend *self)
 
   if (m == NULL)
     return;
-  /* Waits for running shares; none is queued outside process_block, which has returned. */
+  /* Waits for running work; none is queued outside process_block and read_image, which have returned. */
   if (m->pool)
     g_thread_pool_free (m->pool, FALSE, TRUE);
-  if (m->n > 0 && (m->stream || m->d_sum || m->d_tmp) && cudaSetDevice (m->parts[0].device) == cudaSuccess)
+  for (guint k = 0; k < m->n_readers; k++)
     {
-      if (m->stream)
-        (void) cudaStreamSynchronize (m->stream);
-      if (m->d_sum)
-        EF_CUDA_WARN (cudaFree (m->d_sum));
-      if (m->d_tmp)
-        EF_CUDA_WARN (cudaFree (m->d_tmp));
-      if (m->stream)
-        EF_CUDA_WARN (cudaStreamDestroy (m->stream));
+      Reader *r = &m->readers[k];
+
+      if (cudaSetDevice (r->work.device) != cudaSuccess)
+        continue;
+      for (guint j = 0; j < 2; j++)
+        {
+          if (r->d_sum[j])
+            EF_CUDA_WARN (cudaFree (r->d_sum[j]));
+          if (r->summed[j])
+            EF_CUDA_WARN (cudaEventDestroy (r->summed[j]));
+          if (r->copied[j])
+            EF_CUDA_WARN (cudaEventDestroy (r->copied[j]));
+        }
+      if (r->d_tmp)
+        EF_CUDA_WARN (cudaFree (r->d_tmp));
+      if (r->s_sum)
+        EF_CUDA_WARN (cudaStreamDestroy (r->s_sum));
+      if (r->s_out)
+        EF_CUDA_WARN (cudaStreamDestroy (r->s_out));
+      g_clear_error (&r->work.error);
     }
   for (guint i = 0; i < m->n; i++)
     {
       ef_backend_free (m->parts[i].backend);
-      g_clear_error (&m->parts[i].error);
+      g_clear_error (&m->parts[i].work.error);
     }
+  g_free (m->readers);
+  g_free (m->reader_work);
   g_free (m->parts);
+  g_free (m->part_work);
   g_mutex_clear (&m->lock);
   g_cond_clear (&m->cond);
   g_free (m);
@@ -293,27 +452,27 @@ static const EfBackendOps multi_ops = {
   .update_run = multi_update_run,
 };
 
-/* Lets the first device read the others' memory directly where the hardware allows; the peer copies
+/* Lets device `from` read device `to`'s memory directly where the hardware allows; the peer copies
  * work either way (through the host when it does not). */
 static void
-enable_peer_access (int dev0, int dev)
+enable_peer_access (int from, int to)
 {
   int can = 0;
 
-  if (dev == dev0 || cudaSetDevice (dev0) != cudaSuccess || cudaDeviceCanAccessPeer (&can, dev0, dev) != cudaSuccess)
+  if (to == from || cudaSetDevice (from) != cudaSuccess || cudaDeviceCanAccessPeer (&can, from, to) != cudaSuccess)
     {
       (void) cudaGetLastError ();
       return;
     }
   if (can)
     {
-      cudaError_t e = cudaDeviceEnablePeerAccess (dev, 0);
+      cudaError_t e = cudaDeviceEnablePeerAccess (to, 0);
 
       if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled)
-        g_debug ("Peer access from CUDA device %d to %d: %s", dev0, dev, cudaGetErrorString (e));
+        g_debug ("Peer access from CUDA device %d to %d: %s", from, to, cudaGetErrorString (e));
       (void) cudaGetLastError ();
     }
-  g_debug ("CUDA devices %d and %d: %s", dev0, dev, can ? "peer access" : "copies through the host");
+  g_debug ("CUDA devices %d and %d: %s", from, to, can ? "peer access" : "copies through the host");
 }
 
 EfBackend *
@@ -334,7 +493,16 @@ ef_cuda_multi_new (const EfDatasetInfo *info, const EfBackendParams *params, con
   g_mutex_init (&m->lock);
   g_cond_init (&m->cond);
   m->parts = g_new0 (Part, n);
+  m->part_work = g_new0 (Work *, n);
   m->n = n;
+  m->n_readers = n * READERS_PER_DEVICE;
+  m->readers = g_new0 (Reader, m->n_readers);
+  m->reader_work = g_new0 (Work *, m->n_readers);
+  m->width = params->grid.width;
+  m->band_rows = (guint) CLAMP (BAND_BYTES / ((gsize) MAX (params->grid.width, 1u) * sizeof (EfCf32)), (gsize) 1,
+                                (gsize) MAX (params->grid.height, 1u));
+  if (ef_cuda_test_hooks_read_band_rows () > 0)
+    m->band_rows = ef_cuda_test_hooks_read_band_rows ();
   self->priv = m;
   ef_backend_run_init (self, params, EF_BACKEND_CUDA, n);
 
@@ -347,7 +515,9 @@ ef_cuda_multi_new (const EfDatasetInfo *info, const EfBackendParams *params, con
       Part *part = &m->parts[i];
 
       part->multi = m;
-      part->device = devices[i];
+      part->work.run = part_run;
+      part->work.device = devices[i];
+      m->part_work[i] = &part->work;
       one.device = devices[i];
       part->backend = ef_backend_cuda_new_full (info, &one, options, error);
       if (part->backend == NULL)
@@ -356,11 +526,28 @@ ef_cuda_multi_new (const EfDatasetInfo *info, const EfBackendParams *params, con
           return NULL;
         }
     }
-  for (guint i = 1; i < n; i++)
-    enable_peer_access (devices[0], devices[i]);
-  CHECK_OR_NULL (cudaSetDevice (devices[0]), error);
-  CHECK_OR_NULL (cudaStreamCreateWithFlags (&m->stream, cudaStreamNonBlocking), error);
-  m->pool = g_thread_pool_new (part_thread, m, (gint) n - 1, TRUE, error);
+  for (guint i = 0; i < n; i++)
+    for (guint j = 0; j < n; j++)
+      enable_peer_access (devices[i], devices[j]);
+  for (guint k = 0; k < m->n_readers; k++)
+    {
+      Reader *r = &m->readers[k];
+
+      r->multi = m;
+      r->part = k / READERS_PER_DEVICE;
+      r->work.run = reader_run;
+      r->work.device = devices[r->part];
+      m->reader_work[k] = &r->work;
+      CHECK_OR_NULL (cudaSetDevice (r->work.device), error);
+      CHECK_OR_NULL (cudaStreamCreateWithFlags (&r->s_sum, cudaStreamNonBlocking), error);
+      CHECK_OR_NULL (cudaStreamCreateWithFlags (&r->s_out, cudaStreamNonBlocking), error);
+      for (guint j = 0; j < 2; j++)
+        {
+          CHECK_OR_NULL (cudaEventCreateWithFlags (&r->summed[j], cudaEventDisableTiming), error);
+          CHECK_OR_NULL (cudaEventCreateWithFlags (&r->copied[j], cudaEventDisableTiming), error);
+        }
+    }
+  m->pool = g_thread_pool_new (work_thread, m, (gint) m->n_readers - 1, TRUE, error);
   if (m->pool == NULL)
     return NULL;
   return g_steal_pointer (&self);

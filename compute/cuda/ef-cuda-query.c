@@ -26,6 +26,20 @@ ef_cuda_backend_image (EfBackend *backend, int *device)
   return priv->d_image;
 }
 
+cudaEvent_t
+ef_cuda_backend_rows_event (EfBackend *backend, guint row, guint *band_end)
+{
+  CudaPriv *priv;
+  guint k;
+
+  g_return_val_if_fail (backend != NULL && backend->ops == &ef_cuda_backend_ops, NULL);
+  priv = backend->priv;
+  k = MIN (row / priv->band_rows, priv->n_bands - 1);
+  if (band_end)
+    *band_end = k + 1 == priv->n_bands ? backend->params.grid.height : (k + 1) * priv->band_rows;
+  return priv->ev_band[k];
+}
+
 gboolean
 ef_cuda_backend_sync (EfBackend *backend, GError **error)
 {

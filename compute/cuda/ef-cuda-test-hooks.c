@@ -61,6 +61,20 @@ ef_cuda_test_hooks_ffbp_exact (void)
   return g_atomic_int_get (&force_exact);
 }
 
+static gint read_band_rows;
+
+void
+ef_cuda_debug_set_read_band_rows (guint rows)
+{
+  g_atomic_int_set (&read_band_rows, (gint) MIN (rows, (guint) G_MAXINT));
+}
+
+guint
+ef_cuda_test_hooks_read_band_rows (void)
+{
+  return (guint) g_atomic_int_get (&read_band_rows);
+}
+
 static guint64 d2h_image_bytes;
 
 void

@@ -25,6 +25,11 @@ gboolean ef_cuda_test_hooks_alloc_fails (gsize size);
 void     ef_cuda_ffbp_debug_force_exact (gboolean on);
 gboolean ef_cuda_test_hooks_ffbp_exact (void);
 
+/* Several devices: rows a device sums at a time when it reads (0: the library's choice), for backends
+ * created from now on, so that tests with small images reach the reads of several bands. Process-wide. */
+void     ef_cuda_debug_set_read_band_rows (guint rows);
+guint    ef_cuda_test_hooks_read_band_rows (void);
+
 /* Bytes of image data copied from the device to host memory by CUDA backends' read_image and by
  * ef_cuda_image_read since the program started: a display that shares the device image keeps it
  * unchanged over a whole job. Process-wide; thread-safe. */
@@ -34,6 +39,7 @@ void     ef_cuda_test_hooks_count_d2h (guint64 bytes);
 #define ef_cuda_test_hooks_alloc_fails(size) ((void) (size), FALSE)
 #define ef_cuda_test_hooks_ffbp_exact() FALSE
 #define ef_cuda_test_hooks_count_d2h(bytes) ((void) (bytes))
+#define ef_cuda_test_hooks_read_band_rows() 0u
 #endif
 
 G_END_DECLS

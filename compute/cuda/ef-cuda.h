@@ -50,8 +50,9 @@ typedef struct {
  * smaller pulse blocks before failing with EF_COMPUTE_ERROR_NO_MEMORY. Blocks while it allocates.
  * With params->n_devices > 1 (or EF_BACKEND_ALL_DEVICES and more than one device) it drives several
  * devices: every block is split into one contiguous share per device, each device accumulates its
- * own partial image (a host thread per device fills its pinned buffers), and read_image adds the
- * partial images on the first device (peer copies) before copying out. Asking for more devices than
+ * own partial image (a host thread per device fills its pinned buffers), and read_image cuts the rows
+ * asked for into one share per device, each device summing its share of the partial images (peer
+ * copies) and copying it out over its own link, all at once. Asking for more devices than
  * there are fails with EF_COMPUTE_ERROR_NO_DEVICE.
  * A backend owns its streams, buffers and cuFFT plans; call it from one thread at a time (the job's
  * worker). process_block returns once its work is queued (it waits only for the pinned buffer it

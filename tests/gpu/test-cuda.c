@@ -994,6 +994,71 @@ test_multi_device (void)
     for (gsize i = 0; i < n; i++)
       g_assert_true (all_px[i] == 0);
   }
+
+  /* Reading: every device sums and copies out its share of the rows asked for, in bands of 3 rows here
+   * with the test switches (several bands a device, so that a band's sum overlaps the copy of the one before). The pixels are
+   * the same bits whatever the rectangle, the bands or the share: every pixel is summed in device
+   * order. Rectangles of fewer rows than devices leave devices idle. */
+  {
+    g_autofree EfCf32 *whole = form_cuda_on (ds, &grid, &rp, EF_PRECISION_FP32, NULL, 64, EF_BACKEND_ALL_DEVICES,
+                                             NULL);
+    g_autofree EfCf32 *banded = NULL;
+    EfRect rects[] = { { 3, 2, 50, 1 }, { 0, 0, grid.width, n_dev - 1 }, { 7, 11, 33, 37 },
+                       { 0, grid.height - 5, grid.width, 5 } };
+    EfBackendParams bp = { 0 };
+    g_autoptr (EfBackend) be = NULL;
+    g_autoptr (GError) error = NULL;
+    guint np = (guint) ds->info.n_pulses;
+    g_autofree EfCf32 *s = g_new (EfCf32, (gsize) np * ds->info.n_samples);
+    EfRect all = { 0, 0, grid.width, grid.height };
+    gsize same = 0;
+
+#if EF_TEST_HOOKS
+    ef_cuda_debug_set_read_band_rows (3);
+#endif
+    bp.grid = grid;
+    bp.range = rp;
+    bp.precision = EF_PRECISION_FP32;
+    bp.block_size = 64;
+    bp.device = -1;
+    bp.n_devices = EF_BACKEND_ALL_DEVICES;
+    be = ef_backend_cuda_new (&ds->info, &bp, &error);
+#if EF_TEST_HOOKS
+    ef_cuda_debug_set_read_band_rows (0);
+#endif
+    g_assert_no_error (error);
+    if (be == NULL)
+      return;
+    g_assert_true (ef_dataset_read_block (ds, 0, np, s, NULL));
+    for (guint p0 = 0; p0 < np; p0 += 64)
+      g_assert_true (ef_backend_process_block (be, ds->pulses + p0, s + (gsize) p0 * ds->info.n_samples,
+                                               MIN (64u, np - p0), &error));
+    g_assert_no_error (error);
+    banded = g_new (EfCf32, n);
+    ef_cuda_test_poison (banded, n);
+    g_assert_true (ef_backend_read_image (be, &all, banded, &error));
+    g_assert_no_error (error);
+    for (gsize i = 0; i < n; i++)
+      same += memcmp (&banded[i], &whole[i], sizeof (EfCf32)) == 0;
+    g_test_message ("%u devices, bands of 3 rows against one band a device: %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT
+                    " pixels the same bits", n_dev, same, n);
+    g_assert_cmpuint (same, ==, n);
+    for (guint k = 0; k < G_N_ELEMENTS (rects); k++)
+      {
+        const EfRect *r = &rects[k];
+        g_autofree EfCf32 *sub = g_new (EfCf32, MAX ((gsize) r->width * r->height, 1));
+
+        if (r->height == 0)
+          continue;
+        ef_cuda_test_poison (sub, (gsize) r->width * r->height);
+        g_assert_true (ef_backend_read_image (be, r, sub, &error));
+        g_assert_no_error (error);
+        for (guint y = 0; y < r->height; y++)
+          for (guint x = 0; x < r->width; x++)
+            g_assert_true (memcmp (&sub[y * r->width + x], &whole[(gsize) (r->y + y) * grid.width + r->x + x],
+                                   sizeof (EfCf32)) == 0);
+      }
+  }
 }
 
 /* Small enough for compute-sanitizer (memcheck, racecheck): every kernel on odd sizes. */
