@@ -796,6 +796,12 @@ run_mpi () {
   local cli w0 w1 wall fields elapsed combine shared devs ran want
   local launch=(--oversubscribe --allow-run-as-root --bind-to none --mca plm isolated --mca pml ob1
                 --mca btl "self,vader" --mca btl_vader_single_copy_mechanism none)
+  local shm
+  # A container's /dev/shm may be small (64 MB): the shared-memory transport's files go to /tmp then.
+  shm=$(df -Pk /dev/shm 2> /dev/null | awk 'NR == 2 { print $4 }')
+  if [ "${shm:-0}" -lt 1048576 ]; then
+    launch+=(--mca btl_vader_backing_directory /tmp)
+  fi
   mpi_deps > "$OUT/mpi-deps.log" 2>&1 || { cat "$OUT/mpi-deps.log"; fail "mpi: Open MPI could not be set up from .gpu-debs/mpi"; return 0; }
   note "mpi: $(head -1 "$OUT/mpi-deps.log") from $MPI_PREFIX ($(sed -n 2p "$OUT/mpi-deps.log"))"
   archs=${EF_GPU_ARCHS:-$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2> /dev/null | head -1 | tr -d '. ')}
