@@ -756,7 +756,8 @@ mpi_deps () {
            PKG_CONFIG_PATH="$lib/openmpi/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
            OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0)
   env "${MPI_ENV[@]}" mpirun --version | head -1
-  env "${MPI_ENV[@]}" sh -c 'command -v mpirun; pkg-config --modversion ompi-c'
+  # shellcheck disable=SC2016 # expanded by sh, in MPI_ENV's environment
+  env "${MPI_ENV[@]}" sh -c 'command -v mpirun; "${PKG_CONFIG:-pkg-config}" --modversion ompi-c'
 }
 
 # The SER of image $2 against image $1 (complex, the whole image), in dB: "inf" when they are equal,
@@ -797,6 +798,7 @@ run_mpi () {
   local launch=(--oversubscribe --allow-run-as-root --bind-to none --mca plm isolated --mca pml ob1
                 --mca btl "self,vader" --mca btl_vader_single_copy_mechanism none)
   local shm
+  export NCCL_NVLS_ENABLE=0
   # A container's /dev/shm may be small (64 MB): the shared-memory transport's files go to /tmp then.
   shm=$(df -Pk /dev/shm 2> /dev/null | awk 'NR == 2 { print $4 }')
   if [ "${shm:-0}" -lt 1048576 ]; then
