@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # test-mpi.py: echoform-cli form under mpirun: both decompositions against the single process's image,
-# reproducibility, refusals, and failures on one rank that must end the whole run.
+# reproducibility, refusals, failures on one rank that must end the whole run, and the CUDA device each
+# rank asks for.
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 # Usage: test-mpi.py HOOKS (1 when the build has the test hooks). EF_CLI names echoform-cli, built with
@@ -110,6 +111,11 @@ def run_all(tmp):
                   and len(summary["mpi"].get("ran", [])) == n and summary["mpi"]["ran"][0] == "cpu fp64 bp"
                   and set(summary["mpi"]["ran"]) <= {"cpu fp64 bp", "nothing to form"},
                   f"{n} ranks, {how}: the summary says how the ranks shared it and what each ran", r.stdout)
+            m = summary["mpi"]
+            check(m.get("hosts") == [0] * n and m.get("local_ranks") == list(range(n))
+                  and m.get("device_requested") == [None] * n and m.get("devices") == [[]] * n
+                  and m.get("devices_shared") is False,
+                  f"{n} ranks, {how}: one host, a local rank each, no device asked for or used on the CPU", m)
             with open(out[:-4] + ".json") as f:
                 side = json.load(f)
             check(json.dumps(side).find('"ranks": %d' % n) >= 0, f"{n} ranks, {how}: the sidecar says so too")
@@ -146,6 +152,26 @@ def run_all(tmp):
         r, _ = mpirun(n, "form", p("d.cphd"), *common, *exact, "-a", algo, "--json", "-o", p("auto.npy"))
         got = json.loads(r.stdout).get("mpi", {}).get("decompose") if r.returncode == 0 else r.stderr
         check(got == want, f"auto on {n} ranks, {algo}, 192 rows: {want} (got {got})")
+
+    # Under mpirun each rank of a host asks for its own CUDA device (local rank modulo the host's devices)
+    # unless --devices is given or the backend is the CPU; here, with none, auto forms on the CPU all the
+    # same, and the image is the one process's.
+    if HOOKS:
+        fake = {"EF_TEST_MPI_CUDA_DEVICES": "3"}
+        auto = ["-p", "fp64", "-t", "1"]
+        r, _ = mpirun(4, "form", p("d.cphd"), *auto, *exact, "--decompose", "pulses", "--json",
+                      "-o", p("pick.npy"), env=fake)
+        m = json.loads(r.stdout).get("mpi", {}) if r.returncode == 0 else {}
+        check(m.get("device_requested") == [0, 1, 2, 0] and m.get("devices") == [[]] * 4
+              and m.get("ran") == ["cpu fp64 bp"] * 4 and m.get("devices_shared") is False,
+              "4 ranks, 3 devices: ranks ask for devices 0, 1, 2, 0; they formed on the CPU", r.stdout + r.stderr)
+        ser = ser_db(np.load(p("pick.npy")), refs["exact"]) if r.returncode == 0 else -1
+        check(ser >= SER_MIN_DB, f"4 ranks, 3 devices, auto on the CPU: SER >= {SER_MIN_DB} dB ({ser:.1f})")
+        for extra, what in ((["-b", "cpu"], "--backend cpu"), (["--devices", "1"], "--devices 1")):
+            r, _ = mpirun(2, "form", p("d.cphd"), *auto, *extra, *exact, "--json", "-o", p("pick.npy"), env=fake)
+            m = json.loads(r.stdout).get("mpi", {}) if r.returncode == 0 else {}
+            check(m.get("device_requested") == [None, None],
+                  f"2 ranks, 3 devices, {what}: no device is asked for (as in one process)", r.stdout + r.stderr)
 
     # PFA is not a sum over pulses: refused as a usage error, said once.
     r, _ = mpirun(2, "form", p("d.cphd"), *common, *exact, "-a", "pfa", "--decompose", "pulses", "-o", p("x.npy"))

@@ -5,11 +5,15 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ef-cli-mpi.h"
 #include "ef-cli-focus.h"
 #include "ef-cli-private.h"
+#if HAVE_CUDA && HAVE_MPI
+#include "cuda/ef-cuda.h"
+#endif
 #if HAVE_MATIO
 #include "ef-gotcha.h"
 #endif
@@ -222,6 +226,64 @@ write_image (const FormRequest *rq, EfDataset *ds, const EfJobParams *jp, EfImag
 }
 
 #if HAVE_MPI
+/* The CUDA devices this rank may choose among when none is named: this host's. */
+static guint
+local_cuda_devices (void)
+{
+#if EF_TEST_HOOKS
+  /* Tests: EF_TEST_MPI_CUDA_DEVICES=N makes the choice as if the host had N devices (the backend still
+   * finds what there is). */
+  const char *s = g_getenv ("EF_TEST_MPI_CUDA_DEVICES");
+
+  if (s != NULL)
+    return (guint) CLAMP (atoi (s), 0, 1024);
+#endif
+#if HAVE_CUDA
+  return ef_cuda_device_count ();
+#else
+  return 0;
+#endif
+}
+
+/* What the mpi member of the summary says about where the ranks formed: per rank its host, its rank
+ * there, the device it asked for (null: the default) and the CUDA devices its image came from ([]: not
+ * on CUDA); and whether two ranks of one host shared a device, which the user is told. */
+static void
+add_places (JsonObject *info, const EfCliRankPlace *places, int n)
+{
+  JsonArray *hosts = json_array_new (), *local = json_array_new (), *asked = json_array_new ();
+  JsonArray *devices = json_array_new ();
+  gboolean shared;
+  int a, b, device;
+
+  for (int r = 0; r < n; r++)
+    {
+      JsonArray *mine = json_array_new ();
+
+      json_array_add_int_element (hosts, places[r].host);
+      json_array_add_int_element (local, places[r].local_rank);
+      if (places[r].device_asked >= 0)
+        json_array_add_int_element (asked, places[r].device_asked);
+      else
+        json_array_add_null_element (asked);
+      for (guint i = 0; i < places[r].n_devices; i++)
+        json_array_add_int_element (mine, (gint64) places[r].first_device + i);
+      json_array_add_array_element (devices, mine);
+    }
+  json_object_set_array_member (info, "hosts", hosts);
+  json_object_set_array_member (info, "local_ranks", local);
+  json_object_set_array_member (info, "device_requested", asked);
+  json_object_set_array_member (info, "devices", devices);
+  shared = ef_cli_mpi_devices_shared (places, n, &a, &b, &device);
+  json_object_set_boolean_member (info, "devices_shared", shared);
+  if (shared)
+    {
+      g_autofree char *msg = g_strdup_printf ("ranks %d and %d formed on the same CUDA device (%d) of one host: "
+                                              "it has fewer devices than ranks", a, b, device);
+      ef_cli_warn_once (msg);
+    }
+}
+
 /* form under mpirun: the ranks form the region together and rank 0 writes it. Every rank returns the
  * same status, and a failure anywhere is said once. */
 static int
@@ -232,6 +294,7 @@ form_over_ranks (EfCliMpi *mpi, const FormRequest *rq, EfDataset *ds, const EfJo
   g_autoptr (JsonObject) info = NULL;
   g_autofree char *note = NULL;
   g_auto (GStrv) ran = NULL;
+  g_autofree EfCliRankPlace *places = NULL;
   g_auto (EfRunInfo) run = { 0 };
   EfCliDecompose chosen;
   guint64 pulses_used = 0;
@@ -241,7 +304,7 @@ form_over_ranks (EfCliMpi *mpi, const FormRequest *rq, EfDataset *ds, const EfJo
   /* The same on every rank, so only rank 0's message is seen. */
   if (!ef_cli_mpi_choose (mpi, jp, how, &chosen, &error))
     return ef_cli_report ("form", error);
-  if (!ef_cli_mpi_form (mpi, ds, jp, chosen, &image, &run, &note, &pulses_used, &elapsed_s, &combine_s, &ran))
+  if (!ef_cli_mpi_form (mpi, ds, jp, chosen, &image, &run, &note, &pulses_used, &elapsed_s, &combine_s, &ran, &places))
     return EF_CLI_EXIT_FAILURE;
   if (ef_cli_mpi_rank (mpi) == 0)
     {
@@ -266,6 +329,7 @@ form_over_ranks (EfCliMpi *mpi, const FormRequest *rq, EfDataset *ds, const EfJo
           }
         json_object_set_array_member (info, "ran", ranks);
       }
+      add_places (info, places, ef_cli_mpi_size (mpi));
       ok = write_image (rq, ds, jp, image, &run, note, pulses_used, elapsed_s, bp_per_s, info, &error);
     }
   return ef_cli_mpi_agree (mpi, ok ? NULL : error) ? EF_CLI_EXIT_OK : EF_CLI_EXIT_FAILURE;
@@ -572,6 +636,12 @@ form_main (int argc, char **argv, EfCliMpi *mpi)
   if (stride_s != NULL)
     jp.pulse_stride = stride;
   jp.backend.n_devices = n_devices;
+#if HAVE_MPI
+  /* Ranks on one host take a device each, unless --devices says which (from device 0, as in a single
+   * process). On the CPU, or on a host without CUDA devices, nothing changes. */
+  if (mpi != NULL && devices_s == NULL && backend_kind != EF_BACKEND_CPU)
+    jp.backend.device = ef_cli_mpi_pick_device (mpi, local_cuda_devices ());
+#endif
   /* Nothing shows the image while it forms: read it back once, at the end, and keep the device busy. */
   jp.publish_interval_s = -1;
 

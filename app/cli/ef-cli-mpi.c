@@ -29,6 +29,8 @@
 struct _EfCliMpi {
   int      rank;
   int      size;
+  int      host;       /* the lowest world rank on this rank's host */
+  int      local_rank; /* this rank's rank on its host */
   MPI_Comm end_comm;  /* owned: only the closing barrier, so that it never meets another collective */
   int      last_word; /* owned: the original standard error of a rank that is otherwise silenced, or -1 */
 };
@@ -71,6 +73,15 @@ ef_cli_mpi_begin (void)
   MPI_Comm_rank (MPI_COMM_WORLD, &mpi->rank);
   MPI_Comm_size (MPI_COMM_WORLD, &mpi->size);
   MPI_Comm_dup (MPI_COMM_WORLD, &mpi->end_comm);
+  {
+    MPI_Comm local;
+
+    /* The ranks that share this host's memory, and so its devices. */
+    MPI_Comm_split_type (MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
+    MPI_Comm_rank (local, &mpi->local_rank);
+    MPI_Allreduce (&mpi->rank, &mpi->host, 1, MPI_INT, MPI_MIN, local);
+    MPI_Comm_free (&local);
+  }
   /* One voice: rank 0's. The others' messages travel to it through ef_cli_mpi_agree. */
   mpi->last_word = -1;
   if (mpi->rank != 0)
@@ -140,6 +151,18 @@ int
 ef_cli_mpi_size (const EfCliMpi *mpi)
 {
   return mpi->size;
+}
+
+int
+ef_cli_mpi_local_rank (const EfCliMpi *mpi)
+{
+  return mpi->local_rank;
+}
+
+int
+ef_cli_mpi_pick_device (const EfCliMpi *mpi, guint n_devices)
+{
+  return n_devices > 0 ? (int) ((guint) mpi->local_rank % n_devices) : -1;
 }
 
 gboolean
@@ -471,18 +494,80 @@ form_tiles (EfCliMpi *mpi, EfDataset *dataset, const EfJobParams *params, EfImag
 }
 
 #define RAN_LEN 96
+#define PLACE_INTS 5
+
+gboolean
+ef_cli_mpi_devices_shared (const EfCliRankPlace *places, int n, int *a, int *b, int *device)
+{
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++)
+      {
+        const EfCliRankPlace *p = &places[i], *q = &places[j];
+        int lo = MAX (p->first_device, q->first_device);
+
+        if (p->host != q->host || p->n_devices == 0 || q->n_devices == 0)
+          continue;
+        /* Two ranges of devices that overlap: the higher start lies inside both. */
+        if ((gint64) lo < (gint64) p->first_device + p->n_devices && (gint64) lo < (gint64) q->first_device + q->n_devices)
+          {
+            *a = i;
+            *b = j;
+            *device = lo;
+            return TRUE;
+          }
+      }
+  return FALSE;
+}
+
+/* Gathers where each rank formed into *places (owned, on rank 0): its host and local rank, the device it
+ * asked for, and the CUDA devices its record says its image came from. */
+static void
+gather_places (EfCliMpi *mpi, const EfJobParams *params, const EfRunInfo *run, EfCliRankPlace **places)
+{
+  gboolean on_cuda = g_strcmp0 (run->backend, "cuda") == 0 && run->n_devices > 0;
+  int mine[PLACE_INTS] = { mpi->host, mpi->local_rank, params->backend.device,
+                           on_cuda ? MAX (params->backend.device, 0) : -1, on_cuda ? (int) run->n_devices : 0 };
+  g_autofree int *all = mpi->rank == 0 ? g_new0 (int, (gsize) PLACE_INTS * mpi->size) : NULL;
+  int n_hosts = 0;
+  g_autofree int *host_of = NULL;
+
+  MPI_Gather (mine, PLACE_INTS, MPI_INT, all, PLACE_INTS, MPI_INT, 0, MPI_COMM_WORLD);
+  if (mpi->rank != 0)
+    return;
+  /* A host is named by its lowest world rank; number them 0, 1, ... in that order. */
+  host_of = g_new (int, mpi->size);
+  for (int r = 0; r < mpi->size; r++)
+    host_of[r] = -1;
+  *places = g_new0 (EfCliRankPlace, mpi->size);
+  for (int r = 0; r < mpi->size; r++)
+    {
+      const int *v = all + (gsize) r * PLACE_INTS;
+      EfCliRankPlace *p = &(*places)[r];
+      int lowest = CLAMP (v[0], 0, mpi->size - 1);
+
+      if (host_of[lowest] < 0)
+        host_of[lowest] = n_hosts++;
+      p->host = host_of[lowest];
+      p->local_rank = v[1];
+      p->device_asked = v[2];
+      p->first_device = v[3];
+      p->n_devices = (guint) MAX (v[4], 0);
+    }
+}
 
 /* Makes rank 0's record the whole run's: the counts of the pulse shares summed (every rank of the tile
  * decomposition reads every pulse, so rank 0's counts are the run's), the pixels that are not finite
  * counted on the whole image, and what each rank ran, which may differ (a rank whose CUDA device failed
- * falls back to the CPU), into *ran (owned, on rank 0). */
+ * falls back to the CPU), into *ran (owned, on rank 0), and where, into *places. */
 static void
-combine_records (EfCliMpi *mpi, EfCliDecompose how, EfRunInfo *run, const EfImage *image, char ***ran)
+combine_records (EfCliMpi *mpi, EfCliDecompose how, const EfJobParams *params, EfRunInfo *run,
+                 const EfImage *image, char ***ran, EfCliRankPlace **places)
 {
   guint64 mine[3] = { run->nonfinite_samples, run->blocks_fast, run->blocks_bp }, sum[3] = { 0, 0, 0 };
   g_autofree char *all = NULL;
   char text[RAN_LEN] = { 0 };
 
+  gather_places (mpi, params, run, places);
   MPI_Reduce (mine, sum, 3, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
   if (run->backend != NULL)
     {
@@ -516,7 +601,7 @@ combine_records (EfCliMpi *mpi, EfCliDecompose how, EfRunInfo *run, const EfImag
 gboolean
 ef_cli_mpi_form (EfCliMpi *mpi, EfDataset *dataset, const EfJobParams *params, EfCliDecompose how,
                  EfImage **image, EfRunInfo *run, char **note, guint64 *pulses_used, double *elapsed_s,
-                 double *combine_s, char ***ran)
+                 double *combine_s, char ***ran, EfCliRankPlace **places)
 {
   gint64 t0;
   gboolean ok;
@@ -525,6 +610,7 @@ ef_cli_mpi_form (EfCliMpi *mpi, EfDataset *dataset, const EfJobParams *params, E
   *note = NULL;
   *combine_s = 0;
   *ran = NULL;
+  *places = NULL;
   if (strays (mpi))
     return FALSE;
   /* Every rank starts together, so that the time is the run's, not the slowest file open's. */
@@ -537,6 +623,6 @@ ef_cli_mpi_form (EfCliMpi *mpi, EfDataset *dataset, const EfJobParams *params, E
   *elapsed_s = (double) (g_get_monotonic_time () - t0) * 1e-6;
   *pulses_used = pulses_in_use (dataset, params);
   if (ok)
-    combine_records (mpi, how, run, *image, ran);
+    combine_records (mpi, how, params, run, *image, ran, places);
   return ok;
 }

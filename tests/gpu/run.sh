@@ -2,7 +2,7 @@
 # tests/gpu/run.sh: build, test and benchmark the CUDA backend on a GPU machine, from the repository root.
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-#   tests/gpu/run.sh [all|test|bench|multi|e2e|file|tune|ncu|gl|pfa|ffbp|aperture|arcs|arcs-multi|mf|mri|none]...
+#   tests/gpu/run.sh [all|test|bench|multi|e2e|file|tune|ncu|gl|pfa|ffbp|aperture|arcs|arcs-multi|mf|mri|mpi|none]...
 #                    (default: all = test bench multi e2e tune ncu ffbp aperture)
 #
 # Builds the engine and the CLI with -Dgui=disabled -Dcuda=enabled -Dtest_hooks=true into $EF_BUILD (default
@@ -51,6 +51,12 @@
 #   mri    (not in all) non-Cartesian reconstruction: test-cuda-mri (F^H d and Q against the CPU's float64),
 #          and bench-cuda-mri at 64^3 voxels and 3.2 M samples: F^H d with every kernel shape, Q on the
 #          doubled grid, seconds and sample-voxel pairs per second (EF_MRI_ARGS adds options).
+#   mpi    (not in all) `echoform-cli form --backend cuda` under mpirun, one GPU per rank: Open MPI from
+#          .gpu-debs/mpi/*.deb in its own prefix (EF_MPI_PREFIX), echoform-cli built with -Dmpi=enabled in
+#          its own tree (EF_MPI_BUILD, default $EF_BUILD-mpi; asked for alone, the main build is skipped),
+#          then 4096^2 px x 8192 pulses x 4096 samples on 1, 2 and 4 ranks (as many as there are GPUs),
+#          pulses and tiles: wall time end to end, form's combine_s, each rank's device, and SER against
+#          the one rank's image (a failure below 100 dB, or when a rank is not on a device of its own).
 # EF_BUILD_TARGETS replaces the targets the build step makes (the default: the backprojection tests,
 # benchmarks and the CLI).
 # Logs go to $OUT (default /tmp/ef-gpu-out); a short table is printed last.
@@ -722,13 +728,178 @@ table () {
     "$OUT/bench.tsv" 2> /dev/null
 }
 
+# ---- mpi: `echoform-cli form` under mpirun, one GPU per rank ----
+# Open MPI 4.1 from .gpu-debs/mpi/*.deb (tests/gpu/fetch-debs.sh) in a private prefix, relocated there
+# with OPAL_PREFIX; its own build tree ($EF_MPI_BUILD, default $BUILD-mpi: -Dmpi=enabled -Dcuda=enabled)
+# makes echoform-cli. Every Open MPI program and echoform-cli run with MPI_ENV.
+MPI_PREFIX=${EF_MPI_PREFIX:-/tmp/efprefix-mpi}
+MPI_ENV=()
+
+mpi_deps () {
+  local usr="$MPI_PREFIX/usr" lib="$MPI_PREFIX/usr/lib/x86_64-linux-gnu" so name f
+  # libnl-3-200 installs into /lib, the others into /usr/lib.
+  local libs="$lib:$MPI_PREFIX/lib/x86_64-linux-gnu"
+  if ! ls .gpu-debs/mpi/*.deb > /dev/null 2>&1; then
+    echo "run.sh: mpi needs .gpu-debs/mpi/*.deb (tests/gpu/fetch-debs.sh)" >&2
+    return 1
+  fi
+  rm -rf "$MPI_PREFIX"
+  mkdir -p "$MPI_PREFIX"
+  for f in .gpu-debs/mpi/*.deb; do
+    dpkg -x "$f" "$MPI_PREFIX" || return 1
+  done
+  # What the packages' maintainer scripts make (update-alternatives), which dpkg -x does not run.
+  ln -sf mpirun.openmpi "$usr/bin/mpirun"
+  ln -sf mpicc.openmpi "$usr/bin/mpicc"
+  ln -sf ../libpsm1/libpsm_infinipath.so.1.16 "$lib/libpsm_infinipath.so.1"
+  # A library this machine has already (libudev, libuuid, libnuma, say) is the machine's: the carried
+  # one, older maybe, would shadow it for every program on this LD_LIBRARY_PATH. Open MPI's and PMIx's
+  # own always come from the prefix.
+  ldconfig -p | awk '/x86-64/ { print $1 }' | sort -u > "$MPI_PREFIX/system-sonames.txt"
+  for so in "$lib"/lib*.so.* "$MPI_PREFIX"/lib/x86_64-linux-gnu/lib*.so.*; do
+    name=${so##*/}
+    case $name in libmpi*|libopen-*|libmca_common_*|liboshmem*|libompitrace*|libpmix*) continue ;; esac
+    if grep -qxF "$name" "$MPI_PREFIX/system-sonames.txt"; then
+      rm -f "$so"
+    fi
+  done
+  sed -i "s|^prefix=/usr\$|prefix=$usr|" "$lib"/openmpi/lib/pkgconfig/*.pc
+  # OPAL_PREFIX relocates every directory Open MPI was built with under /usr (its libraries, components,
+  # help files, the wrappers' data); OPAL_SYSCONFDIR its /etc/openmpi, whose Debian defaults leave UCX,
+  # OFI and openib out. PMIx is found through LD_LIBRARY_PATH, its components (zlib compression) through
+  # PMIX_MCA_mca_base_component_path: it has no relocation of its own that works here.
+  MPI_ENV=(OPAL_PREFIX="$usr" OPAL_SYSCONFDIR="$MPI_PREFIX/etc/openmpi"
+           PMIX_MCA_mca_base_component_path="$lib/pmix2/lib/pmix"
+           PATH="$usr/bin:$PATH" LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+           PKG_CONFIG_PATH="$lib/openmpi/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+           OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0)
+  env "${MPI_ENV[@]}" mpirun --version | head -1
+  # shellcheck disable=SC2016 # expanded by sh, in MPI_ENV's environment
+  env "${MPI_ENV[@]}" sh -c 'command -v mpirun; "${PKG_CONFIG:-pkg-config}" --modversion ompi-c'
+}
+
+# The SER of image $2 against image $1 (complex, the whole image), in dB: "inf" when they are equal,
+# nothing when either cannot be read or their shapes differ.
+mpi_ser () {
+  python3 - "$1" "$2" << 'PY' 2>> "$OUT/mpi-python.log"
+import sys
+import numpy as np
+a = np.load(sys.argv[1]).astype(np.complex128)
+b = np.load(sys.argv[2]).astype(np.complex128)
+if a.shape == b.shape:
+    e = np.sum(np.abs(b - a) ** 2)
+    print("inf" if e == 0 else "%.1f" % (10 * np.log10(np.sum(np.abs(a) ** 2) / e)))
+PY
+}
+
+# From form's --json summary $1: "elapsed_s combine_s shared devices ran", devices as 0,1,... per rank
+# ("-" for a rank not on CUDA) and ran "cuda" when every rank that formed did so on CUDA.
+mpi_fields () {
+  python3 - "$1" << 'PY' 2>> "$OUT/mpi-python.log"
+import json, sys
+s = json.load(open(sys.argv[1]))
+m = s["mpi"]
+devs = ",".join("+".join(str(d) for d in ds) or "-" for ds in m["devices"])
+ran = "cuda" if all(r.startswith("cuda") for r in m["ran"] if r != "nothing to form") else "|".join(m["ran"])
+print("%.3f %.3f" % (s["elapsed_s"], m["combine_s"]), "shared" if m["devices_shared"] else "own", devs, ran.replace(" ", "_"))
+PY
+}
+
+run_mpi () {
+  # A simulated collection (8192 pulses x 4096 samples, CF8, 268 MB: 13 point targets over the region)
+  # formed into 4096 x 4096 px at 0.125 m by `echoform-cli form --backend cuda` under mpirun on R = 1, 2
+  # and 4 ranks (no more than the GPUs), each decomposition; timed end to end (mpirun's start, every
+  # rank's formation, the sum or gather, rank 0's write of the 134 MB .npy). Every image against the
+  # one rank's, and every rank on a device of its own.
+  local t0=$SECONDS dir=${EF_MPI_BUILD:-$BUILD-mpi} data=${EF_MPI_DIR:-/tmp/ef-mpi} n archs r how rc ser ref=
+  local cli w0 w1 wall fields elapsed combine shared devs ran want
+  local launch=(--oversubscribe --allow-run-as-root --bind-to none --mca plm isolated --mca pml ob1
+                --mca btl "self,vader" --mca btl_vader_single_copy_mechanism none)
+  local shm
+  export NCCL_NVLS_ENABLE=0
+  # A container's /dev/shm may be small (64 MB): the shared-memory transport's files go to /tmp then.
+  shm=$(df -Pk /dev/shm 2> /dev/null | awk 'NR == 2 { print $4 }')
+  if [ "${shm:-0}" -lt 1048576 ]; then
+    launch+=(--mca btl_vader_backing_directory /tmp)
+  fi
+  mpi_deps > "$OUT/mpi-deps.log" 2>&1 || { cat "$OUT/mpi-deps.log"; fail "mpi: Open MPI could not be set up from .gpu-debs/mpi"; return 0; }
+  note "mpi: $(head -1 "$OUT/mpi-deps.log") from $MPI_PREFIX ($(sed -n 2p "$OUT/mpi-deps.log"))"
+  archs=${EF_GPU_ARCHS:-$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2> /dev/null | head -1 | tr -d '. ')}
+  if [ ! -f "$dir/build.ninja" ]; then
+    # libmpi.so's own dependencies are in the prefix: the linker finds them through -rpath-link.
+    env "${MPI_ENV[@]}" LDFLAGS="-Wl,-rpath-link,$MPI_PREFIX/usr/lib/x86_64-linux-gnu:$MPI_PREFIX/lib/x86_64-linux-gnu${LDFLAGS:+ $LDFLAGS}" \
+      meson setup "$dir" "$ROOT" -Dgui=disabled -Dcuda=enabled -Dmpi=enabled -Ddemo=false -Dtests=false \
+      -Dgpu_archs="${archs:-90}" -Dbuildtype=debugoptimized > "$OUT/meson-setup-mpi.log" 2>&1 \
+      || { tail -30 "$OUT/meson-setup-mpi.log"; fail "mpi: setup failed"; return 0; }
+  fi
+  env "${MPI_ENV[@]}" ninja -C "$dir" app/cli/echoform-cli > "$OUT/build-mpi.log" 2>&1 \
+    || { grep -E "error|FAILED" "$OUT/build-mpi.log" | head -30; fail "mpi: build failed"; return 0; }
+  note "mpi: built in $((SECONDS - t0)) s"
+  cli="$dir/app/cli/echoform-cli"
+  mkdir -p "$data"
+  # echoform-cli needs the prefix's libmpi whatever it does.
+  env "${MPI_ENV[@]}" "$cli" simulate --scene points --pulses 8192 --samples 4096 -o "$data/scene.cphd" \
+    --targets "-200,-200,0;200,-200,0;-200,200,0;200,200,0;0,-230,0;0,230,0;-230,0,0;230,0,0" \
+    > "$OUT/mpi-simulate.log" 2>&1 || { cat "$OUT/mpi-simulate.log"; fail "mpi: simulate failed"; return 0; }
+  n=$(n_gpus)
+  : > "$OUT/mpi.txt"
+  for r in 1 2 4; do
+    if [ "$r" -gt "$n" ]; then
+      note "mpi: $r ranks skipped ($n GPU(s))"
+      continue
+    fi
+    for how in pulses tiles; do
+      w0=$(date +%s.%N)
+      env "${MPI_ENV[@]}" timeout 300 mpirun "${launch[@]}" -np "$r" "$cli" form "$data/scene.cphd" \
+        --roi -256,-256,256,256 --spacing 0.125 --backend cuda --block 1024 --decompose "$how" --json \
+        -o "$data/img-$how-$r.npy" > "$OUT/mpi-$how-$r.json" 2> "$OUT/mpi-$how-$r.log"
+      rc=$?
+      w1=$(date +%s.%N)
+      wall=$(awk -v a="$w0" -v b="$w1" 'BEGIN { printf "%.2f", b - a }')
+      if [ $rc -ne 0 ]; then
+        tail -5 "$OUT/mpi-$how-$r.log"
+        fail "mpi: $r rank(s), $how: exit $rc"
+        continue
+      fi
+      [ -n "$ref" ] || ref="$data/img-$how-$r.npy"
+      ser=$(mpi_ser "$ref" "$data/img-$how-$r.npy")
+      fields=$(mpi_fields "$OUT/mpi-$how-$r.json")
+      read -r elapsed combine shared devs ran <<< "${fields:-? ? ? ? ?}"
+      printf '%5s  %-9s %7s %9s %10s  %-8s %-6s %-5s %s\n' "$r" "$how" "$wall" "$elapsed" "$combine" "$devs" \
+        "$shared" "$ran" "${ser:-?}" >> "$OUT/mpi.txt"
+      # One device a rank, in rank order, when there are enough of them.
+      want=$(seq -s, 0 $((r - 1)))
+      if [ "$ran" != cuda ]; then
+        fail "mpi: $r rank(s), $how: not every rank formed on CUDA ($ran)"
+      elif [ "$devs" != "$want" ] || [ "$shared" != own ]; then
+        fail "mpi: $r rank(s), $how: devices $devs ($shared), not one each ($want)"
+      elif [ -z "$ser" ] || awk -v s="$ser" 'BEGIN { exit !(s != "inf" && s + 0 < 100) }'; then
+        fail "mpi: $r rank(s), $how: SER ${ser:-?} dB against one rank's image (below 100 dB)"
+      else
+        N_PASSED=$((N_PASSED + 1))
+      fi
+      [ "$data/img-$how-$r.npy" = "$ref" ] || rm -f "$data/img-$how-$r.npy" "$data/img-$how-$r.json"
+    done
+  done
+  {
+    echo "mpi: 4096^2 px x 8192 pulses x 4096 samples, cuda fp32 bp, upsampling 16, block 1024; wall: mpirun end to end"
+    echo "ranks  decompose  wall s    form s  combine s  devices  shared ran   SER dB vs 1 rank"
+    cat "$OUT/mpi.txt"
+  } | tee -a "$SUMMARY"
+  rm -rf "$data"
+  note "mpi step took $((SECONDS - t0)) s"
+}
+
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
   --format=csv > "$OUT/gpu.txt" 2>&1
 cat "$OUT/gpu.txt"
 
 deps || exit 1
 case " $STEPS " in *" gl "*) gl_deps || exit 1 ;; esac
-build || exit 1
+# The mpi step builds a tree of its own: asked for alone, it needs nothing of the main one.
+if [ "$STEPS" != mpi ]; then
+  build || exit 1
+fi
 for s in $STEPS; do
   case $s in
     all) run_tests; run_bench; run_multi; run_e2e; run_tune; run_ncu; run_ffbp; run_aperture ;;
@@ -747,6 +918,7 @@ for s in $STEPS; do
     arcs-multi) run_arcs_multi ;;
     mf) run_mf ;;
     mri) run_mri ;;
+    mpi) run_mpi ;;
     none) ;;
     *) fail "unknown step $s" ;;
   esac
