@@ -208,7 +208,7 @@ main (int argc, char **argv)
   for (gint r = 0; r < reps; r++)
     {
       gint64 t0, t1, t2;
-      double wall, read1;
+      double wall, read1, bp1;
 
       /* Formed: the blocks until every device is done. */
       if (!be->ops->clear (be, &error) || !ef_backend_cuda_stats (be, &st0, &error))
@@ -233,7 +233,8 @@ main (int argc, char **argv)
       read_ms = MIN (isnan (read_ms) ? G_MAXDOUBLE : read_ms, read1);
       n_used = MAX (st1.n_devices, 1u);
       /* Device time over all devices; per device on average, the elapsed kernel time. */
-      best_bp_ms = MIN (best_bp_ms, (st1.bp_ms - st0.bp_ms) / n_used);
+      bp1 = st1.bp_ms - st0.bp_ms;
+      best_bp_ms = MIN (best_bp_ms, bp1 / n_used);
       rc_ms = st1.rc_ms - st0.rc_ms;
       h2d_ms = st1.h2d_ms - st0.h2d_ms;
 
@@ -251,7 +252,7 @@ main (int argc, char **argv)
       best_total = MIN (best_total, (t2 - t0) * 1e-6);
       fprintf (stderr, "rep %d: formed in %.3f s, read alone in %.2f ms, formed and read in %.3f s; backprojection "
                "%.2f ms, range compression %.2f ms, copies %.2f ms\n", r, wall, read1,
-               (t2 - t0) * 1e-6, st1.bp_ms - st0.bp_ms, rc_ms, h2d_ms);
+               (t2 - t0) * 1e-6, bp1, rc_ms, h2d_ms);
     }
   n_bp = (guint64) pulses * edge * edge;
   fprintf (stderr, "%u device(s): formed in %.3f s, formed and read back in %.3f s (best of %d)\n", n_used,
