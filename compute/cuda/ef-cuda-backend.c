@@ -232,12 +232,24 @@ create_device_state (EfBackend *self, const EfMatchedFilter *mf, GError **error)
   EF_CUDA_CHECK (cudaStreamCreateWithFlags (&priv->s_copy, cudaStreamNonBlocking), error);
   /* Bands of at least 64 rows, up to EF_CUDA_ROW_BANDS of them. */
   priv->n_bands = CLAMP (self->params.grid.height / 64, 1u, (guint) EF_CUDA_ROW_BANDS);
+  if (ef_cuda_test_hooks_row_bands () > 0)
+    priv->n_bands = MIN (ef_cuda_test_hooks_row_bands (), priv->n_bands);
   priv->band_rows = (self->params.grid.height + priv->n_bands - 1) / priv->n_bands;
   EF_CUDA_CHECK (cudaEventCreateWithFlags (&priv->ev_bands_in, cudaEventDisableTiming), error);
   for (guint k = 0; k < EF_CUDA_ROW_BANDS; k++)
     EF_CUDA_CHECK (cudaEventCreateWithFlags (&priv->ev_band[k], cudaEventDisableTiming), error);
-  for (guint k = 0; k < priv->n_bands && priv->n_bands > 1; k++)
-    EF_CUDA_CHECK (cudaStreamCreateWithFlags (&priv->s_band[k], cudaStreamNonBlocking), error);
+  if (priv->n_bands > 1)
+    {
+      int least = 0, greatest = 0;
+
+      /* Band k before band k + 1 wherever the device has room for a block of either: the first rows are
+       * done first. */
+      EF_CUDA_CHECK (cudaDeviceGetStreamPriorityRange (&least, &greatest), error);
+      for (guint k = 0; k < priv->n_bands; k++)
+        EF_CUDA_CHECK (cudaStreamCreateWithPriority (&priv->s_band[k], cudaStreamNonBlocking,
+                                                     MIN (greatest + (int) k, least)),
+                       error);
+    }
   for (int s = 0; s < 2; s++)
     {
       Timing *t = &priv->timing[s];

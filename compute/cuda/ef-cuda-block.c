@@ -130,8 +130,9 @@ ef_cuda_backend_mark_bands (CudaPriv *priv, GError **error)
 
 /* The backprojection of the table into the accumulator, a band of rows at a time (each pixel sums the
  * pulses in the same order either way), each band's event recorded after it. With several bands each
- * runs on a stream of its own after what the compute stream has queued, and the compute stream waits
- * for all: the device runs them back to back, the first band done first, with no idle tail between. */
+ * runs on a stream of its own after what the compute stream has queued, at a priority above the next
+ * band's, and the compute stream waits for all: the device runs them back to back, the first band done
+ * first, with no idle tail between. */
 static gboolean
 launch_bp (EfBackend *self, int slot, guint variant, guint count, gboolean mono, GError **error)
 {

@@ -61,7 +61,19 @@ ef_cuda_test_hooks_ffbp_exact (void)
   return g_atomic_int_get (&force_exact);
 }
 
-static gint read_band_rows;
+static gint read_band_rows, row_bands;
+
+void
+ef_cuda_debug_set_row_bands (guint n)
+{
+  g_atomic_int_set (&row_bands, (gint) MIN (n, (guint) G_MAXINT));
+}
+
+guint
+ef_cuda_test_hooks_row_bands (void)
+{
+  return (guint) g_atomic_int_get (&row_bands);
+}
 
 void
 ef_cuda_debug_set_read_band_rows (guint rows)

@@ -30,6 +30,12 @@ gboolean ef_cuda_test_hooks_ffbp_exact (void);
 void     ef_cuda_debug_set_read_band_rows (guint rows);
 guint    ef_cuda_test_hooks_read_band_rows (void);
 
+/* Bands of rows a backprojection launch is cut into (0: the library's choice, at most EF_CUDA_ROW_BANDS),
+ * for backends created from now on: benchmarks compare the read overlapped with the last block against
+ * one band. Process-wide. */
+void     ef_cuda_debug_set_row_bands (guint n);
+guint    ef_cuda_test_hooks_row_bands (void);
+
 /* Bytes of image data copied from the device to host memory by CUDA backends' read_image and by
  * ef_cuda_image_read since the program started: a display that shares the device image keeps it
  * unchanged over a whole job. Process-wide; thread-safe. */
@@ -40,6 +46,7 @@ void     ef_cuda_test_hooks_count_d2h (guint64 bytes);
 #define ef_cuda_test_hooks_ffbp_exact() FALSE
 #define ef_cuda_test_hooks_count_d2h(bytes) ((void) (bytes))
 #define ef_cuda_test_hooks_read_band_rows() 0u
+#define ef_cuda_test_hooks_row_bands() 0u
 #endif
 
 G_END_DECLS

@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda/ef-cuda.h"
+#include "cuda/ef-cuda-test-hooks.h"
 #include "ef-backend.h"
 #include "ef-bp.h"
 #include "ef-rangecomp.h"
@@ -62,7 +63,7 @@ int
 main (int argc, char **argv)
 {
   gint edge = 2048, pulses = 2048, samples = 2048, block = 1024, reps = 3;
-  gint variant = 0, upsample = 2, devices = 1;
+  gint variant = 0, upsample = 2, devices = 1, row_bands = 0;
   double standoff = 10e3, spacing = 0.125, min_ser = NAN;
   g_autofree char *precision_s = g_strdup ("fp32");
   g_autofree char *algo_s = g_strdup ("bp");
@@ -81,6 +82,8 @@ main (int argc, char **argv)
     { "algo", 0, 0, G_OPTION_ARG_STRING, &algo_s, "bp, ffbp, fbp or pfa (default bp)", "A" },
     { "variant", 0, 0, G_OPTION_ARG_INT, &variant, "kernel shape (0: automatic)", "V" },
     { "devices", 0, 0, G_OPTION_ARG_INT, &devices, "devices to spread the pulses over (0: all)", "N" },
+    { "row-bands", 0, 0, G_OPTION_ARG_INT, &row_bands,
+      "bands of rows a launch is cut into (test-hook builds; 1: no overlap of the read with the last block)", "N" },
     { "no-ser", 0, 0, G_OPTION_ARG_NONE, &no_ser, "skip the float64 check", NULL },
     { "min-ser", 0, 0, G_OPTION_ARG_DOUBLE, &min_ser,
       "complex SER (dB) below which the run fails (default: 110.5 for fp32, 57.6 for fp16)", "DB" },
@@ -178,6 +181,15 @@ main (int argc, char **argv)
   bp.device = -1;
   bp.n_devices = devices <= 0 ? EF_BACKEND_ALL_DEVICES : (guint) devices;
   opts.variant = (guint) variant;
+#if EF_TEST_HOOKS
+  ef_cuda_debug_set_row_bands ((guint) MAX (row_bands, 0));
+#else
+  if (row_bands > 0)
+    {
+      fprintf (stderr, "bench-cuda: --row-bands needs a build with -Dtest_hooks=true\n");
+      return 2;
+    }
+#endif
   for (int a = 0; a < (int) ef_cuda_device_count (); a++)
     for (int b = 0; b < (int) ef_cuda_device_count (); b++)
       {
