@@ -181,20 +181,24 @@ tune (int device, const char *name, guint edge, guint n_samples, Problem *pr, gu
     e /= 2;
 
   EF_CUDA_CHECK (cudaSetDevice (device), error);
-  /* A few pulses first, then as many as make a launch of the default last about TARGET_MS. */
-  if (!problem_init (pr, e, n_pulses, k, error) || !time_shape (pr, EF_CUDA_MF_DEFAULT_SHAPE, 2, &ms0, error))
+  /* A few pulses first, then as many as make a launch of the default last about TARGET_MS: a short run is
+   * mostly launch overhead, so the estimate is refined until a run is long enough to trust. */
+  if (!problem_init (pr, e, n_pulses, k, error))
     return FALSE;
-  {
-    const guint want = (guint) CLAMP (n_pulses * TARGET_MS / MAX (ms0, 1e-3), 1.0, (double) max_pulses);
+  for (int round = 0; round < 4; round++)
+    {
+      guint want;
 
-    if (want > n_pulses)
-      {
-        n_pulses = want;
-        problem_free (pr);
-        if (!problem_init (pr, e, n_pulses, k, error))
-          return FALSE;
-      }
-  }
+      if (!time_shape (pr, EF_CUDA_MF_DEFAULT_SHAPE, 2, &ms0, error))
+        return FALSE;
+      want = (guint) CLAMP (n_pulses * TARGET_MS / MAX (ms0, 1e-3), 1.0, (double) max_pulses);
+      if (want == n_pulses || (ms0 >= TARGET_MS / 4 && ms0 <= TARGET_MS * 4))
+        break;
+      n_pulses = want;
+      problem_free (pr);
+      if (!problem_init (pr, e, n_pulses, k, error))
+        return FALSE;
+    }
 
   g_string_append_printf (table, "%s, matched filter, class %s: timed on %u x %u px, %u pulses x %u samples\n",
                           name, key, e, e, n_pulses, k);
