@@ -664,7 +664,7 @@ run_aperture () {
 
 run_mf () {
   local t0=$SECONDS rc u
-  ninja -C "$BUILD" tests/gpu/test-cuda-mf tests/gpu/bench-cuda-mf > "$OUT/build-mf.log" 2>&1 \
+  ninja -C "$BUILD" tests/gpu/test-cuda-mf tests/gpu/bench-cuda-mf app/cli/echoform-cli > "$OUT/build-mf.log" 2>&1 \
     || { grep -E "error|FAILED" "$OUT/build-mf.log" | head -30; fail "mf: build failed"; return 0; }
   run_paths test-cuda-mf "$BUILD" tests/gpu/test-cuda-mf "$OUT/test-cuda-mf.log" 300
   grep -E "^# [a-z]|^not ok|ERROR|CRITICAL" "$OUT/test-cuda-mf.log" | grep -vE "^# (random seed|Start|End)" | head -30
@@ -675,6 +675,14 @@ run_mf () {
     note "compute-sanitizer memcheck on /compute/cuda/mf/vs-cpu-fp64/small: exit $rc; $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer-mf.log" | tail -1)"
     [ $rc -eq 0 ] || fail "compute-sanitizer memcheck on test-cuda-mf: exit $rc"
   fi
+  # Every launch shape timed on the benchmark's class (1024^2 px, 1024 samples a pulse), the fastest
+  # stored: the benchmark below then runs it and names it. A second or two of device time.
+  timeout 120 "$BUILD/app/cli/echoform-cli" tune --mf --edge 1024 --samples 1024 > "$OUT/tune-mf.txt" 2>&1
+  rc=$?
+  note "echoform-cli tune --mf: exit $rc"
+  [ $rc -ne 0 ] && fail "echoform-cli tune --mf: exit $rc"
+  cat "$OUT/tune-mf.txt"
+  grep -E "^ *[0-9]+ +[0-9.]+ |^shape |^fastest|, matched filter, class" "$OUT/tune-mf.txt" | sed 's/^/tune mf: /' >> "$SUMMARY"
   : > "$OUT/bench-mf.txt"
   for u in 8 2; do
     timeout 300 "$BUILD/tests/gpu/bench-cuda-mf" --upsample $u ${EF_MF_ARGS:-} > "$OUT/bench-mf-one.txt" 2>> "$OUT/bench-mf.log"
