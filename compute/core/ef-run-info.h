@@ -68,10 +68,10 @@ typedef struct {
   char         *autofocus_backend;
   guint         autofocus_n_devices;
   char         *autofocus_backend_reason;
-  /* A CUDA kernel with launch shapes to choose from (the matched filter's): the shape that ran (1-based;
-   * 0: none recorded), its name (owned), whether the tuner's cached choice for this device and problem
-   * class picked it, and a note for the user (owned, NULL when none), such as that nothing was cached
-   * and the default ran. */
+  /* A CUDA kernel with launch shapes to choose from (backprojection's variant, the matched filter's
+   * shape): the shape that ran (1-based, the last one where blocks differ; 0: none recorded), its name
+   * (owned), whether the tuner's cached choice for this device and problem class picked it, and a note
+   * for the user (owned, NULL when none), such as that nothing was cached and the default ran. */
   guint         kernel_shape;
   char         *kernel_shape_name;
   gboolean      kernel_tuned;
