@@ -121,14 +121,19 @@ test_case (gconstpointer data)
 typedef struct {
   const char *name;
   guint       n_pulses, n_samples, width, height, block;
+  double      min_ser_db;  /* against the float64 direct sum */
 } ShapeCase;
 
 /* Edges that no shape's tile (up to 128 x 32 pixels) divides. short: 20 pulses to a constant-memory
  * tile (4096 samples), so sub-blocks of 45 and 2 pulses take tiles of 20, 20, 5 and 2; long: a pulse longer
- * than a tile (its sum in two parts) and than many shared-memory chunks, and not a whole anchor span. */
+ * than a tile (its sum in two parts) and than many shared-memory chunks, and not a whole anchor span.
+ * The float sums' error grows with the samples a pulse sums: a CPU model of the kernel's float steps
+ * (fmaf, the rotator, the anchors) on such scenes gives 119.6-121.7 dB for short and 114.9-115.2 dB
+ * for long (118.3-118.8 dB for long-pulses above, where an H100 measured 118.3-122.2 dB); each bound is
+ * 3 dB or more below. */
 static const ShapeCase shape_cases[] = {
-  { "short", 47, 203, 70, 37, 45 },
-  { "long", 5, 4099, 45, 19, 3 },
+  { "short", 47, 203, 70, 37, 45, GPU_SER_DB },
+  { "long", 5, 4099, 45, 19, 3, 112.0 },
 };
 
 /* One random scene formed with every launch shape: each against the float64 direct sum, and against the
@@ -160,7 +165,7 @@ test_shapes (gconstpointer data)
       g_test_message ("%s: shape %2u (%s): %.1f dB from the float64 direct sum, %.1f dB from the default", c->name,
                       shape, ef_cuda_mf_shape_name (shape), ser, ser_def);
       g_assert_cmpuint (ef_cuda_test_count_nonfinite (img, n), ==, 0);
-      g_assert_cmpfloat (ser, >=, GPU_SER_DB);
+      g_assert_cmpfloat (ser, >=, c->min_ser_db);
       if (shape != EF_CUDA_MF_DEFAULT_SHAPE)
         g_assert_cmpfloat (ser_def, >=, SHAPE_VS_DEFAULT_DB);
       /* asked for: recorded as such, never as tuned */
