@@ -100,8 +100,8 @@ static gboolean
 constant_end (cudaStream_t stream, int device, gboolean ok, GError **error)
 {
   /* Even after a failure part of the work may be queued: later users wait for it too. */
-  gboolean rec = ef_cuda_check_ ((int) cudaEventRecord (c_done[device], stream), "cudaEventRecord", __FILE__, __LINE__,
-                                 ok ? error : NULL);
+  gboolean rec = ef_cuda_check_ ((int) cudaEventRecord (c_done[device], stream), "cudaEventRecord", __FILE__,
+                                 __LINE__, ok ? error : NULL);
 
   g_mutex_unlock (&c_lock);
   return ok && rec;
@@ -123,8 +123,9 @@ run_constant (cudaStream_t stream, dim3 grid, const EfCudaMfArgs *a, GError **er
         {
           const unsigned np = MIN (per, a->n_pulses - p0);
 
-          EF_CUDA_CHECK (cudaMemcpyToSymbolAsync (c_samples, samples + (size_t) p0 * K, (size_t) np * K * sizeof (float2),
-                                                  0, cudaMemcpyDeviceToDevice, stream),
+          EF_CUDA_CHECK (cudaMemcpyToSymbolAsync (c_samples, samples + (size_t) p0 * K,
+                                                  (size_t) np * K * sizeof (float2), 0, cudaMemcpyDeviceToDevice,
+                                                  stream),
                          error);
           mf_kernel<BX, BY, PX, PY, U, C><<<grid, dim3 (BX, BY), 0, stream>>> (*a, p0, np, 0, K);
           if (!EF_LAUNCH_CHECK (error))
@@ -138,8 +139,9 @@ run_constant (cudaStream_t stream, dim3 grid, const EfCudaMfArgs *a, GError **er
       {
         const unsigned ke = MIN (K - kb, TILE) + kb;
 
-        EF_CUDA_CHECK (cudaMemcpyToSymbolAsync (c_samples, samples + (size_t) p * K + kb, (size_t) (ke - kb) * sizeof (float2),
-                                                0, cudaMemcpyDeviceToDevice, stream),
+        EF_CUDA_CHECK (cudaMemcpyToSymbolAsync (c_samples, samples + (size_t) p * K + kb,
+                                                (size_t) (ke - kb) * sizeof (float2), 0, cudaMemcpyDeviceToDevice,
+                                                stream),
                        error);
         mf_kernel<BX, BY, PX, PY, U, C><<<grid, dim3 (BX, BY), 0, stream>>> (*a, p, 1, kb, ke);
         if (!EF_LAUNCH_CHECK (error))
