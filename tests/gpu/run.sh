@@ -674,6 +674,13 @@ run_mf () {
     rc=$?
     note "compute-sanitizer memcheck on /compute/cuda/mf/vs-cpu-fp64/small: exit $rc; $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer-mf.log" | tail -1)"
     [ $rc -eq 0 ] || fail "compute-sanitizer memcheck on test-cuda-mf: exit $rc"
+    # Every launch shape, over partial tiles, constant-memory tiles and a pulse longer than a tile.
+    (cd "$BUILD" && timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
+       ./tests/gpu/test-cuda-mf --tap -p /compute/cuda/mf/shapes/short -p /compute/cuda/mf/shapes/long) \
+       > "$OUT/sanitizer-mf-shapes.log" 2>&1
+    rc=$?
+    note "compute-sanitizer memcheck on /compute/cuda/mf/shapes/*: exit $rc; $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer-mf-shapes.log" | tail -1)"
+    [ $rc -eq 0 ] || fail "compute-sanitizer memcheck on the matched filter's shapes: exit $rc"
   fi
   # Every launch shape timed on the benchmark's class (1024^2 px, 1024 samples a pulse), the fastest
   # stored: the benchmark below then runs it and names it. A second or two of device time.
@@ -693,6 +700,8 @@ run_mf () {
   rm -f "$OUT/bench-mf-one.txt"
   grep -vE '^RESULT' "$OUT/bench-mf.txt"
   grep -E '^RESULT' "$OUT/bench-mf.txt" >> "$SUMMARY"
+  # The shape the benchmark's matched filter ran: the tuned one above.
+  grep -E '^# mf: shape' "$OUT/bench-mf.txt" | sort -u | sed 's/^# /bench-cuda-mf: /' >> "$SUMMARY"
   note "mf step took $((SECONDS - t0)) s"
 }
 
