@@ -50,6 +50,42 @@ ef_cuda_mf_shape_name (guint shape)
     }
   return names[shape - 1];
 }
+
+guint64
+ef_cuda_mf_tile (guint n_pulses, guint n_samples, guint64 i, EfCudaMfTile *tile)
+{
+  guint64 count;
+
+  if (n_pulses == 0 || n_samples == 0)
+    return 0;
+  if (n_samples <= EF_CUDA_MF_TILE)
+    {
+      const guint per = EF_CUDA_MF_TILE / n_samples;
+
+      count = ((guint64) n_pulses + per - 1) / per;
+      if (tile != NULL && i < count)
+        {
+          tile->p0 = (guint) (i * per);
+          tile->np = MIN (per, n_pulses - tile->p0);
+          tile->kb = 0;
+          tile->ke = n_samples;
+        }
+    }
+  else
+    {
+      const guint parts = (guint) (((guint64) n_samples + EF_CUDA_MF_TILE - 1) / EF_CUDA_MF_TILE);
+
+      count = (guint64) n_pulses * parts;
+      if (tile != NULL && i < count)
+        {
+          tile->p0 = (guint) (i / parts);
+          tile->np = 1;
+          tile->kb = (guint) (i % parts) * EF_CUDA_MF_TILE;
+          tile->ke = MIN (n_samples - tile->kb, EF_CUDA_MF_TILE) + tile->kb;
+        }
+    }
+  return count;
+}
 }
 
 #define EF_LAUNCH_CHECK(error) \
@@ -112,41 +148,22 @@ static gboolean
 run_constant (cudaStream_t stream, dim3 grid, const EfCudaMfArgs *a, GError **error)
 {
   const float2 *samples = (const float2 *) a->samples;
-  const unsigned K = a->n_samples;
+  const guint64 n = ef_cuda_mf_tile (a->n_pulses, a->n_samples, 0, NULL);
 
-  if (K <= TILE)
+  for (guint64 i = 0; i < n; i++)
     {
-      /* Whole pulses, as many as a tile holds. */
-      const unsigned per = TILE / K;
+      EfCudaMfTile t;
 
-      for (unsigned p0 = 0; p0 < a->n_pulses; p0 += per)
-        {
-          const unsigned np = MIN (per, a->n_pulses - p0);
-
-          EF_CUDA_CHECK (cudaMemcpyToSymbolAsync (c_samples, samples + (size_t) p0 * K,
-                                                  (size_t) np * K * sizeof (float2), 0, cudaMemcpyDeviceToDevice,
-                                                  stream),
-                         error);
-          mf_kernel<BX, BY, PX, PY, U, C><<<grid, dim3 (BX, BY), 0, stream>>> (*a, p0, np, 0, K);
-          if (!EF_LAUNCH_CHECK (error))
-            return FALSE;
-        }
-      return TRUE;
+      ef_cuda_mf_tile (a->n_pulses, a->n_samples, i, &t);
+      /* Rows of ke - kb samples, one a pulse, back to back: a whole pulse's row, or a part of one. */
+      EF_CUDA_CHECK (cudaMemcpyToSymbolAsync (c_samples, samples + (size_t) t.p0 * a->n_samples + t.kb,
+                                              (size_t) t.np * (t.ke - t.kb) * sizeof (float2), 0,
+                                              cudaMemcpyDeviceToDevice, stream),
+                     error);
+      mf_kernel<BX, BY, PX, PY, U, C><<<grid, dim3 (BX, BY), 0, stream>>> (*a, t.p0, t.np, t.kb, t.ke);
+      if (!EF_LAUNCH_CHECK (error))
+        return FALSE;
     }
-  /* A pulse a tile at a time: its sum goes into the image in parts. */
-  for (unsigned p = 0; p < a->n_pulses; p++)
-    for (unsigned kb = 0; kb < K; kb += TILE)
-      {
-        const unsigned ke = MIN (K - kb, TILE) + kb;
-
-        EF_CUDA_CHECK (cudaMemcpyToSymbolAsync (c_samples, samples + (size_t) p * K + kb,
-                                                (size_t) (ke - kb) * sizeof (float2), 0, cudaMemcpyDeviceToDevice,
-                                                stream),
-                       error);
-        mf_kernel<BX, BY, PX, PY, U, C><<<grid, dim3 (BX, BY), 0, stream>>> (*a, p, 1, kb, ke);
-        if (!EF_LAUNCH_CHECK (error))
-          return FALSE;
-      }
   return TRUE;
 }
 

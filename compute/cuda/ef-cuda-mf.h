@@ -55,6 +55,18 @@ extern const EfCudaMfShape ef_cuda_mf_shapes[EF_CUDA_MF_N_SHAPES];
 #define EF_CUDA_MF_TILE 4096u
 #define EF_CUDA_MF_ANCHOR 64u
 
+/* What one launch of a constant-memory shape sums: pulses [p0, p0 + np), samples [kb, ke) of each,
+ * np (ke - kb) <= EF_CUDA_MF_TILE samples in all, kb a multiple of the tile. Whole pulses share a tile where
+ * they fit; a longer pulse takes a tile a part. */
+typedef struct {
+  guint p0, np;
+  guint kb, ke;
+} EfCudaMfTile;
+
+/* The number of tiles a sub-block of n_pulses pulses of n_samples takes, and (where tile is not NULL and
+ * i is below that number) tile i. Tiles are in order: every sample of every pulse in exactly one. */
+guint64 ef_cuda_mf_tile (guint n_pulses, guint n_samples, guint64 i, EfCudaMfTile *tile);
+
 /* A shape's name for tables and records: "32x8 threads, 2x1 px, unroll 8, shared" (static storage;
  * "?" outside 1..EF_CUDA_MF_N_SHAPES). */
 const char *ef_cuda_mf_shape_name (guint shape);

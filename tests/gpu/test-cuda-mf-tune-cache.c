@@ -1,4 +1,4 @@
-/* test-cuda-mf-tune-cache.c: the matched filter's launch shapes, tuner cache entries and run record, without a device. */
+/* test-cuda-mf-tune-cache.c: the matched filter's shapes and tiles, tuner cache and run record, without a device. */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
@@ -48,6 +48,54 @@ test_shapes (void)
   g_assert_cmpstr (ef_cuda_mf_shape_name (0), ==, "?");
   g_assert_cmpstr (ef_cuda_mf_shape_name (EF_CUDA_MF_N_SHAPES + 1), ==, "?");
   g_assert_cmpstr (ef_cuda_mf_shape_name (1), ==, "32x8 threads, 1x1 px, unroll 8, shared");
+}
+
+/* The constant-memory shapes' tiles cover every sample of every pulse once, each within the tile. */
+static void
+test_tiles (void)
+{
+  static const guint sizes[][2] = {
+    { 1, 1 }, { 1, 4096 }, { 3, 4096 }, { 47, 203 }, { 5, 4099 }, { 2, 8192 }, { 7, 12289 }, { 8192, 2 },
+    { 100, 4095 }, { 45, 2049 }, { 3, 3 },
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (sizes); c++)
+    {
+      const guint np = sizes[c][0], ns = sizes[c][1];
+      g_autofree guint8 *seen = g_new0 (guint8, (gsize) np * ns);
+      const guint64 n = ef_cuda_mf_tile (np, ns, 0, NULL);
+      EfCudaMfTile t;
+
+      g_assert_cmpuint (n, >=, 1);
+      for (guint64 i = 0; i < n; i++)
+        {
+          g_assert_cmpuint (ef_cuda_mf_tile (np, ns, i, &t), ==, n);
+          g_assert_cmpuint (t.np, >=, 1);
+          g_assert_cmpuint (t.p0 + t.np, <=, np);
+          g_assert_cmpuint (t.kb, <, t.ke);
+          g_assert_cmpuint (t.ke, <=, ns);
+          g_assert_cmpuint (t.kb % EF_CUDA_MF_TILE, ==, 0);
+          g_assert_cmpuint ((guint64) t.np * (t.ke - t.kb), <=, EF_CUDA_MF_TILE);
+          /* several pulses share a tile only whole */
+          if (t.np > 1)
+            g_assert_true (t.kb == 0 && t.ke == ns);
+          for (guint p = t.p0; p < t.p0 + t.np; p++)
+            for (guint k = t.kb; k < t.ke; k++)
+              seen[(gsize) p * ns + k]++;
+        }
+      for (gsize i = 0; i < (gsize) np * ns; i++)
+        g_assert_cmpuint (seen[i], ==, 1);
+      /* past the last tile: the count, and the tile left alone */
+      t.p0 = 12345;
+      g_assert_cmpuint (ef_cuda_mf_tile (np, ns, n, &t), ==, n);
+      g_assert_cmpuint (t.p0, ==, 12345);
+    }
+  g_assert_cmpuint (ef_cuda_mf_tile (0, 100, 0, NULL), ==, 0);
+  g_assert_cmpuint (ef_cuda_mf_tile (100, 0, 0, NULL), ==, 0);
+  /* 4096 samples: one pulse a tile; 203: 20 */
+  g_assert_cmpuint (ef_cuda_mf_tile (3, 4096, 0, NULL), ==, 3);
+  g_assert_cmpuint (ef_cuda_mf_tile (47, 203, 0, NULL), ==, 3);
+  g_assert_cmpuint (ef_cuda_mf_tile (5, 4099, 0, NULL), ==, 10);
 }
 
 static void
@@ -204,6 +252,7 @@ main (int argc, char **argv)
   g_setenv ("XDG_CACHE_HOME", tmp, TRUE);
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cuda/mf-tune/shapes", test_shapes);
+  g_test_add_func ("/cuda/mf-tune/tiles", test_tiles);
   g_test_add_func ("/cuda/mf-tune/keys", test_keys);
   g_test_add_func ("/cuda/mf-tune/round-trip", test_round_trip);
   g_test_add_func ("/cuda/mf-tune/record", test_record);
