@@ -45,7 +45,10 @@
 #          N (the poster's workload's strips shared among all N GPUs against one, in the same run, for
 #          each mapping and the periodogram on CUDA and tensor cores; EF_ARCS_MULTI_ARGS adds options).
 #   mf     (not in all) the exact matched filter: test-cuda-mf (one process per test; the device against
-#          the CPU's fp64 matched filter) and compute-sanitizer memcheck on its small case; bench-cuda-mf
+#          the CPU's fp64 matched filter, every launch shape against the float64 direct sum and the
+#          default, the tuned shape in use) and compute-sanitizer memcheck on its small case and on every
+#          shape; `echoform-cli tune --mf` on the benchmark's class (its table and winner into the
+#          summary, the benchmark then runs the winner); bench-cuda-mf
 #          (pixel-pulse-samples per second against BP's pixel-pulses on the same region, and BP's SER
 #          against the matched filter) at 1024^2 px x 1024 pulses x 1024 samples, BP upsampling 8 and 2.
 #   mri    (not in all) non-Cartesian reconstruction: test-cuda-mri (F^H d and Q against the CPU's float64),
