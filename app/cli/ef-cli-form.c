@@ -112,7 +112,8 @@ parse_window (const char *what, const char *s, EfWindow *window, double *sll_db,
   return TRUE;
 }
 
-/* Every difference from the request and every problem of the image, once each on stderr. */
+/* Every difference from the request and every problem of the image, once each on stderr, and the matched
+ * filter's note on its kernel shape. */
 static void
 say_run (const EfRunInfo *run)
 {
@@ -120,6 +121,9 @@ say_run (const EfRunInfo *run)
 
   for (guint i = 0; warnings[i] != NULL; i++)
     ef_cli_warn_once (warnings[i]);
+  /* The matched filter's untuned kernel: said once, as the way to a faster one. */
+  if (run->algo == EF_ALGO_MF)
+    ef_cli_note (run->kernel_note);
 }
 
 /* What writing the image needs from the command line. */

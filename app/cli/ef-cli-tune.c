@@ -10,6 +10,7 @@
 #if HAVE_CUDA
 #include "cuda/ef-cuda.h"
 #include "cuda/ef-cuda-mri.h"
+#include "cuda/ef-cuda-mf.h"
 #endif
 
 /* The class that the benchmarks and RESULTS.md use: a 4096-pixel image, 1024 pulses of 8192 bins. */
@@ -18,6 +19,9 @@
 #define DEFAULT_BINS 8192
 /* The MRI class that the benchmark uses: 64^3 voxels (F^H d; Q runs on the doubled grid). */
 #define DEFAULT_MRI_VOXELS 262144
+/* The matched filter's class that its benchmark (bench-cuda-mf) uses: 1024^2 px, 1024 samples a pulse. */
+#define DEFAULT_MF_EDGE 1024
+#define DEFAULT_MF_SAMPLES 1024
 
 #if HAVE_CUDA
 typedef struct {
@@ -152,18 +156,83 @@ tune_mri_devices (GArray *devices, gsize n_vox, gboolean json)
 }
 #endif
 
+#if HAVE_CUDA
+/* Tunes the matched filter's class of edge and samples on every device; prints each timing table unless
+ * json. */
+static int
+tune_mf_devices (GArray *devices, guint edge, guint samples, gboolean json)
+{
+  g_autofree char *path = ef_cuda_tune_cache_path ();
+  g_autofree char *key = ef_cuda_mf_tune_key (edge, samples);
+  EfCliJson j;
+
+  if (json)
+    {
+      ef_cli_json_init (&j);
+      ef_cli_json_begin_object (&j, NULL);
+      ef_cli_json_int (&j, "edge", edge);
+      ef_cli_json_int (&j, "samples", samples);
+      ef_cli_json_string (&j, "class", key);
+      ef_cli_json_string (&j, "cache", path);
+      ef_cli_json_begin_array (&j, "results");
+    }
+  for (guint i = 0; i < devices->len; i++)
+    {
+      int device = g_array_index (devices, int, i);
+      g_autoptr (GError) error = NULL;
+      g_autofree char *report = NULL;
+      guint shape = 0;
+
+      if (!json && ef_cli_stderr_is_tty ())
+        fprintf (stderr, "Timing %u matched-filter shapes for %s on CUDA device %d…\n", EF_CUDA_MF_N_SHAPES, key,
+                 device);
+      if (!ef_cuda_mf_tune (device, edge, samples, &shape, &report, &error))
+        {
+          g_prefix_error (&error, "CUDA device %d, matched filter %s: ", device, key);
+          return ef_cli_report ("tune", error);
+        }
+      if (json)
+        {
+          g_autofree char *name = ef_cuda_device_name (device);
+
+          ef_cli_json_begin_object (&j, NULL);
+          ef_cli_json_int (&j, "device", device);
+          ef_cli_json_string (&j, "name", name);
+          ef_cli_json_int (&j, "shape", shape);
+          ef_cli_json_string (&j, "shape_name", ef_cuda_mf_shape_name (shape));
+          ef_cli_json_end_object (&j);
+        }
+      else
+        printf ("%s%s", i > 0 ? "\n" : "", report);
+    }
+  if (json)
+    {
+      g_autofree char *text = NULL;
+
+      ef_cli_json_end_array (&j);
+      ef_cli_json_end_object (&j);
+      text = ef_cli_json_finish (&j);
+      fputs (text, stdout);
+    }
+  else
+    printf ("\nStored in %s; the CUDA matched filter (--algo mf) on the same device model and class uses it.\n",
+            path);
+  return EF_CLI_EXIT_OK;
+}
+#endif
+
 int
 ef_cli_tune (int argc, char **argv)
 {
-  g_autofree char *voxels_s = NULL;
+  g_autofree char *voxels_s = NULL, *samples_s = NULL;
   g_autofree char *edge_s = NULL, *pulses_s = NULL, *bins_s = NULL, *precision_s = NULL, *device_s = NULL;
   g_autoptr (GOptionContext) context = NULL;
   g_autoptr (GArray) precisions = g_array_new (FALSE, FALSE, sizeof (EfPrecision));
   g_autoptr (GError) error = NULL;
   g_auto (GStrv) prec_names = NULL;
   guint edge = DEFAULT_EDGE, pulses = DEFAULT_PULSES, bins = DEFAULT_BINS, device = 0;
-  guint voxels = DEFAULT_MRI_VOXELS;
-  gboolean json = FALSE, all_devices = FALSE, mri = FALSE;
+  guint voxels = DEFAULT_MRI_VOXELS, samples = DEFAULT_MF_SAMPLES;
+  gboolean json = FALSE, all_devices = FALSE, mri = FALSE, mf = FALSE;
   const GOptionEntry entries[] = {
     { "edge", 0, 0, G_OPTION_ARG_STRING, &edge_s, "Image edge in pixels (default 4096)", "N" },
     { "pulses", 0, 0, G_OPTION_ARG_STRING, &pulses_s, "Pulses per timed launch (default 1024)", "N" },
@@ -175,6 +244,9 @@ ef_cli_tune (int argc, char **argv)
     { "mri", 0, 0, G_OPTION_ARG_NONE, &mri, "Tune the MRI sums (F^H d and Q, 2-D and 3-D) instead of backprojection",
       NULL },
     { "voxels", 0, 0, G_OPTION_ARG_STRING, &voxels_s, "With --mri: the image's voxel count (default 262144)", "N" },
+    { "mf", 0, 0, G_OPTION_ARG_NONE, &mf, "Tune the exact matched filter (--algo mf) instead of backprojection", NULL },
+    { "samples", 0, 0, G_OPTION_ARG_STRING, &samples_s, "With --mf: samples per pulse (default 1024; --edge's "
+      "default is then 1024)", "N" },
     { NULL }
   };
 
@@ -186,6 +258,9 @@ ef_cli_tune (int argc, char **argv)
                                        "device model looks it up. Takes a few seconds per device and precision. "
                                        "With --mri, the same for the MRI sums' launch shapes, which "
                                        "echoform-cli mri --backend cuda then runs and names. "
+                                       "With --mf, the same for the matched filter's launch shapes, per image "
+                                       "edge and samples per pulse (each rounded up to a power of two), which "
+                                       "echoform-cli form --algo mf on CUDA then runs and records. "
                                        "Needs a build with CUDA and a CUDA device.", entries);
   if (!ef_cli_option_parse (context, "tune", &argc, &argv))
     return EF_CLI_EXIT_USAGE;
@@ -196,8 +271,13 @@ ef_cli_tune (int argc, char **argv)
   if ((edge_s != NULL && !ef_cli_parse_uint ("--edge", edge_s, 32, 65536, &edge, &error))
       || (pulses_s != NULL && !ef_cli_parse_uint ("--pulses", pulses_s, 1, 65536, &pulses, &error))
       || (bins_s != NULL && !ef_cli_parse_uint ("--bins", bins_s, 16, 1u << 22, &bins, &error))
-      || (voxels_s != NULL && !ef_cli_parse_uint ("--voxels", voxels_s, 64, 1u << 26, &voxels, &error)))
+      || (voxels_s != NULL && !ef_cli_parse_uint ("--voxels", voxels_s, 64, 1u << 26, &voxels, &error))
+      || (samples_s != NULL && !ef_cli_parse_uint ("--samples", samples_s, 2, 1u << 22, &samples, &error)))
     return ef_cli_report ("tune", error);
+  if (mf && mri)
+    return ef_cli_usage_error ("tune", "--mf and --mri tune different kernels: give one");
+  if (mf && edge_s == NULL)
+    edge = DEFAULT_MF_EDGE;
   if (device_s != NULL)
     {
       if (g_ascii_strcasecmp (g_strstrip (device_s), "all") == 0)
@@ -245,12 +325,15 @@ ef_cli_tune (int argc, char **argv)
       }
     if (mri)
       return tune_mri_devices (devices, voxels, json);
+    if (mf)
+      return tune_mf_devices (devices, edge, samples, json);
     return tune_devices (devices, precisions, edge, pulses, bins, json);
   }
 #else
   (void) json;
   (void) all_devices;
   (void) mri;
+  (void) mf;
   ef_cli_error ("tune: this build has no CUDA support (built without nvcc); the CPU kernels need no tuning");
   return EF_CLI_EXIT_FAILURE;
 #endif

@@ -36,6 +36,8 @@ ef_run_info_clear (EfRunInfo *info)
   g_free (info->autofocus_file);
   g_free (info->autofocus_backend);
   g_free (info->autofocus_backend_reason);
+  g_free (info->kernel_shape_name);
+  g_free (info->kernel_note);
   memset (info, 0, sizeof *info);
 }
 
@@ -58,6 +60,8 @@ ef_run_info_copy (const EfRunInfo *src, EfRunInfo *dst)
   dst->autofocus_file = g_strdup (src->autofocus_file);
   dst->autofocus_backend = g_strdup (src->autofocus_backend);
   dst->autofocus_backend_reason = g_strdup (src->autofocus_backend_reason);
+  dst->kernel_shape_name = g_strdup (src->kernel_shape_name);
+  dst->kernel_note = g_strdup (src->kernel_note);
 }
 
 void
@@ -95,6 +99,19 @@ ef_run_info_set_precision (EfRunInfo *info, EfPrecision precision, const char *r
   info->precision = precision;
   g_free (info->precision_reason);
   info->precision_reason = g_strdup (reason);
+}
+
+void
+ef_run_info_set_kernel (EfRunInfo *info, guint shape, const char *name, gboolean tuned, const char *note)
+{
+  g_return_if_fail (info != NULL);
+
+  info->kernel_shape = shape;
+  g_free (info->kernel_shape_name);
+  info->kernel_shape_name = g_strdup (name);
+  info->kernel_tuned = tuned;
+  g_free (info->kernel_note);
+  info->kernel_note = g_strdup (note);
 }
 
 void

@@ -68,6 +68,14 @@ typedef struct {
   char         *autofocus_backend;
   guint         autofocus_n_devices;
   char         *autofocus_backend_reason;
+  /* A CUDA kernel with launch shapes to choose from (backprojection's variant, the matched filter's
+   * shape): the shape that ran (1-based, the last one where blocks differ; 0: none recorded), its name
+   * (owned), whether the tuner's cached choice for this device and problem class picked it, and a note
+   * for the user (owned, NULL when none), such as that nothing was cached and the default ran. */
+  guint         kernel_shape;
+  char         *kernel_shape_name;
+  gboolean      kernel_tuned;
+  char         *kernel_note;
 } EfRunInfo;
 
 /* Starts a record for a request: what ran is what was asked until a backend says otherwise. */
@@ -86,6 +94,8 @@ void   ef_run_info_set_precision (EfRunInfo *info, EfPrecision precision, const 
 /* Records the windows: range, cross-range as asked and as applied, with why they differ (or NULL). */
 void   ef_run_info_set_weighting (EfRunInfo *info, EfWindow window, EfWindow az_requested, EfWindow az_applied,
                                   const char *reason);
+/* Records the kernel shape that runs (see kernel_shape); name and note are copied (note may be NULL). */
+void   ef_run_info_set_kernel (EfRunInfo *info, guint shape, const char *name, gboolean tuned, const char *note);
 /* Counts one FFBP or FBP block: formed by the tree, or by exact backprojection for the plan's reason
  * `why` (static). Updates algo and algo_reason: bp once every block so far went to exact
  * backprojection, the factorised algorithm with the counts otherwise. */

@@ -375,6 +375,12 @@ ef_backend_cuda_new_full (const EfDatasetInfo *info, const EfBackendParams *para
                    options->variant);
       return NULL;
     }
+  if (options && options->mf_shape > EF_CUDA_MF_N_SHAPES)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "No matched-filter kernel shape %u",
+                   options->mf_shape);
+      return NULL;
+    }
   if (!ef_cuda_check_ (cudaGetDeviceCount (&n_dev), "cudaGetDeviceCount", __FILE__, __LINE__, error))
     return NULL;
   if (params->device >= n_dev)
@@ -430,8 +436,12 @@ ef_backend_cuda_new_full (const EfDatasetInfo *info, const EfBackendParams *para
   if (!create_device_state (self, &mf, error))
     return NULL;
   /* After the buffers, which may have shrunk the sub-block: it never grows again. */
-  if (params->algo == EF_ALGO_MF && (priv->mf = ef_cuda_mf_new (priv->max_block, error)) == NULL)
-    return NULL;
+  if (params->algo == EF_ALGO_MF)
+    {
+      if ((priv->mf = ef_cuda_mf_new (priv->max_block, error)) == NULL)
+        return NULL;
+      ef_cuda_backend_mf_choose (self);
+    }
   return g_steal_pointer (&self);
 }
 

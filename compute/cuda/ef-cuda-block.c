@@ -80,6 +80,25 @@ bp_setup (EfBackend *self, const EfProfileMeta *meta, guint count, double max_in
       && ef_cuda_shapes[priv->tuned - 1].seg <= ef_cuda_shapes[variant - 1].seg)
     variant = priv->tuned;
   priv->variant = variant;
+  /* Recorded when it changes (the geometry may allow another shape from one block to the next). */
+  {
+    const gboolean tuned = !priv->opts.variant && variant == priv->tuned;
+
+    if (self->run.kernel_shape != variant || self->run.kernel_tuned != tuned)
+      {
+        const EfCudaShape *sh = &ef_cuda_shapes[variant - 1];
+        g_autofree char *name = g_strdup_printf ("seg %u, %u warps, chunk %u", sh->seg, sh->warps, sh->chunk);
+        const char *note = NULL;
+
+        if (!priv->opts.variant && !priv->tuned)
+          note = "no backprojection shape is tuned for this device and class: the geometry's default ran; "
+                 "echoform-cli tune stores one";
+        else if (!priv->opts.variant && !tuned)
+          note = "the tuned backprojection shape takes longer range series than this geometry allows: the "
+                 "geometry's default ran";
+        ef_run_info_set_kernel (&self->run, variant, name, tuned, note);
+      }
+  }
 
   /* The guard is sized for the longest segment of any shape, so switching shapes never needs a new
    * table; it grows only when a block brings finer range bins. */

@@ -5,6 +5,7 @@
 /* Included from C (gcc) and from CUDA C++ (nvcc), as ef-cuda-private.h is. */
 #include "ef-cuda-private.h"
 #include "ef-mf.h"
+#include "ef-cuda-mf.h"
 
 G_BEGIN_DECLS
 
@@ -38,8 +39,11 @@ void     ef_cuda_mf_pulse_fill (const EfMfPulse *m, double w, EfCudaMfPulse *out
 gboolean ef_cuda_mf_weight (cudaStream_t stream, const void *samples, guint n_samples, const float *coef,
                             const EfCudaMfPulse *pulses, guint count, void *out, unsigned long long *bad,
                             GError **error);
-/* Adds the matched filter of args' pulses into args->image. */
-gboolean ef_cuda_mf_launch (cudaStream_t stream, const EfCudaMfArgs *args, GError **error);
+/* Adds the matched filter of args' pulses into args->image with kernel shape `shape` (1-based, see
+ * ef-cuda-mf.h). A constant-memory shape queues a copy into constant memory and a launch per tile, ordered
+ * after any other constant-memory launch on the same device (whatever its stream) that was queued before
+ * it, so that two backends never overwrite each other's tile. */
+gboolean ef_cuda_mf_launch (cudaStream_t stream, guint shape, const EfCudaMfArgs *args, GError **error);
 
 /* The backend's matched-filter state (ef-cuda-mf.c): pinned and device pulse records, two slots. */
 typedef struct _EfCudaMf EfCudaMf;
@@ -47,6 +51,10 @@ typedef struct _EfCudaMf EfCudaMf;
 /* For sub-blocks of up to capacity pulses. Owned; free with ef_cuda_mf_free on the backend's device. */
 EfCudaMf *ef_cuda_mf_new (guint capacity, GError **error);
 void      ef_cuda_mf_free (EfCudaMf *mf);
+
+/* Chooses the backend's kernel shape: its options' mf_shape, else the tuned one for its device and
+ * class, else the default; and records it in the run record (with a note when nothing was tuned). */
+void      ef_cuda_backend_mf_choose (EfBackend *self);
 
 /* One sub-block of the backend (ef-cuda-backend-private.h's CudaPriv, with its mf set): copies the
  * samples and records, weights them and queues the sum into the accumulator. Returns once queued. */

@@ -16,6 +16,7 @@
 
 struct _EfCudaMf {
   guint          capacity;
+  guint          shape;   /* the kernel's launch shape, 1-based (ef-cuda-mf.h) */
   EfCudaMfPulse *h[2];  /* pinned, capacity */
   EfCudaMfPulse *d[2];  /* device, capacity */
 };
@@ -51,6 +52,7 @@ ef_cuda_mf_new (guint capacity, GError **error)
   g_return_val_if_fail (capacity > 0 && capacity <= MAX_BLOCK, NULL);
   mf = g_new0 (EfCudaMf, 1);
   mf->capacity = capacity;
+  mf->shape = EF_CUDA_MF_DEFAULT_SHAPE;
   if (!mf_alloc (mf, error))
     {
       ef_cuda_mf_free (mf);
@@ -70,6 +72,37 @@ ef_cuda_mf_free (EfCudaMf *mf)
       FREE_DEV (mf->d[s]);
     }
   g_free (mf);
+}
+
+void
+ef_cuda_backend_mf_choose (EfBackend *self)
+{
+  CudaPriv *priv = self->priv;
+  const EfGrid *g = &self->params.grid;
+  const guint edge = MAX (g->width, g->height), k = priv->layout.n_in;
+  g_autofree char *name = NULL, *note = NULL;
+  gboolean tuned = FALSE;
+  guint shape;
+
+  g_return_if_fail (priv->mf != NULL);
+  if (priv->opts.mf_shape > 0)
+    shape = priv->opts.mf_shape;
+  else
+    {
+      name = ef_cuda_device_name (priv->device);
+      shape = ef_cuda_mf_pick_shape (name, edge, k, &tuned);
+      if (!tuned)
+        {
+          g_autofree char *key = ef_cuda_mf_tune_key (edge, k);
+
+          note = g_strdup_printf ("no matched-filter shape is tuned for %s and class %s: the default (shape %u) "
+                                  "ran; echoform-cli tune --mf --edge %u --samples %u stores one",
+                                  name != NULL ? name : "this device", key, shape, edge, k);
+          g_info ("%s", note);
+        }
+    }
+  priv->mf->shape = shape;
+  ef_run_info_set_kernel (&self->run, shape, ef_cuda_mf_shape_name (shape), tuned, note);
 }
 
 gboolean
@@ -137,7 +170,7 @@ ef_cuda_backend_run_mf (EfBackend *self, const EfPulse *pulses, const EfCf32 *sa
   args.pulses = mf->d[slot];
   args.n_pulses = count;
   args.image = priv->d_image;
-  if (!ef_cuda_mf_launch (priv->s_comp, &args, error))
+  if (!ef_cuda_mf_launch (priv->s_comp, mf->shape, &args, error))
     return FALSE;
   EF_CUDA_CHECK (cudaEventRecord (tm->bp1, priv->s_comp), error);
   EF_CUDA_CHECK (cudaEventRecord (priv->ev_done[slot], priv->s_comp), error);

@@ -6,12 +6,15 @@
 
 namespace ef_cuda_mf {
 
-/* A block is a 32 x 8 tile of pixels, one thread each. */
-constexpr int BX = 32, BY = 8, NT = BX * BY;
-/* Samples staged in shared memory at a time (a multiple of ANCHOR), and the rotator's steps between two
- * exact phases: rounding in the rotator grows for ANCHOR steps at most. */
-constexpr int CHUNK = 512, ANCHOR = 64;
-static_assert (CHUNK % ANCHOR == 0, "a chunk holds whole anchor spans");
+/* The rotator's steps between two exact phases: rounding in the rotator grows for ANCHOR steps at most. A
+ * shared-memory chunk and a constant-memory tile hold whole anchor spans, and tiles start at multiples
+ * of it, so every shape restarts its rotators at the same samples. */
+constexpr unsigned CHUNK = EF_CUDA_MF_CHUNK, TILE = EF_CUDA_MF_TILE, ANCHOR = EF_CUDA_MF_ANCHOR;
+static_assert (CHUNK % ANCHOR == 0 && TILE % ANCHOR == 0, "chunks and tiles hold whole anchor spans");
+
+/* The constant-memory shapes' tile: pulses [p0, p0 + np), samples [kb, ke) of each, row by row; 32 KiB
+ * of this module's 64. */
+__constant__ float2 c_samples[TILE];
 
 __global__ void
 weight_kernel (const float2 *__restrict__ in, unsigned n_samples, const float *__restrict__ coef,
@@ -45,75 +48,123 @@ rotator (double cycles, float *re, float *im)
   sincospif (2.0f * c, im, re);
 }
 
-__global__ void __launch_bounds__ (NT)
-mf_kernel (const EfCudaMfArgs a)
+/* Adds the matched filter of pulses [p0, p0 + np), samples [kb, ke) of each, into the image: see
+ * EfCudaMfShape (ef-cuda-mf.h). Shared-memory shapes take every sample (kb = 0, ke = n_samples); constant
+ * ones take what c_samples holds (ke - kb <= TILE, np (ke - kb) <= TILE, kb a multiple of TILE). Every
+ * thread of a block runs the same loops (the ones past the image's edge compute and drop their pixels),
+ * so the barriers are uniform. */
+template <int BX, int BY, int PX, int PY, int U, bool C>
+__global__ void __launch_bounds__ (BX * BY)
+mf_kernel (const EfCudaMfArgs a, unsigned p0, unsigned np, unsigned kb, unsigned ke)
 {
-  __shared__ float2 s[CHUNK];
-  const unsigned col = blockIdx.x * BX + threadIdx.x, row = blockIdx.y * BY + threadIdx.y;
+  constexpr unsigned NT = BX * BY;
+  constexpr int NP = PX * PY;
+  constexpr unsigned STEP = C ? TILE : CHUNK;
+  __shared__ float2 s[C ? 1 : CHUNK];
+  const unsigned col0 = blockIdx.x * (unsigned) (BX * PX) + threadIdx.x;
+  const unsigned row0 = blockIdx.y * (unsigned) (BY * PY) + threadIdx.y;
   const unsigned t = threadIdx.y * BX + threadIdx.x;
-  const float2 *__restrict__ samples = (const float2 *) a.samples;
-  double x[3];
-  float acc_re = 0.f, acc_im = 0.f;
+  float acc_re[NP], acc_im[NP];
 
-  for (int i = 0; i < 3; i++)
-    x[i] = a.origin[i] + (double) col * a.su[i] + (double) row * a.sv[i];
+#pragma unroll
+  for (int q = 0; q < NP; q++)
+    acc_re[q] = acc_im[q] = 0.f;
 
-  for (unsigned p = 0; p < a.n_pulses; p++)
+  for (unsigned p = p0; p < p0 + np; p++)
     {
       const EfCudaMfPulse *pu = &a.pulses[p];
-      /* The differential range and both phases in double; only reduced cycles reach float. */
-      const double d = 0.5 * (norm3d (pu->tx[0] - x[0], pu->tx[1] - x[1], pu->tx[2] - x[2])
-                              + norm3d (pu->rcv[0] - x[0], pu->rcv[1] - x[1], pu->rcv[2] - x[2]))
-                       - pu->r0;
-      double c0 = pu->k0 * d, cs = pu->ks * d;
-      float st_re, st_im, sum_re = 0.f, sum_im = 0.f;
-      const float2 *__restrict__ in = samples + (size_t) p * a.n_samples;
+      double c0[NP], cs[NP];
+      float st_re[NP], st_im[NP], sum_re[NP], sum_im[NP];
 
-      /* An integer number of turns per step changes nothing: both are kept small. */
-      c0 -= rint (c0);
-      cs -= rint (cs);
-      rotator (cs, &st_re, &st_im);
-      for (unsigned k0 = 0; k0 < a.n_samples; k0 += CHUNK)
+#pragma unroll
+      for (int q = 0; q < NP; q++)
         {
-          const unsigned n = min ((unsigned) CHUNK, a.n_samples - k0);
+          const unsigned col = col0 + (unsigned) (q % PX) * BX, row = row0 + (unsigned) (q / PX) * BY;
+          double x[3];
 
-          __syncthreads ();
-          for (unsigned i = t; i < n; i += NT)
-            s[i] = in[k0 + i];
-          __syncthreads ();
+          for (int i = 0; i < 3; i++)
+            x[i] = a.origin[i] + (double) col * a.su[i] + (double) row * a.sv[i];
+          /* The differential range and both phases in double; only reduced cycles reach float. */
+          const double d = 0.5 * (norm3d (pu->tx[0] - x[0], pu->tx[1] - x[1], pu->tx[2] - x[2])
+                                  + norm3d (pu->rcv[0] - x[0], pu->rcv[1] - x[1], pu->rcv[2] - x[2]))
+                           - pu->r0;
+          /* An integer number of turns per step changes nothing: both are kept small. */
+          c0[q] = pu->k0 * d;
+          cs[q] = pu->ks * d;
+          c0[q] -= rint (c0[q]);
+          cs[q] -= rint (cs[q]);
+          rotator (cs[q], &st_re[q], &st_im[q]);
+          sum_re[q] = sum_im[q] = 0.f;
+        }
+      for (unsigned k0 = kb; k0 < ke; k0 += STEP)
+        {
+          const unsigned n = min (STEP, ke - k0);
+          /* Where sample k0 + k is: c_samples[base + k], or s[k]. */
+          const unsigned base = C ? (p - p0) * (ke - kb) + (k0 - kb) : 0u;
+
+          if constexpr (!C)
+            {
+              const float2 *__restrict__ in = (const float2 *) a.samples + (size_t) p * a.n_samples;
+
+              __syncthreads ();
+              for (unsigned i = t; i < n; i += NT)
+                s[i] = in[k0 + i];
+              __syncthreads ();
+            }
           for (unsigned ka = 0; ka < n; ka += ANCHOR)
             {
               const unsigned kend = min (n, ka + ANCHOR);
-              float r_re, r_im;
+              float r_re[NP], r_im[NP];
 
-              rotator (fma ((double) (k0 + ka), cs, c0), &r_re, &r_im);
-#pragma unroll 8
+#pragma unroll
+              for (int q = 0; q < NP; q++)
+                rotator (fma ((double) (k0 + ka), cs[q], c0[q]), &r_re[q], &r_im[q]);
+#pragma unroll U
               for (unsigned k = ka; k < kend; k++)
                 {
-                  const float2 v = s[k];
-                  const float n_re = r_re * st_re - r_im * st_im;
-                  const float n_im = r_re * st_im + r_im * st_re;
+                  float2 v;
 
-                  sum_re = fmaf (v.x, r_re, sum_re);
-                  sum_re = fmaf (-v.y, r_im, sum_re);
-                  sum_im = fmaf (v.x, r_im, sum_im);
-                  sum_im = fmaf (v.y, r_re, sum_im);
-                  r_re = n_re;
-                  r_im = n_im;
+                  if constexpr (C)
+                    v = c_samples[base + k];
+                  else
+                    v = s[k];
+#pragma unroll
+                  for (int q = 0; q < NP; q++)
+                    {
+                      const float n_re = r_re[q] * st_re[q] - r_im[q] * st_im[q];
+                      const float n_im = r_re[q] * st_im[q] + r_im[q] * st_re[q];
+
+                      sum_re[q] = fmaf (v.x, r_re[q], sum_re[q]);
+                      sum_re[q] = fmaf (-v.y, r_im[q], sum_re[q]);
+                      sum_im[q] = fmaf (v.x, r_im[q], sum_im[q]);
+                      sum_im[q] = fmaf (v.y, r_re[q], sum_im[q]);
+                      r_re[q] = n_re;
+                      r_im[q] = n_im;
+                    }
                 }
             }
         }
-      acc_re += sum_re;
-      acc_im += sum_im;
+#pragma unroll
+      for (int q = 0; q < NP; q++)
+        {
+          acc_re[q] += sum_re[q];
+          acc_im[q] += sum_im[q];
+        }
     }
-  if (col < a.width && row < a.height)
+#pragma unroll
+  for (int q = 0; q < NP; q++)
     {
-      float2 *px = (float2 *) a.image + (size_t) row * a.width + col;
-      float2 v = *px;
+      const unsigned col = col0 + (unsigned) (q % PX) * BX, row = row0 + (unsigned) (q / PX) * BY;
 
-      v.x += acc_re;
-      v.y += acc_im;
-      *px = v;
+      if (col < a.width && row < a.height)
+        {
+          float2 *px = (float2 *) a.image + (size_t) row * a.width + col;
+          float2 v = *px;
+
+          v.x += acc_re[q];
+          v.y += acc_im[q];
+          *px = v;
+        }
     }
 }
 

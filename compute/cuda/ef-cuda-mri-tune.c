@@ -33,12 +33,6 @@ ef_cuda_mri_tune_key (guint dim, gsize n_vox, gboolean q)
   return g_strdup_printf ("%s-%ud-vox1e%u", q ? "q" : "fhd", dim, decade (n_vox));
 }
 
-static char *
-group_name (const char *device_name)
-{
-  return g_strdup_printf ("MRI %s", device_name);
-}
-
 static gboolean
 shape_fits (guint shape, guint nx)
 {
@@ -48,26 +42,24 @@ shape_fits (guint shape, guint nx)
 int
 ef_cuda_mri_tune_lookup (const char *device_name, const EfMriGrid *grid, gboolean q)
 {
-  g_autofree char *group = NULL, *key = NULL;
+  g_autofree char *key = NULL;
   gsize n_vox;
   gint v;
 
   if (device_name == NULL || grid == NULL || (n_vox = ef_mri_grid_voxels (grid, NULL)) == 0)
     return -1;
-  group = group_name (device_name);
   key = ef_cuda_mri_tune_key (grid->dim, n_vox, q);
-  v = ef_cuda_tune_cache_get (group, key);
+  v = ef_cuda_tune_kernel_get ("MRI", device_name, key, 0, EF_CUDA_MRI_N_SHAPES - 1);
   return v >= 0 && shape_fits ((guint) v, grid->n[0]) ? v : -1;
 }
 
 gboolean
 ef_cuda_mri_tune_store (const char *device_name, guint dim, gsize n_vox, gboolean q, guint shape, GError **error)
 {
-  g_autofree char *group = group_name (device_name);
   g_autofree char *key = ef_cuda_mri_tune_key (dim, n_vox, q);
 
   g_return_val_if_fail (device_name != NULL && shape < EF_CUDA_MRI_N_SHAPES, FALSE);
-  return ef_cuda_tune_cache_set (group, key, (gint) shape, error);
+  return ef_cuda_tune_kernel_set ("MRI", device_name, key, (gint) shape, error);
 }
 
 int

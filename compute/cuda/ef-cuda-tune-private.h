@@ -15,4 +15,13 @@ gint ef_cuda_tune_cache_get (const char *group, const char *key);
 /* Stores value under group and key, keeping every other entry (the folder is made as needed). */
 gboolean ef_cuda_tune_cache_set (const char *group, const char *key, gint value, GError **error);
 
+/* One kernel's entries, as every tuner keeps them: the group is "<kernel> <device_name>" (kernel NULL:
+ * the device name alone, backprojection's). The stored value where it lies in lo..hi, else -1 (as for
+ * no entry, no device name or an unreadable file). Never fails; needs no device. */
+gint     ef_cuda_tune_kernel_get (const char *kernel, const char *device_name, const char *key, gint lo, gint hi);
+gboolean ef_cuda_tune_kernel_set (const char *kernel, const char *device_name, const char *key, gint value,
+                                  GError **error);
+/* The smallest power of two not below x (1 for 0 and 1), at most 2^31: the tuners' size classes. */
+guint    ef_cuda_tune_pow2 (guint64 x);
+
 G_END_DECLS

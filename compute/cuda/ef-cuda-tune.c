@@ -23,21 +23,21 @@ ef_cuda_tune_cache_path (void)
   return cache_path ();
 }
 
-static guint
-log2_ceil (guint64 x)
+guint
+ef_cuda_tune_pow2 (guint64 x)
 {
   guint r = 0;
 
-  while (((guint64) 1 << r) < x && r < 63)
+  while (((guint64) 1 << r) < x && r < 31)
     r++;
-  return r;
+  return 1u << r;
 }
 
 static char *
 class_key (guint edge, guint n_bins, EfPrecision precision)
 {
-  return g_strdup_printf ("%s-edge%u-bins%u", ef_precision_to_string (precision), 1u << log2_ceil (edge),
-                          1u << log2_ceil (n_bins));
+  return g_strdup_printf ("%s-edge%u-bins%u", ef_precision_to_string (precision), ef_cuda_tune_pow2 (edge),
+                          ef_cuda_tune_pow2 (n_bins));
 }
 
 gint
@@ -71,15 +71,42 @@ ef_cuda_tune_cache_set (const char *group, const char *key, gint value, GError *
   return g_key_file_save_to_file (kf, path, error);
 }
 
+static char *
+kernel_group (const char *kernel, const char *device_name)
+{
+  return kernel != NULL ? g_strdup_printf ("%s %s", kernel, device_name) : g_strdup (device_name);
+}
+
+gint
+ef_cuda_tune_kernel_get (const char *kernel, const char *device_name, const char *key, gint lo, gint hi)
+{
+  g_autofree char *group = NULL;
+  gint v;
+
+  if (device_name == NULL || key == NULL)
+    return -1;
+  group = kernel_group (kernel, device_name);
+  v = ef_cuda_tune_cache_get (group, key);
+  return v >= lo && v <= hi ? v : -1;
+}
+
+gboolean
+ef_cuda_tune_kernel_set (const char *kernel, const char *device_name, const char *key, gint value, GError **error)
+{
+  g_autofree char *group = NULL;
+
+  g_return_val_if_fail (device_name != NULL && key != NULL, FALSE);
+  group = kernel_group (kernel, device_name);
+  return ef_cuda_tune_cache_set (group, key, value, error);
+}
+
 static guint
 lookup (const char *device_name, guint edge, guint n_bins, EfPrecision precision)
 {
   g_autofree char *key = class_key (edge, n_bins, precision);
-  gint v = ef_cuda_tune_cache_get (device_name, key);
+  gint v = ef_cuda_tune_kernel_get (NULL, device_name, key, 1, EF_CUDA_N_SHAPES);
 
-  if (v < 1 || v > EF_CUDA_N_SHAPES)
-    return 0;
-  return (guint) v;
+  return v < 0 ? 0 : (guint) v;
 }
 
 guint
@@ -187,7 +214,7 @@ ef_cuda_tune (int device, guint edge, guint n_pulses, guint n_bins, EfPrecision 
   g_string_append_printf (table, "fastest: variant %u\n", winner);
 
   key = class_key (edge, n_bins, precision);
-  if (!ef_cuda_tune_cache_set (name, key, (gint) winner, error))
+  if (!ef_cuda_tune_kernel_set (NULL, name, key, (gint) winner, error))
     return FALSE;
   if (best)
     *best = winner;

@@ -40,9 +40,11 @@ typedef struct {
   gboolean synchronous;  /* one stream, a wait after every step: the unstreamed reference */
   guint    variant;      /* kernel shape, 0 = automatic (tuned or the default that fits the geometry) */
   guint    max_block;    /* pulses per device sub-block, 0 = params->block_size; at most 8192 */
+  guint    mf_shape;     /* the matched filter's kernel shape (ef-cuda-mf.h), 0 = automatic (tuned or
+                          * the default) */
 } EfCudaOptions;
 
-#define EF_CUDA_OPTIONS_DEFAULT ((EfCudaOptions) { FALSE, 0, 0 })
+#define EF_CUDA_OPTIONS_DEFAULT ((EfCudaOptions) { FALSE, 0, 0, 0 })
 
 /* Creates the CUDA backend for params->precision FP32 or FP16 and params->algo BP, FFBP, FBP (the
  * FFBP former's polar grids in half precision for FP16) or PFA (always fp32 on the device; the image is

@@ -78,6 +78,17 @@ ef_run_info_add_json (const EfRunInfo *info, JsonBuilder *b)
         }
       json_builder_end_object (b);
     }
+  /* Only where a kernel shape was chosen: other records stay as they were. */
+  if (info->kernel_shape > 0)
+    {
+      json_builder_set_member_name (b, "kernel");
+      json_builder_begin_object (b);
+      ef_json_set_int (b, "shape", info->kernel_shape);
+      ef_json_set_string (b, "name", info->kernel_shape_name);
+      ef_json_set_bool (b, "tuned", info->kernel_tuned);
+      ef_json_set_string (b, "note", info->kernel_note);
+      json_builder_end_object (b);
+    }
   warnings = ef_run_info_warnings (info);
   json_builder_set_member_name (b, "warnings");
   json_builder_begin_array (b);

@@ -23,6 +23,7 @@ G_BEGIN_DECLS
  *   "nonfinite_samples"                                   input samples taken as zero
  *   "nonfinite_pixels"                                    null when the image was not counted
  *   "pfa_depth_of_focus": {"qpe_rad", "limit_rad", "outside", "note"}   PFA requests
+ *   "kernel": {"shape", "name", "tuned", "note"}          the CUDA launch shape, where one was chosen
  *   "warnings": ["...", ...]                              ef_run_info_warnings, one line each
  */
 void ef_run_info_add_json (const EfRunInfo *info, JsonBuilder *builder);

@@ -74,7 +74,18 @@ run_former (const EfDatasetInfo *info, const EfPulse *pulses, const EfCf32 *samp
   if (!ef_backend_read_image (be, &all, out->image, error))
     return FALSE;
   out->secs = (g_get_monotonic_time () - t0) * 1e-6;
-  out->describe = ef_run_info_describe (ef_backend_get_run_info (be));
+  {
+    const EfRunInfo *run = ef_backend_get_run_info (be);
+    g_autofree char *what = ef_run_info_describe (run);
+
+    /* The matched filter's launch shape, and whether the tuner chose it. */
+    out->describe = run->kernel_shape > 0 ? g_strdup_printf ("%s, shape %u%s", what, run->kernel_shape,
+                                                             run->kernel_tuned ? " (tuned)" : "")
+                                          : g_steal_pointer (&what);
+    if (run->kernel_shape > 0)
+      printf ("# %s: shape %u, %s, %s\n", ef_algo_to_string (algo), run->kernel_shape, run->kernel_shape_name,
+              run->kernel_tuned ? "tuned" : run->kernel_note);
+  }
   return TRUE;
 }
 

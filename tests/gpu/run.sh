@@ -45,7 +45,10 @@
 #          N (the poster's workload's strips shared among all N GPUs against one, in the same run, for
 #          each mapping and the periodogram on CUDA and tensor cores; EF_ARCS_MULTI_ARGS adds options).
 #   mf     (not in all) the exact matched filter: test-cuda-mf (one process per test; the device against
-#          the CPU's fp64 matched filter) and compute-sanitizer memcheck on its small case; bench-cuda-mf
+#          the CPU's fp64 matched filter, every launch shape against the float64 direct sum and the
+#          default, the tuned shape in use) and compute-sanitizer memcheck on its small case and on every
+#          shape; `echoform-cli tune --mf` on the benchmark's class (its table and winner into the
+#          summary, the benchmark then runs the winner); bench-cuda-mf
 #          (pixel-pulse-samples per second against BP's pixel-pulses on the same region, and BP's SER
 #          against the matched filter) at 1024^2 px x 1024 pulses x 1024 samples, BP upsampling 8 and 2.
 #   mri    (not in all) non-Cartesian reconstruction: test-cuda-mri (F^H d and Q against the CPU's float64),
@@ -688,7 +691,7 @@ run_aperture () {
 
 run_mf () {
   local t0=$SECONDS rc u
-  ninja -C "$BUILD" tests/gpu/test-cuda-mf tests/gpu/bench-cuda-mf > "$OUT/build-mf.log" 2>&1 \
+  ninja -C "$BUILD" tests/gpu/test-cuda-mf tests/gpu/bench-cuda-mf app/cli/echoform-cli > "$OUT/build-mf.log" 2>&1 \
     || { grep -E "error|FAILED" "$OUT/build-mf.log" | head -30; fail "mf: build failed"; return 0; }
   run_paths test-cuda-mf "$BUILD" tests/gpu/test-cuda-mf "$OUT/test-cuda-mf.log" 300
   grep -E "^# [a-z]|^not ok|ERROR|CRITICAL" "$OUT/test-cuda-mf.log" | grep -vE "^# (random seed|Start|End)" | head -30
@@ -698,7 +701,22 @@ run_mf () {
     rc=$?
     note "compute-sanitizer memcheck on /compute/cuda/mf/vs-cpu-fp64/small: exit $rc; $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer-mf.log" | tail -1)"
     [ $rc -eq 0 ] || fail "compute-sanitizer memcheck on test-cuda-mf: exit $rc"
+    # Every launch shape, over partial tiles, constant-memory tiles and a pulse longer than a tile.
+    (cd "$BUILD" && timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
+       ./tests/gpu/test-cuda-mf --tap -p /compute/cuda/mf/shapes/short -p /compute/cuda/mf/shapes/long) \
+       > "$OUT/sanitizer-mf-shapes.log" 2>&1
+    rc=$?
+    note "compute-sanitizer memcheck on /compute/cuda/mf/shapes/*: exit $rc; $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer-mf-shapes.log" | tail -1)"
+    [ $rc -eq 0 ] || fail "compute-sanitizer memcheck on the matched filter's shapes: exit $rc"
   fi
+  # Every launch shape timed on the benchmark's class (1024^2 px, 1024 samples a pulse), the fastest
+  # stored: the benchmark below then runs it and names it. A second or two of device time.
+  timeout 120 "$BUILD/app/cli/echoform-cli" tune --mf --edge 1024 --samples 1024 > "$OUT/tune-mf.txt" 2>&1
+  rc=$?
+  note "echoform-cli tune --mf: exit $rc"
+  [ $rc -ne 0 ] && fail "echoform-cli tune --mf: exit $rc"
+  cat "$OUT/tune-mf.txt"
+  grep -E "^ *[0-9]+ +[0-9.]+ |^shape |^fastest|, matched filter, class" "$OUT/tune-mf.txt" | sed 's/^/tune mf: /' >> "$SUMMARY"
   : > "$OUT/bench-mf.txt"
   for u in 8 2; do
     timeout 300 "$BUILD/tests/gpu/bench-cuda-mf" --upsample $u ${EF_MF_ARGS:-} > "$OUT/bench-mf-one.txt" 2>> "$OUT/bench-mf.log"
@@ -709,6 +727,8 @@ run_mf () {
   rm -f "$OUT/bench-mf-one.txt"
   grep -vE '^RESULT' "$OUT/bench-mf.txt"
   grep -E '^RESULT' "$OUT/bench-mf.txt" >> "$SUMMARY"
+  # The shape the benchmark's matched filter ran: the tuned one above.
+  grep -E '^# mf: shape' "$OUT/bench-mf.txt" | sort -u | sed 's/^# /bench-cuda-mf: /' >> "$SUMMARY"
   note "mf step took $((SECONDS - t0)) s"
 }
 
