@@ -70,6 +70,7 @@ struct _EfMriWindow {
   guint         coil_choice;    /* 0: every coil combined; c + 1: coil c alone */
   gsize         done;           /* samples in the image */
   gboolean      busy;
+  gboolean      disposed;       /* the widgets are gone: a worker's late end touches none */
   gboolean      refined;        /* every block was added */
   guint         ls_iterations;  /* iterations of the least-squares image shown (0: F^H d) */
   guint         cursor[3];      /* the voxel the 3-D planes go through */

@@ -352,8 +352,10 @@ refine_done (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autoptr (GError) error = NULL;
 
   (void) user_data;
-  ef_mri_window_take_pending (self);
   self->busy = FALSE;
+  if (self->disposed)
+    return;
+  ef_mri_window_take_pending (self);
   gtk_widget_set_sensitive (self->cancel_button, FALSE);
   if (!g_task_propagate_boolean (G_TASK (result), &error)
       && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -438,9 +440,11 @@ ls_done (GObject *source, GAsyncResult *result, gpointer user_data)
   guint k;
 
   (void) user_data;
-  ef_mri_window_take_pending (self);
   self->busy = FALSE;
   g_clear_object (&self->ls_cancellable);
+  if (self->disposed)
+    return;
+  ef_mri_window_take_pending (self);
   ls_running (self, FALSE);
   gtk_widget_set_sensitive (self->ls_button, TRUE);
   ef_mri_run_clear (&self->run);
@@ -698,17 +702,34 @@ ef_mri_window_init (EfMriWindow *self)
   gtk_window_set_child (GTK_WINDOW (self), root);
 }
 
+/* Stops the workers: they stop after the block or iteration in progress, and hold nothing back. */
 static void
-ef_mri_window_dispose (GObject *object)
+stop_workers (EfMriWindow *self)
 {
-  EfMriWindow *self = EF_MRI_WINDOW (object);
-
   g_mutex_lock (&self->hold_lock);
   g_cancellable_cancel (self->cancellable);
   if (self->ls_cancellable != NULL)
     g_cancellable_cancel (self->ls_cancellable);
   g_cond_broadcast (&self->hold_cond);
   g_mutex_unlock (&self->hold_lock);
+}
+
+/* gtk_window_destroy unrealizes the window but leaves dispose to the last reference, which a running
+ * worker's task holds: so the workers are told here to stop. */
+static void
+ef_mri_window_unrealize (GtkWidget *widget)
+{
+  stop_workers (EF_MRI_WINDOW (widget));
+  GTK_WIDGET_CLASS (ef_mri_window_parent_class)->unrealize (widget);
+}
+
+static void
+ef_mri_window_dispose (GObject *object)
+{
+  EfMriWindow *self = EF_MRI_WINDOW (object);
+
+  self->disposed = TRUE;
+  stop_workers (self);
   G_OBJECT_CLASS (ef_mri_window_parent_class)->dispose (object);
 }
 
@@ -735,6 +756,7 @@ ef_mri_window_class_init (EfMriWindowClass *klass)
 {
   G_OBJECT_CLASS (klass)->dispose = ef_mri_window_dispose;
   G_OBJECT_CLASS (klass)->finalize = ef_mri_window_finalize;
+  GTK_WIDGET_CLASS (klass)->unrealize = ef_mri_window_unrealize;
 }
 
 EfMriWindow *
