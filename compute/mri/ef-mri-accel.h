@@ -1,4 +1,4 @@
-/* ef-mri-accel.h: how an accelerator offers the exact F^H d and Q sums to the engine, and the choice between it and the CPU. */
+/* ef-mri-accel.h: how an accelerator offers the exact MRI sums to the engine, and the choice between it and the CPU. */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 

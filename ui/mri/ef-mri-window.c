@@ -179,13 +179,12 @@ update_header (EfMriWindow *self)
     dims = g_strdup_printf ("%u × %u × %u", pr->g.n[0], pr->g.n[1], pr->g.n[2]);
   else
     dims = g_strdup_printf ("%u × %u", pr->g.n[0], pr->g.n[1]);
-  /* Translators: the MRI window's header: file, image size, samples, receive channels, timings */
-  text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s\n%u-D image %s%s\n%'lu samples, %u channel\n"
-                                       "read %.2f s, density weights %.2f s (Pipe–Menon, CPU)",
-                                       "%s\n%u-D image %s%s\n%'lu samples, %u channels\n"
-                                       "read %.2f s, density weights %.2f s (Pipe–Menon, CPU)", pr->n_coils),
+  /* Translators: the MRI window's header: file, image size, samples, timings (the coils have a line of
+   * their own) */
+  text = g_strdup_printf (_("%s\n%u-D image %s%s\n%'lu samples\n"
+                            "read %.2f s, density weights %.2f s (Pipe–Menon, CPU)"),
                           name, pr->g.dim, dims, pr->edge_guessed ? _(" (assumed: the file gives no matrix)") : "",
-                          (unsigned long) pr->t->m, pr->n_coils, pr->read_s, pr->density_s);
+                          (unsigned long) pr->t->m, pr->read_s, pr->density_s);
   gtk_label_set_text (GTK_LABEL (self->header_label), text);
 }
 
@@ -197,7 +196,7 @@ update_coil_label (EfMriWindow *self)
   g_autofree char *text = NULL;
 
   if (nc == 1)
-    text = g_strdup (_("1 coil"));
+    text = g_strdup (_("1 coil (receive channel)"));
   else if (self->coil_choice == 0)
     /* Translators: how the MRI window combines its receive coils */
     text = g_strdup_printf (self->ls_iterations > 0 ? _("%u coils: SENSE least squares")
@@ -472,7 +471,8 @@ ls_done (GObject *source, GAsyncResult *result, gpointer user_data)
     gtk_label_set_text (GTK_LABEL (self->residual_label), "");
   if (ef_mri_window_ls_cancelled (ls))
     {
-      g_autofree char *text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "least squares cancelled after %u iteration",
+      g_autofree char *text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                            "least squares cancelled after %u iteration",
                                                             "least squares cancelled after %u iterations", k), k);
 
       gtk_label_set_text (GTK_LABEL (self->progress_label), text);
