@@ -374,7 +374,9 @@ test_coils (void)
   const EfCf64 *img;
   const char *ran, *fallback;
   guint dims[3], n_coils, choice;
-  double err, tol;
+  double err, tol, ls_tol;
+  const EfMriAccel *accel = ef_mri_accel_get ();
+  g_autofree char *why = NULL;
 
   ref = write_coils (path, t, n, nc, &ft, &fd, &area, &coils);
   set_backend ("auto");
@@ -384,13 +386,21 @@ test_coils (void)
   iterate_until_idle (w, 120000);
   g_assert_null (ef_mri_window_test_error (w));
 
-  /* what ran: no device here, so the CPU, and the reason in the main window's words */
+  /* what ran: without a device, the CPU and the reason in the main window's words; with one, the device */
   ef_mri_window_test_backend (w, &ran, &fallback);
   g_test_message ("auto: ran %s; %s; the window says “%s”", ran, fallback, ef_mri_window_test_backend_text (w));
-  g_assert_cmpstr (ran, ==, "cpu");
-  g_assert_nonnull (fallback);
-  g_assert_true (g_str_has_suffix (fallback, "; using the CPU"));
-  g_assert_nonnull (strstr (ef_mri_window_test_backend_text (w), fallback));
+  if (accel != NULL && accel->available (&why))
+    {
+      g_assert_cmpstr (ran, ==, accel->id);
+      g_assert_null (fallback);
+    }
+  else
+    {
+      g_assert_cmpstr (ran, ==, "cpu");
+      g_assert_nonnull (fallback);
+      g_assert_true (g_str_has_suffix (fallback, "; using the CPU"));
+      g_assert_nonnull (strstr (ef_mri_window_test_backend_text (w), fallback));
+    }
 
   /* the coils: how many, and the combined image */
   ef_mri_window_test_coils (w, &n_coils, &choice);
@@ -433,7 +443,9 @@ test_coils (void)
   sense = sense_direct (ft, fd, area, coils, n, nc, 8);
   err = rel_err (ef_mri_window_test_image (w, dims), sense, nv);
   g_test_message ("SENSE, 8 iterations: rel. L2 %.2e from the engine's run in one piece", err);
-  g_assert_cmpfloat (err, <=, 1e-9);
+  /* a device's fp32 F^H d and Q carried through 8 iterations: a looser bound, not yet measured */
+  ls_tol = g_strcmp0 (ran, "cpu") == 0 ? 1e-9 : 1e-4;
+  g_assert_cmpfloat (err, <=, ls_tol);
   screenshot (GTK_WIDGET (w), "mri-coils-sense.png");
 
   /* again, cancelled while the worker waits after iteration 2: it stops there, the button is back, the
@@ -459,7 +471,7 @@ test_coils (void)
   sense2 = sense_direct (ft, fd, area, coils, n, nc, 2);
   err = rel_err (img, sense2, nv);
   g_test_message ("cancelled after 2 iterations: rel. L2 %.2e from the engine's second iterate", err);
-  g_assert_cmpfloat (err, <=, 1e-9);
+  g_assert_cmpfloat (err, <=, ls_tol);
   ef_mri_window_test_hold_iteration (w, G_MAXUINT);
 
   destroy_and_check (w);
