@@ -459,6 +459,7 @@ test_coils (void)
       g_usleep (1000);
     }
   g_assert_cmpuint (ef_mri_window_test_ls_iterations (w), ==, 2);
+  screenshot (GTK_WIDGET (w), "mri-coils-running.png");
   ef_mri_window_test_click_least_squares (w);
   iterate_until_idle (w, 60000);
   g_test_message ("after Cancel: “%s”", ef_mri_window_test_progress (w));

@@ -355,7 +355,8 @@ refine_done (GObject *source, GAsyncResult *result, gpointer user_data)
   if (self->disposed)
     return;
   ef_mri_window_take_pending (self);
-  gtk_widget_set_sensitive (self->cancel_button, FALSE);
+  /* it stops the refinement only: least squares' button becomes its own Cancel */
+  gtk_widget_set_visible (self->cancel_button, FALSE);
   if (!g_task_propagate_boolean (G_TASK (result), &error)
       && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
