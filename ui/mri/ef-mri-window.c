@@ -315,14 +315,17 @@ ef_mri_window_show_publish (EfMriWindow *self, EfMriPublish *p)
     }
   if (p->coils != NULL)
     {
+      g_autofree char *line = NULL;
+
       self->done = p->done;
       g_free (self->coil_images);
       self->coil_images = g_steal_pointer (&p->coils);
       show_coils (self);
-      g_snprintf (text, sizeof text, _("samples %'lu of %'lu (F^H d, exact, %s), %.2f s"), (unsigned long) p->done,
-                  (unsigned long) self->prep->t->m, self->run.detail != NULL ? self->run.detail : "",
-                  (g_get_monotonic_time () - self->started) / 1e6);
-      gtk_label_set_text (GTK_LABEL (self->progress_label), text);
+      /* the device's words can be long: no fixed buffer */
+      line = g_strdup_printf (_("samples %'lu of %'lu (F^H d, exact, %s), %.2f s"), (unsigned long) p->done,
+                              (unsigned long) self->prep->t->m, self->run.detail != NULL ? self->run.detail : "",
+                              (g_get_monotonic_time () - self->started) / 1e6);
+      gtk_label_set_text (GTK_LABEL (self->progress_label), line);
     }
   if (p->iterate != NULL)
     {
