@@ -294,6 +294,88 @@ test_estimate (gconstpointer data)
   problem_clear (&p);
 }
 
+/* Stops at step_stop; records what it saw. */
+typedef struct {
+  guint   calls, stop_at;
+  double  residual[8];
+} StepLog;
+
+static gboolean
+step_log (guint k, const EfCf64 *x, gsize n, double residual, gpointer data)
+{
+  StepLog *log = data;
+
+  g_assert_cmpuint (k, ==, log->calls + 1);
+  g_assert_nonnull (x);
+  g_assert_cmpuint (n, >, 0);
+  log->residual[log->calls++] = residual;
+  return k < log->stop_at;
+}
+
+/* The step callback sees every iterate and stops CG there: the iterate is the one a run of that many
+ * iterations ends on, to the bit, for SENSE and for one coil. */
+static void
+test_cg_step (void)
+{
+  g_autoptr (GError) error = NULL;
+  Problem p;
+  EfMriGrid big;
+  g_autofree EfCf64 *q = NULL, *b = NULL, *x1 = NULL, *x2 = NULL;
+  g_autoptr (EfMriToeplitz) T = NULL;
+
+  problem_init (&p, 24, 4, 24);
+  big = ef_mri_grid_doubled (&p.g);
+  q = g_new (EfCf64, 4 * p.nv);
+  b = g_new (EfCf64, p.nv);
+  g_assert_true (ef_mri_q (p.t, p.w, &big, q, 0, &error));
+  T = ef_mri_toeplitz_new (&p.g, q, &error);
+  g_assert_nonnull (T);
+  for (gsize v = 0; v < p.nv; v++)
+    b[v] = g_test_rand_double_range (-1, 1) + I * g_test_rand_double_range (-1, 1);
+  for (guint sense = 0; sense < 2; sense++)
+    {
+      StepLog log = { .stop_at = 3 };
+      EfMriCgParams stopped = { .max_iter = 8, .tol = 0, .step = step_log, .step_data = &log };
+      EfMriCgParams plain = { .max_iter = 3, .tol = 0 };
+      EfMriCgReport r1, r2;
+
+      x1 = g_new0 (EfCf64, p.nv);
+      x2 = g_new0 (EfCf64, p.nv);
+      if (sense)
+        {
+          g_assert_true (ef_mri_sense_cg_params (T, p.s, p.n_coils, b, &stopped, x1, &r1, &error));
+          g_assert_true (ef_mri_sense_cg_params (T, p.s, p.n_coils, b, &plain, x2, &r2, &error));
+        }
+      else
+        {
+          g_assert_true (ef_mri_cg (T, b, &stopped, x1, &r1, &error));
+          g_assert_true (ef_mri_cg (T, b, &plain, x2, &r2, &error));
+        }
+      g_assert_no_error (error);
+      g_assert_cmpuint (log.calls, ==, 3);
+      g_assert_cmpuint (r1.iterations, ==, 3);
+      g_assert_true (r1.stopped);
+      g_assert_false (r2.stopped);
+      g_assert_cmpuint (r2.iterations, ==, 3);
+      for (guint k = 1; k <= 3; k++)
+        g_assert_cmpfloat (log.residual[k - 1], ==, r1.residual[k]);
+      g_assert_cmpmem (x1, p.nv * sizeof (EfCf64), x2, p.nv * sizeof (EfCf64));
+      ef_mri_cg_report_clear (&r1);
+      ef_mri_cg_report_clear (&r2);
+      g_clear_pointer (&x1, g_free);
+      g_clear_pointer (&x2, g_free);
+    }
+  {
+    EfMriCgParams grad = { .reg = EF_MRI_REG_GRADIENT, .max_iter = 2 };
+    EfMriCgReport r;
+
+    x1 = g_new0 (EfCf64, p.nv);
+    g_assert_false (ef_mri_sense_cg_params (T, p.s, p.n_coils, b, &grad, x1, &r, &error));
+    g_assert_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT);
+  }
+  problem_clear (&p);
+}
+
 static void
 test_bad_arguments (void)
 {
@@ -328,6 +410,7 @@ main (int argc, char **argv)
     g_test_add_data_func ("/compute/mri/coils/estimate/undersampled-2", &half, test_estimate);
     g_test_add_data_func ("/compute/mri/coils/estimate/noisy-20db", &noisy, test_estimate);
   }
+  g_test_add_func ("/compute/mri/coils/cg-step", test_cg_step);
   g_test_add_func ("/compute/mri/coils/bad-arguments", test_bad_arguments);
   return g_test_run ();
 }

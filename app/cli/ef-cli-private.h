@@ -185,9 +185,10 @@ EfDataset *ef_cli_open_input (const char *path, guint channel, guint n_threads, 
 /* The per-subcommand help text for the key file format, shared by simulate and form. */
 extern const char ef_cli_scene_file_help[];
 
-/* F^H d (d given) or Q (weights w, NULL: 1) on grid g into out: on a CUDA device when one is present
- * and kind is not EF_BACKEND_CPU, otherwise on the CPU in float64 (kind EF_BACKEND_CUDA then fails with
- * EF_COMPUTE_ERROR_NO_DEVICE). *ran receives an owned line saying what ran and, for a fallback, why. */
+/* F^H d (d given) or Q (weights w, NULL: 1) on grid g into out, where ef_mri_run_choose puts kind: on a
+ * CUDA device when one is present and kind is not EF_BACKEND_CPU, otherwise on the CPU in float64 (kind
+ * EF_BACKEND_CUDA then fails with EF_COMPUTE_ERROR_NO_DEVICE). *ran receives an owned line saying what
+ * ran and, for a fallback, why. */
 gboolean ef_cli_mri_sum (EfBackendKind kind, const EfMriTraj *t, const EfCf64 *d, const double *w, const EfMriGrid *g,
                          EfCf64 *out, char **ran, GError **error);
 

@@ -76,4 +76,7 @@ int ef_cuda_mri_pick_shape (int device, const EfMriGrid *grid, gboolean q, gbool
 gboolean ef_cuda_mri_tune (int device, guint dim, gsize n_vox, gboolean q, guint *shape, char **report,
                            GError **error);
 
+/* Offers ef_cuda_mri_sum to the engine (ef-mri-accel.h); ef-cuda-register.c calls it at start-up. */
+void ef_cuda_mri_register (void);
+
 G_END_DECLS

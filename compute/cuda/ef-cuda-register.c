@@ -7,6 +7,7 @@
 #include "ef-cuda-arcs.h"
 #include "ef-arcs-accel.h"
 #include "ef-cuda-focus-private.h"
+#include "ef-cuda-mri.h"
 
 static gboolean
 available (const EfBackendParams *params, char **why)
@@ -101,4 +102,5 @@ register_provider (void)
   ef_backend_register (&ef_cuda_backend_provider);
   ef_arcs_register (&ef_cuda_arcs_provider);
   ef_cuda_focus_register ();
+  ef_cuda_mri_register ();
 }

@@ -255,6 +255,11 @@ ef_mri_cg (EfMriToeplitz *t, const EfCf64 *b, const EfMriCgParams *p, EfCf64 *x,
       report->iterations = k;
       report->residual[k] = sqrt (rs) / bnorm;
       report->objective[k] = ef_mri_objective (p, x, b, r, n);
+      if (p->step != NULL && !p->step (k, x, n, report->residual[k], p->step_data))
+        {
+          report->stopped = TRUE;
+          break;
+        }
     }
   report->converged = report->residual[report->iterations] <= p->tol;
   return TRUE;

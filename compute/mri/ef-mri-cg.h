@@ -26,18 +26,25 @@ typedef enum {
   EF_MRI_REG_GRADIENT,    /* R = D^H D, D the forward differences along each axis inside the grid */
 } EfMriReg;
 
+/* Called after iteration k (1 ..) with the iterate x_k (n voxels, borrowed for the call) and its
+ * residual |b - A x_k| / |b|; FALSE stops the iteration at x_k. It runs on the iterating thread. */
+typedef gboolean (*EfMriCgStep) (guint k, const EfCf64 *x, gsize n, double residual, gpointer user_data);
+
 typedef struct {
   EfMriReg reg;
   double   lambda;        /* weight of R */
   guint    max_iter;
   double   tol;           /* stop when |b - A x| <= tol |b| */
   double   data_norm2;    /* d^H W d when known (> 0): the objective is then reported relative to it */
+  EfMriCgStep step;       /* may be NULL: asked after every iteration whether to go on */
+  gpointer    step_data;
 } EfMriCgParams;
 
 /* Per iteration k = 0 .. iterations (k = 0: the start). */
 typedef struct {
   guint    iterations;
   gboolean converged;     /* the tolerance was reached */
+  gboolean stopped;       /* the step callback stopped it */
   double  *residual;      /* owned: |b - A x_k| / |b|, the normal equations' residual */
   double  *objective;     /* owned: with data_norm2, sqrt(J(x_k) / d^H W d) where
                            * J = |W^1/2 (F x - d)|^2 + lambda x^H R x; otherwise J - d^H W d */

@@ -179,12 +179,32 @@ gboolean
 ef_mri_sense_cg (EfMriToeplitz *t, const EfCf64 *s, guint n_coils, const EfCf64 *b, double lambda, guint max_iter,
                  double tol, EfCf64 *x, EfMriCgReport *report, GError **error)
 {
+  EfMriCgParams p = { .reg = EF_MRI_REG_TIKHONOV, .lambda = lambda, .max_iter = max_iter, .tol = tol };
+
+  return ef_mri_sense_cg_params (t, s, n_coils, b, &p, x, report, error);
+}
+
+gboolean
+ef_mri_sense_cg_params (EfMriToeplitz *t, const EfCf64 *s, guint n_coils, const EfCf64 *b, const EfMriCgParams *p,
+                        EfCf64 *x, EfMriCgReport *report, GError **error)
+{
   g_autofree EfCf64 *r = NULL, *dir = NULL, *q = NULL, *work = NULL;
   gsize n;
-  double bnorm, rs;
+  double bnorm, rs, lambda;
+  guint max_iter;
+  double tol;
 
-  g_return_val_if_fail (t != NULL && s != NULL && b != NULL && x != NULL && report != NULL, FALSE);
+  g_return_val_if_fail (t != NULL && s != NULL && b != NULL && p != NULL && x != NULL && report != NULL, FALSE);
   memset (report, 0, sizeof *report);
+  lambda = p->reg == EF_MRI_REG_NONE ? 0 : p->lambda;
+  max_iter = p->max_iter;
+  tol = p->tol;
+  if (p->reg == EF_MRI_REG_GRADIENT)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "SENSE conjugate gradients take no "
+                   "gradient regulariser (Tikhonov or none)");
+      return FALSE;
+    }
   if (n_coils < 1 || n_coils > EF_MRI_MAX_COILS || max_iter > 100000 || !(lambda >= 0) || !isfinite (lambda)
       || !(tol >= 0))
     {
@@ -234,6 +254,11 @@ ef_mri_sense_cg (EfMriToeplitz *t, const EfCf64 *s, guint n_coils, const EfCf64 
       rs = rs_new;
       report->iterations = k;
       report->residual[k] = sqrt (rs) / bnorm;
+      if (p->step != NULL && !p->step (k, x, n, report->residual[k], p->step_data))
+        {
+          report->stopped = TRUE;
+          break;
+        }
     }
   report->converged = report->residual[report->iterations] <= tol;
   return TRUE;

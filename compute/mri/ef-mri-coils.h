@@ -43,6 +43,10 @@ void     ef_mri_coils_combine (const EfCf64 *s, const EfCf64 *img, guint n_coils
  * and receives the solution; report as ef_mri_cg's (its objective is left at 0). Blocks. */
 gboolean ef_mri_sense_cg (EfMriToeplitz *t, const EfCf64 *s, guint n_coils, const EfCf64 *b, double lambda,
                           guint max_iter, double tol, EfCf64 *x, EfMriCgReport *report, GError **error);
+/* The same with p: its lambda (R = I: p->reg must be EF_MRI_REG_NONE or EF_MRI_REG_TIKHONOV), max_iter,
+ * tol, and its step callback after every iteration (which may stop it). Blocks. */
+gboolean ef_mri_sense_cg_params (EfMriToeplitz *t, const EfCf64 *s, guint n_coils, const EfCf64 *b,
+                                 const EfMriCgParams *p, EfCf64 *x, EfMriCgReport *report, GError **error);
 /* y = (sum_c S_c^H F^H W F S_c) x: the operator of ef_mri_sense_cg, without lambda. work: one image. */
 void     ef_mri_sense_apply (EfMriToeplitz *t, const EfCf64 *s, guint n_coils, gsize voxels, const EfCf64 *x,
                              EfCf64 *work, EfCf64 *y);

@@ -13,6 +13,8 @@
 #include "cuda/ef-cuda-mri.h"
 #include "ef-error.h"
 #include "ef-mri.h"
+#include "ef-mri-accel.h"
+#include "ef-mri-blocks.h"
 
 /* test-cuda-mri-model, the kernels' float arithmetic with __sincosf's error bound, measures 2e-6 on
  * these sizes. */
@@ -162,6 +164,44 @@ test_bad_input (void)
       }
 }
 
+/* The engine's choice (what the MRI window and echoform-cli mri use): auto takes the device, says so, and
+ * its sums summed a block of samples at a time match the CPU's float64 sum. */
+static void
+test_engine_choice (void)
+{
+  g_autoptr (GError) error = NULL;
+  const guint n = 32;
+  g_autoptr (EfMriTraj) t = ef_mri_traj_new (2, 5000, &error);
+  EfMriGrid g = ef_mri_grid_image (2, n);
+  g_autofree EfCf64 *d = g_new (EfCf64, t->m), *ref = g_new (EfCf64, n * n), *acc = g_new0 (EfCf64, n * n);
+  EfMriRun run;
+  double e;
+
+  for (gsize i = 0; i < t->m * 2; i++)
+    t->k[i] = g_test_rand_double_range (-(double) n / 2, (double) n / 2);
+  for (gsize i = 0; i < t->m; i++)
+    d[i] = (EfCf32) ((float) g_test_rand_double_range (-1, 1) + I * (float) g_test_rand_double_range (-1, 1));
+  g_assert_true (ef_mri_adjoint (t, d, &g, ref, 0, &error));
+  g_assert_true (ef_mri_run_choose (EF_BACKEND_AUTO, &run, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (run.ran, ==, "cuda");
+  g_assert_null (run.fallback);
+  for (guint b = 0; b < 4; b++)
+    {
+      gsize first, last;
+
+      ef_mri_block_bounds (t->m, 4, b, &first, &last);
+      g_assert_true (ef_mri_run_sum_add (&run, t, d, NULL, first, last, &g, acc, &error));
+      g_assert_no_error (error);
+    }
+  e = rel_err (acc, ref, n * n);
+  g_test_message ("engine's choice: %s; in 4 blocks, rel. L2 error against CPU fp64 %.2e", run.detail, e);
+  g_assert_cmpstr (run.ran, ==, "cuda");
+  g_assert_true (g_str_has_prefix (run.detail, "CUDA, "));
+  g_assert_cmpfloat (e, <, LIMIT);
+  ef_mri_run_clear (&run);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -185,6 +225,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gpu/mri/q/3d", test_q_3d);
   g_test_add_func ("/gpu/mri/bad-input", test_bad_input);
   g_test_add_func ("/gpu/mri/tuned", test_tuned);
+  g_test_add_func ("/gpu/mri/engine-choice", test_engine_choice);
   rc = g_test_run ();
   cache = ef_cuda_tune_cache_path ();
   (void) g_remove (cache);

@@ -36,5 +36,22 @@ void     ef_mri_window_test_cancel (EfMriWindow *self);
 const char *ef_mri_window_test_progress (EfMriWindow *self);
 /* The text of the residuals label (borrowed). */
 const char *ef_mri_window_test_residuals (EfMriWindow *self);
+/* The file's coils and the choice shown (0: all combined; c + 1: coil c), and the coils' line (borrowed). */
+void        ef_mri_window_test_coils (EfMriWindow *self, guint *n_coils, guint *choice);
+const char *ef_mri_window_test_coil_text (EfMriWindow *self);
+/* Picks choice in the coils' drop-down, as a user would. */
+void        ef_mri_window_test_choose_coil (EfMriWindow *self, guint choice);
+/* What the exact sums ran on ("cpu", "cuda"; NULL before the file is read) and why not the device asked
+ * for (NULL: no fallback), both borrowed; and the line that says so. */
+void        ef_mri_window_test_backend (EfMriWindow *self, const char **ran, const char **fallback);
+const char *ef_mri_window_test_backend_text (EfMriWindow *self);
+/* Makes the least-squares worker wait after iteration k (1 ..) until called again with G_MAXUINT or
+ * cancelled. */
+void        ef_mri_window_test_hold_iteration (EfMriWindow *self, guint k);
+/* Iterations of the least-squares image shown (0: F^H d). */
+guint       ef_mri_window_test_ls_iterations (EfMriWindow *self);
+/* Clicks the least-squares button (Cancel while least squares runs), and its label (borrowed). */
+void        ef_mri_window_test_click_least_squares (EfMriWindow *self);
+const char *ef_mri_window_test_ls_label (EfMriWindow *self);
 
 G_END_DECLS

@@ -1,4 +1,4 @@
-/* ef-mri-window.c: an ISMRMRD file's image refined block of samples by block, its k-space, least squares. */
+/* ef-mri-window.c: an ISMRMRD file's image refined block of samples by block, its coils, k-space, least squares. */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "ef-mri-window"
 #include "config.h"
@@ -8,234 +8,20 @@
 #include <string.h>
 
 #include "ef-error.h"
-#include "ef-mri-blocks.h"
-#include "ef-mri-cg.h"
-#include "ef-mri-gridding.h"
-#include "ef-mri-window.h"
-#if HAVE_ISMRMRD
-#include "ef-ismrmrd.h"
-#endif
-#ifdef EF_TEST_HOOKS
-#include "ef-mri-window-test.h"
-#endif
+#include "ef-mri-coils.h"
+#include "ef-mri-window-private.h"
+#include "ef-settings.h"
 
-/* Blocks of samples the refinement adds one at a time, and the points the k-space view draws at most. */
-#define N_BLOCKS 16
+/* The points the k-space view draws at most. */
 #define MAX_KSPACE_POINTS 60000
-#define CG_ITERATIONS 8
-/* The edge assumed for a file whose trajectory is normalised to [-1/2, 1/2] and whose header gives no
- * matrix. */
-#define DEFAULT_EDGE 64
-
-/* What the worker read and weighed; shared by the worker and the window (atomic reference count). */
-typedef struct {
-  char       *path;        /* owned */
-  EfMriTraj  *t;           /* owned: cycles per FOV */
-  EfCf64     *d;           /* owned: channel 0's samples times their density weights */
-  double     *area;        /* owned: the density weights */
-  EfMriGrid   g;
-  gsize       nv;
-  guint       n_coils;
-  gboolean    edge_guessed;  /* the edge is DEFAULT_EDGE, not the file's */
-  double      read_s, density_s;
-} Prepared;
-
-static void
-prepared_clear (gpointer p)
-{
-  Prepared *pr = p;
-
-  g_free (pr->path);
-  ef_mri_traj_free (pr->t);
-  g_free (pr->d);
-  g_free (pr->area);
-}
-
-struct _EfMriWindow {
-  GtkWindow     parent_instance;
-
-  GtkWidget    *header_label;   /* borrowed: file, sizes, timings */
-  GtkWidget    *progress_label; /* borrowed */
-  GtkWidget    *residual_label; /* borrowed */
-  GtkWidget    *planes_box;     /* borrowed */
-  GtkWidget    *planes[3];      /* borrowed: axial, coronal, sagittal (only [0] in 2-D) */
-  GtkWidget    *sliders[3];     /* borrowed: the voxel along x, y, z */
-  GtkWidget    *slider_box;     /* borrowed */
-  GtkWidget    *kspace;         /* borrowed */
-  GtkWidget    *cancel_button;  /* borrowed */
-  GtkWidget    *ls_button;      /* borrowed */
-
-  GCancellable *cancellable;    /* owned */
-  Prepared     *prep;           /* owned reference, NULL before the file is read */
-  EfCf64       *image;          /* owned: nv voxels, NULL before the first block */
-  double        image_max;      /* the largest magnitude */
-  gsize         done;           /* samples in the image */
-  gboolean      busy;
-  gboolean      refined;        /* every block was added */
-  guint         cursor[3];      /* the voxel the 3-D planes go through */
-  char         *error;          /* owned */
-  gint64        started;
-  guint         kspace_points, kspace_used;
-  /* test hooks: the worker waits after block hold_after (G_MAXUINT: never) until released */
-  GMutex        pub_lock;       /* guards pending */
-  struct _Publish *pending;     /* owned: the worker's latest result not yet shown, or NULL */
-  GMutex        hold_lock;
-  GCond         hold_cond;
-  guint         hold_after;
-};
 
 G_DEFINE_FINAL_TYPE (EfMriWindow, ef_mri_window, GTK_TYPE_WINDOW)
-
-/* ---- the worker ---- */
-
-/* The latest block's result on its way to the main loop. */
-typedef struct _Publish {
-  Prepared    *prep;    /* owned reference */
-  EfCf64      *image;   /* owned copy, NULL before the first block */
-  gsize        done;
-} Publish;
-
-static gboolean publish_idle (gpointer data);
-
-/* Hands the image after a block to the main loop. A result the main loop has not taken yet is replaced,
- * not queued, so that one copy at most waits however slow the display. */
-G_GNUC_UNUSED static void
-publish (EfMriWindow *self, Prepared *prep, const EfCf64 *img, gsize done)
-{
-  EfCf64 *copy = img != NULL ? g_memdup2 (img, prep->nv * sizeof (EfCf64)) : NULL;
-  gboolean schedule = FALSE;
-
-  g_mutex_lock (&self->pub_lock);
-  if (self->pending == NULL)
-    {
-      self->pending = g_new0 (Publish, 1);
-      self->pending->prep = g_atomic_rc_box_acquire (prep);
-      schedule = TRUE;
-    }
-  if (copy != NULL)
-    {
-      g_free (self->pending->image);
-      self->pending->image = copy;
-      self->pending->done = done;
-    }
-  g_mutex_unlock (&self->pub_lock);
-  if (schedule)
-    g_main_context_invoke (NULL, publish_idle, g_object_ref (self));
-}
-
-#if HAVE_ISMRMRD
-/* Reads the file, picks the grid and weighs the samples. */
-static Prepared *
-prepare (const char *path, GError **error)
-{
-  g_autofree EfCf64 *d = NULL;
-  EfMriTraj *t = NULL;
-  EfIsmrmrdInfo info;
-  Prepared *pr;
-  double kmax = 0;
-  gint64 t0 = g_get_monotonic_time ();
-  guint n;
-
-  if (!ef_ismrmrd_read_coils (path, 1.0, &info, &t, &d, error))
-    return NULL;
-  pr = g_atomic_rc_box_new0 (Prepared);
-  pr->path = g_strdup (path);
-  pr->t = t;
-  pr->n_coils = info.n_coils;
-  pr->d = g_steal_pointer (&d);
-  if (info.n_coils > 1)
-    pr->d = g_realloc (pr->d, t->m * sizeof (EfCf64));
-  for (gsize i = 0; i < t->m * t->dim; i++)
-    kmax = MAX (kmax, fabs (t->k[i]));
-  /* a trajectory within [-1/2, 1/2] is normalised: scale it by the matrix */
-  if (kmax <= 0.5 + 1e-9)
-    {
-      n = info.matrix[0] > 0 ? info.matrix[0] : DEFAULT_EDGE;
-      pr->edge_guessed = info.matrix[0] == 0;
-      for (gsize i = 0; i < t->m * t->dim; i++)
-        t->k[i] *= n;
-    }
-  else
-    n = info.matrix[0] > 0 ? info.matrix[0] : ef_mri_traj_edge (t);
-  pr->g = ef_mri_grid_image (t->dim, n);
-  pr->nv = ef_mri_grid_voxels (&pr->g, error);
-  pr->read_s = (g_get_monotonic_time () - t0) / 1e6;
-  t0 = g_get_monotonic_time ();
-  pr->area = g_try_new (double, t->m);
-  if (pr->nv == 0 || pr->area == NULL || !ef_mri_density_pipe (t, &pr->g, 4, 20, pr->area, error))
-    {
-      if (pr->nv != 0 && pr->area == NULL)
-        g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "No memory for the density weights");
-      g_atomic_rc_box_release_full (pr, prepared_clear);
-      return NULL;
-    }
-  for (gsize i = 0; i < t->m; i++)
-    {
-      pr->area[i] /= (double) pr->nv;
-      pr->d[i] *= pr->area[i];
-    }
-  pr->density_s = (g_get_monotonic_time () - t0) / 1e6;
-  return pr;
-}
-#endif
-
-static void
-refine_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
-{
-#if HAVE_ISMRMRD
-  EfMriWindow *self = source;
-  GError *error = NULL;
-  Prepared *pr = prepare (task_data, &error);
-  g_autofree EfCf64 *acc = NULL;
-
-  if (pr == NULL)
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-  publish (self, pr, NULL, 0);
-  acc = g_try_new0 (EfCf64, pr->nv);
-  if (acc == NULL)
-    {
-      g_atomic_rc_box_release_full (pr, prepared_clear);
-      g_task_return_new_error (task, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "No memory for the image");
-      return;
-    }
-  for (guint b = 0; b < N_BLOCKS; b++)
-    {
-      gsize first, last;
-
-      if (g_cancellable_is_cancelled (cancellable))
-        break;
-      ef_mri_block_bounds (pr->t->m, N_BLOCKS, b, &first, &last);
-      if (!ef_mri_adjoint_add_range (pr->t, pr->d, first, last, &pr->g, acc, 0, &error))
-        {
-          g_atomic_rc_box_release_full (pr, prepared_clear);
-          g_task_return_error (task, error);
-          return;
-        }
-      publish (self, pr, acc, last);
-      g_mutex_lock (&self->hold_lock);
-      while (b == self->hold_after && !g_cancellable_is_cancelled (cancellable))
-        g_cond_wait (&self->hold_cond, &self->hold_lock);
-      g_mutex_unlock (&self->hold_lock);
-    }
-  g_atomic_rc_box_release_full (pr, prepared_clear);
-  g_task_return_boolean (task, TRUE);
-#else
-  (void) source;
-  (void) task_data;
-  (void) cancellable;
-  g_task_return_new_error (task, EF_IO_ERROR, EF_IO_ERROR_FORMAT, "%s",
-                           _("This build reads no ISMRMRD files (it was built without libismrmrd)"));
-#endif
-}
 
 /* ---- drawing ---- */
 
 /* Plane i's pixel size: 0 axial (x, y), 1 coronal (x, z), 2 sagittal (y, z). */
-static void
-plane_size (const EfMriGrid *g, guint i, guint *w, guint *h)
+void
+ef_mri_window_plane_size (const EfMriGrid *g, guint i, guint *w, guint *h)
 {
   *w = i == 2 ? g->n[1] : g->n[0];
   *h = i == 0 ? g->n[1] : g->n[2];
@@ -268,7 +54,7 @@ draw_plane (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer u
 
   if (self->prep == NULL || self->image == NULL)
     return;
-  plane_size (&self->prep->g, i, &w, &h);
+  ef_mri_window_plane_size (&self->prep->g, i, &w, &h);
   surf = cairo_image_surface_create (CAIRO_FORMAT_RGB24, (int) w, (int) h);
   stride = (guint) cairo_image_surface_get_stride (surf);
   px = cairo_image_surface_get_data (surf);
@@ -380,13 +166,12 @@ draw_kspace (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer 
   cairo_move_to (cr, (width - MIN (width, height)) / 2.0 + 6, (height - MIN (width, height)) / 2.0 + 14);
   cairo_show_text (cr, t->dim == 3 ? _("k-space: kx, ky (all kz)") : _("k-space: kx, ky"));
 }
-
 /* ---- the main loop's side ---- */
 
 static void
 update_header (EfMriWindow *self)
 {
-  const Prepared *pr = self->prep;
+  const EfMriPrepared *pr = self->prep;
   g_autofree char *name = g_path_get_basename (pr->path);
   g_autofree char *dims = NULL, *text = NULL;
 
@@ -394,12 +179,66 @@ update_header (EfMriWindow *self)
     dims = g_strdup_printf ("%u × %u × %u", pr->g.n[0], pr->g.n[1], pr->g.n[2]);
   else
     dims = g_strdup_printf ("%u × %u", pr->g.n[0], pr->g.n[1]);
-  /* Translators: the MRI window's header: file, image size, samples, channels, timings */
-  text = g_strdup_printf (_("%s\n%u-D image %s%s\n%'lu samples, channel 1 of %u\n"
+  /* Translators: the MRI window's header: file, image size, samples, timings (the coils have a line of
+   * their own) */
+  text = g_strdup_printf (_("%s\n%u-D image %s%s\n%'lu samples\n"
                             "read %.2f s, density weights %.2f s (Pipe–Menon, CPU)"),
                           name, pr->g.dim, dims, pr->edge_guessed ? _(" (assumed: the file gives no matrix)") : "",
-                          (unsigned long) pr->t->m, pr->n_coils, pr->read_s, pr->density_s);
+                          (unsigned long) pr->t->m, pr->read_s, pr->density_s);
   gtk_label_set_text (GTK_LABEL (self->header_label), text);
+}
+
+/* The coils in use, in words. */
+static void
+update_coil_label (EfMriWindow *self)
+{
+  guint nc = self->prep->n_coils;
+  g_autofree char *text = NULL;
+
+  if (nc == 1)
+    text = g_strdup (_("1 coil (receive channel)"));
+  else if (self->coil_choice == 0)
+    /* Translators: how the MRI window combines its receive coils */
+    text = g_strdup_printf (self->ls_iterations > 0 ? _("%u coils: SENSE least squares")
+                                                    : _("%u coils, combined (root sum of squares)"), nc);
+  else
+    text = g_strdup_printf (_("coil %u of %u alone"), self->coil_choice, nc);
+  gtk_label_set_text (GTK_LABEL (self->coil_label), text);
+}
+
+/* One entry for all coils combined, then one per coil. */
+static void
+set_coils (EfMriWindow *self)
+{
+  guint nc = self->prep->n_coils;
+  g_autoptr (GtkStringList) list = gtk_string_list_new (NULL);
+
+  gtk_string_list_append (list, _("All coils (combined)"));
+  for (guint c = 1; c <= nc; c++)
+    {
+      g_autofree char *s = g_strdup_printf (_("Coil %u"), c);
+
+      gtk_string_list_append (list, s);
+    }
+  gtk_drop_down_set_model (GTK_DROP_DOWN (self->coil_drop), G_LIST_MODEL (list));
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (self->coil_drop), 0);
+  gtk_widget_set_visible (self->coil_drop, nc > 1);
+  update_coil_label (self);
+}
+
+static void
+update_backend_label (EfMriWindow *self)
+{
+  g_autofree char *text = NULL;
+
+  if (self->run.ran == NULL)
+    return;
+  if (self->run.fallback != NULL)
+    /* Translators: where the MRI window's exact sums ran, and why not on the device asked for */
+    text = g_strdup_printf (_("Exact sums on %s\n%s"), self->run.detail, self->run.fallback);
+  else
+    text = g_strdup_printf (_("Exact sums on %s"), self->run.detail);
+  gtk_label_set_text (GTK_LABEL (self->backend_label), text);
 }
 
 static void
@@ -437,44 +276,67 @@ set_image (EfMriWindow *self, EfCf64 *img)
     self->image_max = MAX (self->image_max, cabs (img[v]));
   for (guint i = 0; i < 3; i++)
     gtk_widget_queue_draw (self->planes[i]);
-  gtk_widget_queue_draw (g_object_get_data (G_OBJECT (self), "scale"));
+  gtk_widget_queue_draw (self->scale);
 }
 
-static gboolean
-publish_idle (gpointer data)
+/* F^H d as chosen: one coil's image, or every coil's combined by root sum of squares. */
+static void
+show_coils (EfMriWindow *self)
 {
-  EfMriWindow *self = data;
-  Publish *p;
+  const EfMriPrepared *pr = self->prep;
+  EfCf64 *img = g_new (EfCf64, pr->nv);
 
-  g_mutex_lock (&self->pub_lock);
-  p = g_steal_pointer (&self->pending);
-  g_mutex_unlock (&self->pub_lock);
-  if (!g_cancellable_is_cancelled (self->cancellable))
+  if (pr->n_coils == 1 || self->coil_choice > 0)
+    memcpy (img, self->coil_images + (gsize) (self->coil_choice > 0 ? self->coil_choice - 1 : 0) * pr->nv,
+            pr->nv * sizeof (EfCf64));
+  else
+    ef_mri_coils_combine (NULL, self->coil_images, pr->n_coils, pr->nv, img);
+  self->ls_iterations = 0;
+  set_image (self, img);
+}
+
+void
+ef_mri_window_show_publish (EfMriWindow *self, EfMriPublish *p)
+{
+  char text[200];
+
+  if (p->run.ran != NULL)
     {
-      if (self->prep == NULL)
-        {
-          self->prep = g_atomic_rc_box_acquire (p->prep);
-          update_header (self);
-          set_planes (self);
-        }
-      if (p->image != NULL)
-        {
-          char text[160];
-
-          self->done = p->done;
-          set_image (self, g_steal_pointer (&p->image));
-          g_snprintf (text, sizeof text, _("samples %'lu of %'lu (F^H d, exact, CPU), %.2f s"),
-                      (unsigned long) p->done, (unsigned long) self->prep->t->m,
-                      (g_get_monotonic_time () - self->started) / 1e6);
-          gtk_label_set_text (GTK_LABEL (self->progress_label), text);
-        }
-      gtk_widget_queue_draw (self->kspace);
+      ef_mri_run_clear (&self->run);
+      ef_mri_run_copy (&p->run, &self->run);
+      update_backend_label (self);
     }
-  g_free (p->image);
-  g_atomic_rc_box_release_full (p->prep, prepared_clear);
-  g_free (p);
-  g_object_unref (self);
-  return G_SOURCE_REMOVE;
+  if (self->prep == NULL)
+    {
+      self->prep = ef_mri_prepared_ref (p->prep);
+      update_header (self);
+      set_planes (self);
+      set_coils (self);
+    }
+  if (p->coils != NULL)
+    {
+      g_autofree char *line = NULL;
+
+      self->done = p->done;
+      g_free (self->coil_images);
+      self->coil_images = g_steal_pointer (&p->coils);
+      show_coils (self);
+      /* the device's words can be long: no fixed buffer */
+      line = g_strdup_printf (_("samples %'lu of %'lu (F^H d, exact, %s), %.2f s"), (unsigned long) p->done,
+                              (unsigned long) self->prep->t->m, self->run.detail != NULL ? self->run.detail : "",
+                              (g_get_monotonic_time () - self->started) / 1e6);
+      gtk_label_set_text (GTK_LABEL (self->progress_label), line);
+    }
+  if (p->iterate != NULL)
+    {
+      self->ls_iterations = p->iteration;
+      set_image (self, g_steal_pointer (&p->iterate));
+      g_snprintf (text, sizeof text, _("least squares: iteration %u of %u"), p->iteration,
+                  EF_MRI_WINDOW_CG_ITERATIONS);
+      gtk_label_set_text (GTK_LABEL (self->progress_label), text);
+      update_coil_label (self);
+    }
+  gtk_widget_queue_draw (self->kspace);
 }
 
 static void
@@ -493,7 +355,11 @@ refine_done (GObject *source, GAsyncResult *result, gpointer user_data)
 
   (void) user_data;
   self->busy = FALSE;
-  gtk_widget_set_sensitive (self->cancel_button, FALSE);
+  if (self->disposed)
+    return;
+  ef_mri_window_take_pending (self);
+  /* it stops the refinement only: least squares' button becomes its own Cancel */
+  gtk_widget_set_visible (self->cancel_button, FALSE);
   if (!g_task_propagate_boolean (G_TASK (result), &error)
       && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
@@ -514,6 +380,23 @@ refine_done (GObject *source, GAsyncResult *result, gpointer user_data)
     }
 }
 
+/* The settings' backend, as the main window's jobs take it; auto where there are no settings. */
+static EfBackendKind
+backend_from_settings (void)
+{
+  g_autoptr (GSettings) settings = NULL;
+  g_autofree char *s = NULL;
+  EfBackendKind kind = EF_BACKEND_AUTO;
+
+  if (!ef_settings_schema_is_available ())
+    return kind;
+  settings = ef_settings_new ();
+  s = g_settings_get_string (settings, "backend");
+  if (!ef_backend_kind_from_string (s, &kind))
+    kind = EF_BACKEND_AUTO;
+  return kind;
+}
+
 void
 ef_mri_window_open (EfMriWindow *self, const char *path)
 {
@@ -528,120 +411,127 @@ ef_mri_window_open (EfMriWindow *self, const char *path)
   gtk_window_set_title (GTK_WINDOW (self), name);
   gtk_label_set_text (GTK_LABEL (self->header_label), name);
   gtk_label_set_text (GTK_LABEL (self->progress_label), _("Reading the samples and their density weights…"));
+  self->backend = backend_from_settings ();
   self->busy = TRUE;
   self->started = g_get_monotonic_time ();
   gtk_widget_set_sensitive (self->cancel_button, TRUE);
   task = g_task_new (self, self->cancellable, refine_done, NULL);
   g_task_set_task_data (task, g_strdup (path), g_free);
-  g_task_run_in_thread (task, refine_thread);
+  g_task_run_in_thread (task, ef_mri_window_refine_thread);
 }
 
 /* ---- least squares ---- */
 
-typedef struct {
-  Prepared *prep;     /* owned reference */
-  EfCf64   *b;        /* owned: F^H W d */
-  EfCf64   *x;        /* owned: the result */
-  char     *report;   /* owned */
-} LsData;
-
 static void
-ls_data_free (gpointer p)
+ls_running (EfMriWindow *self, gboolean running)
 {
-  LsData *ls = p;
-
-  g_atomic_rc_box_release_full (ls->prep, prepared_clear);
-  g_free (ls->b);
-  g_free (ls->x);
-  g_free (ls->report);
-  g_free (ls);
-}
-
-static void
-ls_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
-{
-  LsData *ls = task_data;
-  const Prepared *pr = ls->prep;
-  EfMriGrid big = ef_mri_grid_doubled (&pr->g);
-  GError *error = NULL;
-  gsize nb = ef_mri_grid_voxels (&big, &error);
-  g_autofree EfCf64 *q = NULL;
-  g_autoptr (EfMriToeplitz) T = NULL;
-  EfMriCgParams prm = { .reg = EF_MRI_REG_NONE, .max_iter = CG_ITERATIONS, .tol = 1e-6 };
-  EfMriCgReport rep;
-  GString *s;
-  gint64 t0 = g_get_monotonic_time ();
-  double q_s;
-
-  (void) source;
-  (void) cancellable;
-  if (nb == 0 || (q = g_try_new (EfCf64, nb)) == NULL)
-    {
-      if (error == NULL)
-        g_set_error (&error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "No memory for Q");
-      g_task_return_error (task, error);
-      return;
-    }
-  if (!ef_mri_q (pr->t, pr->area, &big, q, 0, &error) || (T = ef_mri_toeplitz_new (&pr->g, q, &error)) == NULL)
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-  q_s = (g_get_monotonic_time () - t0) / 1e6;
-  t0 = g_get_monotonic_time ();
-  ls->x = g_new0 (EfCf64, pr->nv);
-  if (!ef_mri_cg (T, ls->b, &prm, ls->x, &rep, &error))
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-  s = g_string_new (NULL);
-  g_string_append_printf (s, _("Least squares: Q %.2f s, %u CG iterations %.2f s (CPU, FFTW)\n"), q_s, rep.iterations,
-                          (g_get_monotonic_time () - t0) / 1e6);
-  for (guint k = 0; k <= rep.iterations; k++)
-    g_string_append_printf (s, "%s%u: %.2e", k == 0 ? "|b − Ax| / |b|  " : ", ", k, rep.residual[k]);
-  ef_mri_cg_report_clear (&rep);
-  ls->report = g_string_free (s, FALSE);
-  g_task_return_boolean (task, TRUE);
+  gtk_button_set_label (GTK_BUTTON (self->ls_button), running ? _("_Cancel") : _("_Least squares"));
+  gtk_widget_set_sensitive (self->coil_drop, !running);
+  if (running)
+    gtk_widget_add_css_class (self->ls_button, "destructive-action");
+  else
+    gtk_widget_remove_css_class (self->ls_button, "destructive-action");
 }
 
 static void
 ls_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   EfMriWindow *self = EF_MRI_WINDOW (source);
-  LsData *ls = g_task_get_task_data (G_TASK (result));
+  EfMriLs *ls = g_task_get_task_data (G_TASK (result));
   g_autoptr (GError) error = NULL;
+  EfCf64 *x;
+  guint k;
 
   (void) user_data;
   self->busy = FALSE;
+  g_clear_object (&self->ls_cancellable);
+  if (self->disposed)
+    return;
+  ef_mri_window_take_pending (self);
+  ls_running (self, FALSE);
   gtk_widget_set_sensitive (self->ls_button, TRUE);
+  ef_mri_run_clear (&self->run);
+  ef_mri_run_copy (ef_mri_window_ls_run (ls), &self->run);
+  update_backend_label (self);
   if (!g_task_propagate_boolean (G_TASK (result), &error))
     {
       show_error (self, error);
       return;
     }
-  set_image (self, g_steal_pointer (&ls->x));
-  gtk_label_set_text (GTK_LABEL (self->residual_label), ls->report);
-  gtk_label_set_text (GTK_LABEL (self->progress_label), _("least-squares image (conjugate gradients through Q)"));
+  /* the last completed iterate, or F^H d where none was */
+  k = ef_mri_window_ls_iterations (ls);
+  x = ef_mri_window_ls_steal_image (ls);
+  if (x != NULL)
+    {
+      self->ls_iterations = k;
+      set_image (self, x);
+    }
+  else if (self->ls_iterations > 0)
+    show_coils (self);
+  update_coil_label (self);
+  if (ef_mri_window_ls_report (ls) != NULL)
+    gtk_label_set_text (GTK_LABEL (self->residual_label), ef_mri_window_ls_report (ls));
+  else
+    gtk_label_set_text (GTK_LABEL (self->residual_label), "");
+  if (ef_mri_window_ls_cancelled (ls))
+    {
+      g_autofree char *text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                            "least squares cancelled after %u iteration",
+                                                            "least squares cancelled after %u iterations", k), k);
+
+      gtk_label_set_text (GTK_LABEL (self->progress_label), text);
+    }
+  else
+    gtk_label_set_text (GTK_LABEL (self->progress_label), _("least-squares image (conjugate gradients through Q)"));
 }
 
-static void
-least_squares (EfMriWindow *self)
+void
+ef_mri_window_least_squares (EfMriWindow *self)
 {
   g_autoptr (GTask) task = NULL;
-  LsData *ls;
 
   if (self->busy || !self->refined)
     return;
-  ls = g_new0 (LsData, 1);
-  ls->prep = g_atomic_rc_box_acquire (self->prep);
-  ls->b = g_memdup2 (self->image, self->prep->nv * sizeof (EfCf64));
   self->busy = TRUE;
+  self->ls_cancellable = g_cancellable_new ();
+  ls_running (self, TRUE);
+  gtk_label_set_text (GTK_LABEL (self->residual_label), "");
+  gtk_label_set_text (GTK_LABEL (self->progress_label), _("least squares: computing Q…"));
+  task = g_task_new (self, NULL, ls_done, NULL);
+  g_task_set_task_data (task, ef_mri_window_ls_new (self), ef_mri_window_ls_free);
+  g_task_run_in_thread (task, ef_mri_window_ls_thread);
+}
+
+/* Least squares, or Cancel while it runs: the worker stops after the iteration it is in. */
+static void
+ls_clicked (EfMriWindow *self)
+{
+  if (self->ls_cancellable == NULL)
+    {
+      ef_mri_window_least_squares (self);
+      return;
+    }
+  g_mutex_lock (&self->hold_lock);
+  g_cancellable_cancel (self->ls_cancellable);
+  g_cond_broadcast (&self->hold_cond);
+  g_mutex_unlock (&self->hold_lock);
   gtk_widget_set_sensitive (self->ls_button, FALSE);
-  gtk_label_set_text (GTK_LABEL (self->residual_label), _("Least squares: computing Q and conjugate gradients…"));
-  task = g_task_new (self, self->cancellable, ls_done, NULL);
-  g_task_set_task_data (task, ls, ls_data_free);
-  g_task_run_in_thread (task, ls_thread);
+  gtk_label_set_text (GTK_LABEL (self->progress_label), _("least squares: cancelling…"));
+}
+
+static void
+coil_chosen (EfMriWindow *self)
+{
+  guint choice = gtk_drop_down_get_selected (GTK_DROP_DOWN (self->coil_drop));
+
+  if (self->prep == NULL || choice == GTK_INVALID_LIST_POSITION || choice > self->prep->n_coils
+      || choice == self->coil_choice || self->ls_cancellable != NULL)
+    return;
+  self->coil_choice = choice;
+  if (self->coil_images != NULL)
+    show_coils (self);
+  gtk_label_set_text (GTK_LABEL (self->residual_label), "");
+  update_coil_label (self);
 }
 
 /* ---- widgets ---- */
@@ -657,8 +547,8 @@ slider_changed (GtkRange *range, EfMriWindow *self)
 }
 
 /* A click at (x, y) on plane i moves the other planes through the voxel clicked. */
-static void
-pick (EfMriWindow *self, guint i, double x, double y)
+void
+ef_mri_window_pick (EfMriWindow *self, guint i, double x, double y)
 {
   GtkWidget *area = self->planes[i];
   int width = gtk_widget_get_width (area), height = gtk_widget_get_height (area);
@@ -667,7 +557,7 @@ pick (EfMriWindow *self, guint i, double x, double y)
 
   if (self->prep == NULL || self->prep->g.dim != 3)
     return;
-  plane_size (&self->prep->g, i, &w, &h);
+  ef_mri_window_plane_size (&self->prep->g, i, &w, &h);
   s = MIN ((double) width / w, (double) height / h);
   col = (x - (width - s * w) / 2) / s;
   row = h - (y - (height - s * h) / 2) / s;
@@ -685,7 +575,7 @@ plane_clicked (GtkGestureClick *gesture, int n_press, double x, double y, EfMriW
   GtkWidget *area = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (gesture));
 
   (void) n_press;
-  pick (self, GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (area), "plane")), x, y);
+  ef_mri_window_pick (self, GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (area), "plane")), x, y);
 }
 
 static GtkWidget *
@@ -706,13 +596,14 @@ ef_mri_window_init (EfMriWindow *self)
   static const char *const axis_names[3] = { "x", "y", "z" };
   GtkWidget *root = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
   GtkWidget *side = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
-  GtkWidget *scale, *title;
+  GtkWidget *title, *coil_row;
 
   self->cancellable = g_cancellable_new ();
   g_mutex_init (&self->pub_lock);
   g_mutex_init (&self->hold_lock);
   g_cond_init (&self->hold_cond);
   self->hold_after = G_MAXUINT;
+  self->hold_iteration = G_MAXUINT;
   gtk_window_set_title (GTK_WINDOW (self), _("MRI reconstruction"));
   gtk_window_set_default_size (GTK_WINDOW (self), 1180, 720);
   gtk_widget_set_margin_start (root, 12);
@@ -751,20 +642,35 @@ ef_mri_window_init (EfMriWindow *self)
   gtk_label_set_xalign (GTK_LABEL (title), 0);
   gtk_box_append (GTK_BOX (side), title);
   self->header_label = gtk_label_new ("");
+  self->coil_label = gtk_label_new ("");
+  self->backend_label = gtk_label_new ("");
   self->progress_label = gtk_label_new ("");
   self->residual_label = gtk_label_new ("");
-  for (guint i = 0; i < 3; i++)
+  for (guint i = 0; i < 5; i++)
     {
-      GtkWidget *l = i == 0 ? self->header_label : i == 1 ? self->progress_label : self->residual_label;
+      GtkWidget *l = (GtkWidget *[]) { self->header_label, self->coil_label, self->backend_label, self->progress_label,
+                                       self->residual_label }[i];
 
       gtk_label_set_xalign (GTK_LABEL (l), 0);
       gtk_label_set_wrap (GTK_LABEL (l), TRUE);
     }
+  gtk_widget_add_css_class (self->backend_label, "dim-label");
   gtk_box_append (GTK_BOX (side), self->header_label);
+  /* the coils: how many are used, and a choice between them combined and one alone */
+  coil_row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  gtk_widget_set_hexpand (self->coil_label, TRUE);
+  gtk_box_append (GTK_BOX (coil_row), self->coil_label);
+  self->coil_drop = gtk_drop_down_new_from_strings ((const char *const[]) { _("All coils (combined)"), NULL });
+  gtk_widget_set_tooltip_text (self->coil_drop, _("All coils: F^H d of each coil combined by root sum of squares, "
+                                                  "and SENSE least squares; or one coil alone"));
+  gtk_widget_set_visible (self->coil_drop, FALSE);
+  g_signal_connect_swapped (self->coil_drop, "notify::selected", G_CALLBACK (coil_chosen), self);
+  gtk_box_append (GTK_BOX (coil_row), self->coil_drop);
+  gtk_box_append (GTK_BOX (side), coil_row);
+  gtk_box_append (GTK_BOX (side), self->backend_label);
   gtk_box_append (GTK_BOX (side), self->progress_label);
-  scale = new_area (self, draw_scale, 320, 34);
-  g_object_set_data (G_OBJECT (self), "scale", scale);
-  gtk_box_append (GTK_BOX (side), scale);
+  self->scale = new_area (self, draw_scale, 320, 34);
+  gtk_box_append (GTK_BOX (side), self->scale);
 
   self->slider_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
   gtk_box_append (GTK_BOX (self->slider_box), gtk_label_new (_("Planes through the voxel (x, y, z)")));
@@ -793,11 +699,32 @@ ef_mri_window_init (EfMriWindow *self)
   gtk_widget_set_tooltip_text (self->ls_button, _("Conjugate gradients through Q (F^H W F as a convolution), "
                                                   "starting from zero, a few iterations"));
   gtk_widget_set_sensitive (self->ls_button, FALSE);
-  g_signal_connect_swapped (self->ls_button, "clicked", G_CALLBACK (least_squares), self);
+  g_signal_connect_swapped (self->ls_button, "clicked", G_CALLBACK (ls_clicked), self);
   gtk_box_append (GTK_BOX (side), self->ls_button);
   gtk_box_append (GTK_BOX (side), self->residual_label);
   gtk_box_append (GTK_BOX (root), side);
   gtk_window_set_child (GTK_WINDOW (self), root);
+}
+
+/* Stops the workers: they stop after the block or iteration in progress, and hold nothing back. */
+static void
+stop_workers (EfMriWindow *self)
+{
+  g_mutex_lock (&self->hold_lock);
+  g_cancellable_cancel (self->cancellable);
+  if (self->ls_cancellable != NULL)
+    g_cancellable_cancel (self->ls_cancellable);
+  g_cond_broadcast (&self->hold_cond);
+  g_mutex_unlock (&self->hold_lock);
+}
+
+/* gtk_window_destroy unrealizes the window but leaves dispose to the last reference, which a running
+ * worker's task holds: so the workers are told here to stop. */
+static void
+ef_mri_window_unrealize (GtkWidget *widget)
+{
+  stop_workers (EF_MRI_WINDOW (widget));
+  GTK_WIDGET_CLASS (ef_mri_window_parent_class)->unrealize (widget);
 }
 
 static void
@@ -805,10 +732,8 @@ ef_mri_window_dispose (GObject *object)
 {
   EfMriWindow *self = EF_MRI_WINDOW (object);
 
-  g_mutex_lock (&self->hold_lock);
-  g_cancellable_cancel (self->cancellable);
-  g_cond_broadcast (&self->hold_cond);
-  g_mutex_unlock (&self->hold_lock);
+  self->disposed = TRUE;
+  stop_workers (self);
   G_OBJECT_CLASS (ef_mri_window_parent_class)->dispose (object);
 }
 
@@ -818,11 +743,13 @@ ef_mri_window_finalize (GObject *object)
   EfMriWindow *self = EF_MRI_WINDOW (object);
 
   g_clear_object (&self->cancellable);
+  g_clear_object (&self->ls_cancellable);
+  ef_mri_run_clear (&self->run);
   g_mutex_clear (&self->pub_lock);
   g_mutex_clear (&self->hold_lock);
   g_cond_clear (&self->hold_cond);
-  if (self->prep != NULL)
-    g_atomic_rc_box_release_full (self->prep, prepared_clear);
+  ef_mri_prepared_unref (self->prep);
+  g_free (self->coil_images);
   g_free (self->image);
   g_free (self->error);
   G_OBJECT_CLASS (ef_mri_window_parent_class)->finalize (object);
@@ -833,6 +760,7 @@ ef_mri_window_class_init (EfMriWindowClass *klass)
 {
   G_OBJECT_CLASS (klass)->dispose = ef_mri_window_dispose;
   G_OBJECT_CLASS (klass)->finalize = ef_mri_window_finalize;
+  GTK_WIDGET_CLASS (klass)->unrealize = ef_mri_window_unrealize;
 }
 
 EfMriWindow *
@@ -851,108 +779,3 @@ ef_mri_window_accepts (const char *path)
   return g_str_has_suffix (lower, ".h5") || g_str_has_suffix (lower, ".mrd") || g_str_has_suffix (lower, ".ismrmrd");
 }
 
-#ifdef EF_TEST_HOOKS
-gboolean
-ef_mri_window_test_is_idle (EfMriWindow *self)
-{
-  return !self->busy;
-}
-
-const char *
-ef_mri_window_test_error (EfMriWindow *self)
-{
-  return self->error;
-}
-
-const EfCf64 *
-ef_mri_window_test_image (EfMriWindow *self, guint n[3])
-{
-  for (guint a = 0; a < 3; a++)
-    n[a] = self->prep != NULL ? self->prep->g.n[a] : 0;
-  return self->image;
-}
-
-void
-ef_mri_window_test_samples (EfMriWindow *self, gsize *done, gsize *total)
-{
-  *done = self->done;
-  *total = self->prep != NULL ? self->prep->t->m : 0;
-}
-
-guint
-ef_mri_window_test_n_planes (EfMriWindow *self)
-{
-  guint n = 0;
-
-  for (guint i = 0; i < 3; i++)
-    n += gtk_widget_get_visible (gtk_widget_get_parent (self->planes[i]));
-  return n;
-}
-
-void
-ef_mri_window_test_plane_size (EfMriWindow *self, guint i, guint *w, guint *h)
-{
-  g_return_if_fail (self->prep != NULL && i < 3);
-  plane_size (&self->prep->g, i, w, h);
-}
-
-void
-ef_mri_window_test_kspace_drawn (EfMriWindow *self, guint *points, guint *used)
-{
-  *points = self->kspace_points;
-  *used = self->kspace_used;
-}
-
-void
-ef_mri_window_test_least_squares (EfMriWindow *self)
-{
-  least_squares (self);
-}
-
-void
-ef_mri_window_test_hold_after (EfMriWindow *self, guint block)
-{
-  g_mutex_lock (&self->hold_lock);
-  self->hold_after = block;
-  g_cond_broadcast (&self->hold_cond);
-  g_mutex_unlock (&self->hold_lock);
-}
-
-void
-ef_mri_window_test_cancel (EfMriWindow *self)
-{
-  g_signal_emit_by_name (self->cancel_button, "clicked");
-}
-
-const char *
-ef_mri_window_test_progress (EfMriWindow *self)
-{
-  return gtk_label_get_text (GTK_LABEL (self->progress_label));
-}
-
-void
-ef_mri_window_test_click_voxel (EfMriWindow *self, guint i, double col, double row)
-{
-  int width = gtk_widget_get_width (self->planes[i]), height = gtk_widget_get_height (self->planes[i]);
-  guint w, h;
-  double s;
-
-  g_return_if_fail (self->prep != NULL && i < 3);
-  plane_size (&self->prep->g, i, &w, &h);
-  s = MIN ((double) width / w, (double) height / h);
-  pick (self, i, (width - s * w) / 2 + s * col, (height - s * h) / 2 + s * (h - row));
-}
-
-void
-ef_mri_window_test_cursor (EfMriWindow *self, guint cursor[3])
-{
-  for (guint a = 0; a < 3; a++)
-    cursor[a] = self->cursor[a];
-}
-
-const char *
-ef_mri_window_test_residuals (EfMriWindow *self)
-{
-  return gtk_label_get_text (GTK_LABEL (self->residual_label));
-}
-#endif
