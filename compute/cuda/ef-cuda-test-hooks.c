@@ -61,6 +61,20 @@ ef_cuda_test_hooks_ffbp_exact (void)
   return g_atomic_int_get (&force_exact);
 }
 
+static gint arcs_full_grid = FALSE;
+
+void
+ef_cuda_arcs_debug_full_grid (gboolean on)
+{
+  g_atomic_int_set (&arcs_full_grid, on ? TRUE : FALSE);
+}
+
+gboolean
+ef_cuda_test_hooks_arcs_full_grid (void)
+{
+  return g_atomic_int_get (&arcs_full_grid);
+}
+
 static guint64 d2h_image_bytes;
 
 void

@@ -397,7 +397,7 @@ run_arcs () {
   tail -5 "$OUT/bench-arcs.log"
   grep -E '^RESULT' "$OUT/bench-arcs.txt" >> "$SUMMARY"
   if command -v ncu > /dev/null && [ "${EF_ARCS_NCU:-1}" = 1 ]; then
-    for k in ${EF_ARCS_NCU_KERNELS:-window_kernel soa_coherence_kernel graph_kernel periodogram_kernel periodogram_tc_kernel}; do
+    for k in ${EF_ARCS_NCU_KERNELS:-window_kernel soa_coherence_kernel graph_kernel periodogram_half_kernel periodogram_kernel periodogram_tc_kernel}; do
       timeout 90 ncu --clock-control none -k "$k" --launch-count 1 \
         --metrics smsp__warps_eligible.avg.per_cycle_active,sm__cycles_active.avg.pct_of_peak_sustained_elapsed,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,dram__bytes_read.sum.per_second,dram__bytes_read.sum,lts__t_sector_hit_rate.pct,l1tex__t_sector_hit_rate.pct,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,gpu__time_duration.sum \
         "$BUILD/tests/gpu/bench-cuda-arcs" --width 4096 --height 256 --strip 256 --no-cpu --pg-rows 16 \
