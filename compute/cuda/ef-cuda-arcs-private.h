@@ -62,6 +62,16 @@ gboolean ef_cuda_arcs_tc_tables (cudaStream_t stream, const float *tre, const fl
                                  guint n_grid, void *br, void *bi, GError **error);
 gboolean ef_cuda_arcs_tc_launch (cudaStream_t stream, const EfCudaArcsArgs *a, const void *br, const void *bi,
                                  guint n_grid, guint16 *best, GError **error);
+/* The folded grid on tensor cores: four real products of the rotated series X, Y by the folded tables
+ * P, Q in fp16, fp32 sums. Its shared memory a block for n_passes (dynamic), and the pairs rounded up
+ * to its chunk. bp, bq (device, ef_cuda_arcs_tc_half_pairs_pad (n_pairs) * ef_cuda_arcs_half_npad
+ * (n_passes) halves each) from the CUDA-core kernel's laid-out tables hp, hq. */
+gsize    ef_cuda_arcs_tc_half_smem_bytes (guint n_passes);
+guint    ef_cuda_arcs_tc_half_pairs_pad (guint n_pairs);
+gboolean ef_cuda_arcs_tc_half_tables (cudaStream_t stream, const float *hp, const float *hq, guint n_passes,
+                                      guint n_pairs, void *bp, void *bq, GError **error);
+gboolean ef_cuda_arcs_tc_half_launch (cudaStream_t stream, const EfCudaArcsArgs *a, const void *bp, const void *bq,
+                                      const float *rot, guint n_grid, guint16 *best, GError **error);
 /* Each pixel's score from the arcs in a->coh. */
 gboolean ef_cuda_arcs_score_launch (cudaStream_t stream, const EfCudaArcsArgs *a, float *score, GError **error);
 

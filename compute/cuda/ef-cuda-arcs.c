@@ -26,6 +26,7 @@ struct _EfCudaArcs {
   EfCudaArcsSoa soa;   /* n: the chunk's capacity */
   EfCudaArcsPgPath pg_path;
   void        *tc_br, *tc_bi;   /* device, owned: the tensor path's fp16 matrices (NULL until asked for) */
+  void        *tc_bp, *tc_bq;   /* device, owned: its folded tables, fp16 (likewise) */
   /* The folded grid's tables (device, owned, with a model) and whether the device's shared memory holds
    * a block's series for n_passes (else the full-grid kernel runs on CUDA cores). */
   float       *hp, *hq, *rot;
@@ -75,6 +76,8 @@ ef_cuda_arcs_free (EfCudaArcs *s)
   cudaFree (s->tim);
   cudaFree (s->tc_br);
   cudaFree (s->tc_bi);
+  cudaFree (s->tc_bp);
+  cudaFree (s->tc_bq);
   cudaFree (s->hp);
   cudaFree (s->hq);
   cudaFree (s->rot);
@@ -283,7 +286,7 @@ ef_cuda_arcs_periodogram_kernel (EfCudaArcs *s)
   if (s->tre == NULL)
     return NULL;
   if (s->pg_path == EF_CUDA_ARCS_PG_TENSOR)
-    return "tensor cores, full grid";
+    return ef_cuda_test_hooks_arcs_full_grid () ? "tensor cores, full grid" : "tensor cores, folded grid";
   return use_half (s) ? "CUDA cores, folded grid" : "CUDA cores, full grid";
 }
 
@@ -328,7 +331,12 @@ ef_cuda_arcs_run (EfCudaArcs *s, const float *re, const float *im, guint rows, E
   EF_CUDA_CHECK (cudaMemcpyAsync (s->re, re, data * sizeof (float), cudaMemcpyHostToDevice, s->stream), error);
   EF_CUDA_CHECK (cudaMemcpyAsync (s->im, im, data * sizeof (float), cudaMemcpyHostToDevice, s->stream), error);
   EF_CUDA_CHECK (cudaEventRecord (s->ev[1], s->stream), error);
-  if (periodogram && s->pg_path == EF_CUDA_ARCS_PG_TENSOR)
+  if (periodogram && s->pg_path == EF_CUDA_ARCS_PG_TENSOR && !ef_cuda_test_hooks_arcs_full_grid ())
+    {
+      if (!ef_cuda_arcs_tc_half_launch (s->stream, &a, s->tc_bp, s->tc_bq, s->rot, s->n_grid, s->best, error))
+        return FALSE;
+    }
+  else if (periodogram && s->pg_path == EF_CUDA_ARCS_PG_TENSOR)
     {
       if (!ef_cuda_arcs_tc_launch (s->stream, &a, s->tc_br, s->tc_bi, s->n_grid, s->best, error))
         return FALSE;
@@ -393,7 +401,7 @@ gboolean
 ef_cuda_arcs_set_periodogram_path (EfCudaArcs *s, EfCudaArcsPgPath path, GError **error)
 {
   int major = 0, optin = 0;
-  gsize bytes, halves;
+  gsize bytes, halves, half_halves;
 
   g_return_val_if_fail (s != NULL, FALSE);
   if (path == EF_CUDA_ARCS_PG_FP32 || s->tc_br != NULL)
@@ -410,7 +418,7 @@ ef_cuda_arcs_set_periodogram_path (EfCudaArcs *s, EfCudaArcsPgPath path, GError 
   EF_CUDA_CHECK (cudaSetDevice (s->device), error);
   EF_CUDA_CHECK (cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, s->device), error);
   EF_CUDA_CHECK (cudaDeviceGetAttribute (&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, s->device), error);
-  bytes = ef_cuda_arcs_tc_smem_bytes (s->n_passes);
+  bytes = MAX (ef_cuda_arcs_tc_smem_bytes (s->n_passes), ef_cuda_arcs_tc_half_smem_bytes (s->n_passes));
   if (s->n_passes > EF_CUDA_ARCS_TC_MAX_PASSES)
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
@@ -427,12 +435,18 @@ ef_cuda_arcs_set_periodogram_path (EfCudaArcs *s, EfCudaArcsPgPath path, GError 
       return FALSE;
     }
   halves = (gsize) ef_cuda_arcs_tc_grid_pad (s->n_grid) * ef_cuda_arcs_tc_k2 (s->n_passes);
+  half_halves = (gsize) ef_cuda_arcs_tc_half_pairs_pad ((s->n_grid + 1) / 2) * ef_cuda_arcs_half_npad (s->n_passes);
   if (!alloc (&s->tc_br, halves * 2, error) || !alloc (&s->tc_bi, halves * 2, error)
-      || !ef_cuda_arcs_tc_tables (s->stream, s->tre, s->tim, s->n_passes, s->n_grid, s->tc_br, s->tc_bi, error))
+      || !alloc (&s->tc_bp, half_halves * 2, error) || !alloc (&s->tc_bq, half_halves * 2, error)
+      || !ef_cuda_arcs_tc_tables (s->stream, s->tre, s->tim, s->n_passes, s->n_grid, s->tc_br, s->tc_bi, error)
+      || !ef_cuda_arcs_tc_half_tables (s->stream, s->hp, s->hq, s->n_passes, (s->n_grid + 1) / 2, s->tc_bp,
+                                       s->tc_bq, error))
     {
       cudaFree (s->tc_br);
       cudaFree (s->tc_bi);
-      s->tc_br = s->tc_bi = NULL;
+      cudaFree (s->tc_bp);
+      cudaFree (s->tc_bq);
+      s->tc_br = s->tc_bi = s->tc_bp = s->tc_bq = NULL;
       return FALSE;
     }
   EF_CUDA_CHECK (cudaStreamSynchronize (s->stream), error);

@@ -56,9 +56,10 @@ gboolean ef_cuda_arcs_run (EfCudaArcs *s, const float *re, const float *im, guin
                            gboolean periodogram, float *coh, guint16 *best, float *score, EfCudaArcsTiming *timing,
                            GError **error);
 
-/* The periodogram's arithmetic. FP32: CUDA cores, float throughout (the default). TENSOR: tensor cores,
- * the phase series and rotations rounded to fp16 and the sums kept in fp32 (coherence within about 1e-4
- * of the fp32 path; where two grid points' coherences are that close, the best point may differ). */
+/* The periodogram's arithmetic. FP32: CUDA cores, float throughout (the default). TENSOR: tensor cores
+ * on the folded grid, the rotated phase series and the folded tables rounded to fp16 and the sums kept
+ * in fp32 (coherence within about 1e-4 of the fp32 path; where two grid points' coherences are that
+ * close, the best point may differ). */
 typedef enum {
   EF_CUDA_ARCS_PG_FP32,
   EF_CUDA_ARCS_PG_TENSOR,
@@ -71,8 +72,8 @@ typedef enum {
 gboolean ef_cuda_arcs_set_periodogram_path (EfCudaArcs *s, EfCudaArcsPgPath path, GError **error);
 
 /* Which periodogram kernel the session's next run takes, for the record: "CUDA cores, folded grid",
- * "CUDA cores, full grid" or "tensor cores, full grid"; NULL for a session without a model. Static
- * string. */
+ * "CUDA cores, full grid", "tensor cores, folded grid" (or "tensor cores, full grid", which only a
+ * test hook selects); NULL for a session without a model. Static string. */
 const char *ef_cuda_arcs_periodogram_kernel (EfCudaArcs *s);
 
 /* Pinned host memory for the phasors (NULL with error when refused); freed with ef_cuda_arcs_host_free. */

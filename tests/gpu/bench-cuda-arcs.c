@@ -554,14 +554,41 @@ main (int argc, char **argv)
             g_autofree float *c32 = g_new (float, n_arc), *c16 = g_new (float, n_arc);
             g_autofree guint16 *b32 = g_new (guint16, n_arc), *b16 = g_new (guint16, n_arc);
             EfCudaArcsTiming t2;
+            const char *tc_kernel;
             double dmax = 0, dsum = 0;
             gsize nd = 0, same = 0;
 
             if (!ef_cuda_arcs_run (dev, re, im, rows, EF_CUDA_ARCS_WINDOW, TRUE, c32, b32, NULL, NULL, &error)
                 || !ef_cuda_arcs_set_periodogram_path (dev, EF_CUDA_ARCS_PG_TENSOR, &error)
                 || !ef_cuda_arcs_run (dev, re, im, rows, EF_CUDA_ARCS_WINDOW, TRUE, c16, b16, NULL, &t2, &error)
-                || !ef_cuda_arcs_run (dev, re, im, rows, EF_CUDA_ARCS_WINDOW, TRUE, c16, b16, NULL, &t2, &error)
-                || !ef_cuda_arcs_set_periodogram_path (dev, EF_CUDA_ARCS_PG_FP32, &error))
+                || !ef_cuda_arcs_run (dev, re, im, rows, EF_CUDA_ARCS_WINDOW, TRUE, c16, b16, NULL, &t2, &error))
+              {
+                fprintf (stderr, "bench-cuda-arcs: %s\n", error->message);
+                return 1;
+              }
+            tc_kernel = ef_cuda_arcs_periodogram_kernel (dev);
+#if EF_TEST_HOOKS
+            /* The full-grid tensor-core kernel it replaced, timed on the same strip. */
+            {
+              EfCudaArcsTiming t3;
+
+              ef_cuda_arcs_debug_full_grid (TRUE);
+              if (!ef_cuda_arcs_run (dev, re, im, rows, EF_CUDA_ARCS_WINDOW, TRUE, NULL, NULL, NULL, &t3, &error)
+                  || !ef_cuda_arcs_run (dev, re, im, rows, EF_CUDA_ARCS_WINDOW, TRUE, NULL, NULL, NULL, &t3, &error))
+                {
+                  ef_cuda_arcs_debug_full_grid (FALSE);
+                  fprintf (stderr, "bench-cuda-arcs: %s\n", error->message);
+                  return 1;
+                }
+              ef_cuda_arcs_debug_full_grid (FALSE);
+              printf ("RESULT\tperiodogram-tensor-cores-full-grid\t%s\t%d x %d grid\tkernel %.3f ms for %u rows\t"
+                      "whole workload at this rate: %.1f s\tfolded grid %.2fx faster\n", device, gv, gh,
+                      t3.kernel_ms, rows,
+                      workload_arcs * passes * gv * gh / (arcs * passes * gv * gh / (t3.kernel_ms / 1e3)),
+                      t3.kernel_ms / t2.kernel_ms);
+            }
+#endif
+            if (!ef_cuda_arcs_set_periodogram_path (dev, EF_CUDA_ARCS_PG_FP32, &error))
               {
                 fprintf (stderr, "bench-cuda-arcs: %s\n", error->message);
                 return 1;
@@ -576,9 +603,10 @@ main (int argc, char **argv)
                   nd++;
                   same += b16[i] == b32[i];
                 }
-            printf ("RESULT\tperiodogram-tensor-cores\t%s\t%d x %d grid\tkernel %.3f ms for %u rows\t"
+            printf ("RESULT\tperiodogram-tensor-cores\t%s\t%s\t%d x %d grid\tkernel %.3f ms for %u rows\t"
                     "%.4g arcs*passes*grid/s\t%.1f TFLOP/s (8 a complex multiply-add)\twhole workload at this rate: "
-                    "%.1f s\tcoherence vs CUDA cores: max %.2e, mean %.2e; same grid point %.4f\n", device, gv, gh,
+                    "%.1f s\tcoherence vs CUDA cores: max %.2e, mean %.2e; same grid point %.4f\n", device, tc_kernel,
+                    gv, gh,
                     t2.kernel_ms, rows, arcs * passes * gv * gh / (t2.kernel_ms / 1e3),
                     8 * arcs * passes * gv * gh / (t2.kernel_ms / 1e3) / 1e12,
                     workload_arcs * passes * gv * gh / (arcs * passes * gv * gh / (t2.kernel_ms / 1e3)), dmax,

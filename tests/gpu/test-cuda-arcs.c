@@ -240,11 +240,20 @@ test_periodogram_full_grid (void)
 }
 
 /* fp16 rounding of series and rotations: about 2^-11 each, over 100 passes summed in fp32, predicts
- * a few 1e-5 in coherence; the bound is the 1e-3 allowed a reduced-precision path. */
+ * a few 1e-5 in coherence; the bound is the 1e-3 allowed a reduced-precision path. The folded grid on
+ * 40 x 40 and 100 passes, and on an odd grid off zero with 37 passes (neither a multiple of 16). */
 static void
 test_periodogram_tensor (void)
 {
+  check_periodogram (EF_CUDA_ARCS_PG_TENSOR, 1e-3, 0.9, "tensor cores, folded grid");
+  check_periodogram_on (EF_CUDA_ARCS_PG_TENSOR, (EfArcGrid) { -0.005, 0.025, 41, 10, 50, 39 }, 37, 1e-3, 0.9,
+                        "tensor cores, folded grid");
+#if EF_TEST_HOOKS
+  /* The full-grid tensor-core kernel, kept behind the test hook as the folded one's reference. */
+  ef_cuda_arcs_debug_full_grid (TRUE);
   check_periodogram (EF_CUDA_ARCS_PG_TENSOR, 1e-3, 0.9, "tensor cores, full grid");
+  ef_cuda_arcs_debug_full_grid (FALSE);
+#endif
 }
 
 /* Scores from the device pick the same PS candidates as the CPU's on a simulated stack. */
