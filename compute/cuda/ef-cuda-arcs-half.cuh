@@ -26,8 +26,8 @@
  *   shared memory: one barrier a chunk;
  *   per pass a thread reads 4 floats of x, y, p and q each (four 16-byte shared loads; a warp's lanes
  *   share them: 4 distinct x, y and 8 distinct p, q addresses) for 64 FMAs;
- *   at the end of a tile each thread folds its 4 x 4 pairs into its arcs' largest |S|^2 (8 grid points
- *   a pair each) and its grid index; at the end, the 16 threads that share an arc agree by shuffles and
+ *   at the end of a tile each thread folds its 4 x 4 pairs (two grid points each) into its arcs'
+ *   largest |S|^2 and its grid index; at the end, the 16 threads that share an arc agree by shuffles and
  *   one exchange through shared memory. S is never stored.
  *
  * Prediction for the benchmark's workload (15,000 x 8,000 px, 5 x 5 window: 1.44e9 arcs; 100 passes;
@@ -35,14 +35,16 @@
  *   FLOPs: 1.44e9 arcs x 100 passes x 800 pairs x 4 FMA x 2 = 9.2e14 (the full grid's count, 8 a complex
  *     multiply-add, is 1.84e15);
  *   issue: 64 FFMA to 4 LDS.128 a pass, and the loop's few integer instructions: FFMA is 90-94% of what
- *     a warp issues; registers about 110-128 a thread, so two blocks (16 warps) an SM;
- *   bytes: the phasors, 64 arcs x 100 passes x 16 B = 102 KB a block from L2 (the strip is read from DRAM
- *     about once: ~0.1 TB/s at the predicted rate); the tables, 13 tiles x 112 passes x 64 pairs x 8 B =
- *     0.75 MB a block from L2 (32 FMA a byte; 0.8 TB/s of L2 over the 22.5 million blocks);
+ *     a warp issues; 127 registers a thread (ptxas, sm_90, no spills), so two blocks (16 warps) an SM;
+ *   bytes: the phasors, 64 arcs x 100 passes x 16 B = 102 KB a block, 2.3 TB in all, mostly from L2
+ *     (the stack's 96 GB come from DRAM about once); the tables, 13 tiles x 112 passes x 64 pairs x 8 B =
+ *     0.75 MB a block from L2 (27 FMA a byte), 17 TB in all over the 22.5 million blocks: under 1 TB/s of
+ *     L2 at the predicted rate, a fifth of what it gives;
  *   time: 13.8 s at FP32 peak; expected 60-70% of peak (two blocks an SM, a barrier every 16 passes,
  *     the z' fill not overlapped within a block): 20-23 s for the workload (the old one-arc-a-thread
  *     kernel on the full grid: 79.5 s), i.e. 80-90 TFLOP/s counted the full grid's way.
- * The epilogue (8 grid points a pair a tile) and the fill (100 passes x 64 arcs) are under 2% of that.
+ * The epilogue (two grid points a pair, once a tile) and the fill (100 passes x 64 arcs) are under 2% of
+ * the products' instructions.
  */
 namespace ef_cuda_arcs {
 

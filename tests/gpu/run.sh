@@ -38,8 +38,9 @@
 #          every algorithm's sidelobes in both directions against each window's theory), and test-cuda's
 #          cases of the range-compression kernels that the weighting passes through, unweighted.
 #   arcs   (not in all) temporal arc coherence: test-cuda-arcs, bench-cuda-arcs at the poster's scale
-#          (15,000 x 8,000 px, 100 passes, 5 x 5 window) for each mapping, the CPU and the periodogram,
-#          and ncu's counters for each kernel (EF_ARCS_NCU=0 skips them).
+#          (15,000 x 8,000 px, 100 passes, 5 x 5 window) for each mapping, the CPU and the periodogram
+#          (on the folded grid, the full-grid kernels timed beside it), and ncu's counters for each
+#          kernel (EF_ARCS_NCU=0 skips them).
 #   arcs-multi (not in all) arc coherence on every GPU: test-cuda-arcs' stack-devices case (a stored
 #          stack's PS network on one device, then two: the same bit for bit), and bench-cuda-arcs --devices
 #          N (the poster's workload's strips shared among all N GPUs against one, in the same run, for
