@@ -10,6 +10,7 @@
 #include "ef-arcs-ps.h"
 #include "ef-sim-repeat.h"
 #include "ef-error.h"
+#include "ef-test-hooks.h"
 
 static void
 test_offsets (void)
@@ -310,8 +311,15 @@ test_periodogram_folded (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (grids); i++)
     check_folded (&grids[i], &mismatches);
+#if EF_TEST_HOOKS
+  /* The plain loop that machines without AVX2 take. */
+  ef_test_hooks_set_portable_simd (TRUE);
+  for (guint i = 0; i < G_N_ELEMENTS (grids); i++)
+    check_folded (&grids[i], &mismatches);
+  ef_test_hooks_set_portable_simd (FALSE);
+#endif
   /* Near ties are rare on a coarse grid: most arcs must agree outright. */
-  g_assert_cmpuint (mismatches, <, 20);
+  g_assert_cmpuint (mismatches, <, 40);
 }
 
 /* Refinement finds an arc's velocity and height between grid points to far better than the grid step. */

@@ -10,6 +10,7 @@
 #include "ef-error.h"
 #include "ef-grid.h"
 #include "ef-simd.h"
+#include "ef-test-hooks.h"
 
 /* Arcs the periodogram takes at once along a row: their series (N passes x CHUNK, re and im) stay in L1
  * while every grid point runs over them, and the accumulators fill a few vector registers. */
@@ -278,14 +279,95 @@ beats (float m2, guint g, float best_m2, guint best_g)
   return m2 > best_m2 || (m2 == best_m2 && g < best_g);
 }
 
-/* The periodogram of up to CHUNK arcs whose rotated series (z'_k = z_k exp (-j theta_k (c))) are in zr,
- * zi ([k][CHUNK]), on the folded grid of n_pairs pairs (tables p, q [pair][k]) of n_grid points: the best
- * |S|^2 and its grid point for each. */
+/* One pair's sums over the passes for CHUNK arcs whose rotated series (z'_k = z_k exp (-j theta_k (c)))
+ * are in zr, zi ([k][CHUNK], 64-byte aligned), ep, eq the pair's p and q: A = sum x p, B = sum y q, C =
+ * sum y p, D = sum x q into sa, sb, sc, sd (CHUNK each). */
+EF_CLONES static void
+pair_sums (const float *zr, const float *zi, guint n, const float *ep, const float *eq, float *sa, float *sb,
+           float *sc, float *sd)
+{
+  EF_SIMD
+  for (guint b = 0; b < CHUNK; b++)
+    sa[b] = sb[b] = sc[b] = sd[b] = 0;
+  for (guint k = 0; k < n; k++)
+    {
+      float pk = ep[k], qk = eq[k];
+      const float *x = zr + (gsize) k * CHUNK, *y = zi + (gsize) k * CHUNK;
+
+      EF_SIMD
+      for (guint b = 0; b < CHUNK; b++)
+        {
+          sa[b] += x[b] * pk;
+          sb[b] += y[b] * qk;
+          sc[b] += y[b] * pk;
+          sd[b] += x[b] * qk;
+        }
+    }
+}
+
+#if EF_HAVE_CLONES
+/* The same on x86-64-v3 (AVX2) and later, 16 arcs at a time in eight GCC vectors of 8, so that the sums
+ * stay in registers: the loop above keeps them in its arrays, a load, an add and a store a pass, at half
+ * the speed. (Vectors wider than the machine's are split by GCC very slowly: hence its own function
+ * rather than a clone.) The same operations in the same order: the same sums to the bit. */
+typedef float EfArcV8 __attribute__ ((vector_size (32)));
+G_STATIC_ASSERT (CHUNK % 16 == 0);
+
+__attribute__ ((target ("arch=x86-64-v3"))) static void
+pair_sums_v3 (const float *zr, const float *zi, guint n, const float *ep, const float *eq, float *sa, float *sb,
+              float *sc, float *sd)
+{
+  for (guint h = 0; h < CHUNK; h += 16)
+    {
+      EfArcV8 a0 = { 0 }, a1 = { 0 }, b0 = { 0 }, b1 = { 0 }, c0 = { 0 }, c1 = { 0 }, d0 = { 0 }, d1 = { 0 };
+
+      for (guint k = 0; k < n; k++)
+        {
+          const EfArcV8 *x = (const EfArcV8 *) (zr + (gsize) k * CHUNK + h);
+          const EfArcV8 *y = (const EfArcV8 *) (zi + (gsize) k * CHUNK + h);
+          EfArcV8 pk = (EfArcV8) { 0 } + ep[k], qk = (EfArcV8) { 0 } + eq[k];
+
+          a0 += x[0] * pk;
+          a1 += x[1] * pk;
+          b0 += y[0] * qk;
+          b1 += y[1] * qk;
+          c0 += y[0] * pk;
+          c1 += y[1] * pk;
+          d0 += x[0] * qk;
+          d1 += x[1] * qk;
+        }
+      *(EfArcV8 *) (sa + h) = a0;
+      *(EfArcV8 *) (sa + h + 8) = a1;
+      *(EfArcV8 *) (sb + h) = b0;
+      *(EfArcV8 *) (sb + h + 8) = b1;
+      *(EfArcV8 *) (sc + h) = c0;
+      *(EfArcV8 *) (sc + h + 8) = c1;
+      *(EfArcV8 *) (sd + h) = d0;
+      *(EfArcV8 *) (sd + h + 8) = d1;
+    }
+}
+#endif
+
+/* Whether this machine takes pair_sums_v3 (and the test hooks do not ask for the plain loop). */
+static gboolean
+use_v3 (void)
+{
+#if EF_HAVE_CLONES
+  __builtin_cpu_init ();
+  return __builtin_cpu_supports ("x86-64-v3") && !ef_test_hooks_portable_simd ();
+#else
+  return FALSE;
+#endif
+}
+
+/* The periodogram of CHUNK arcs (zr, zi as pair_sums takes them) on the folded grid of n_pairs pairs
+ * (tables p, q [pair][k]) of n_grid points: the best |S|^2 and its grid point for each. */
 EF_CLONES static void
 periodogram_chunk (const float *zr, const float *zi, guint n, const float *tp, const float *tq, guint n_pairs,
-                   guint n_grid, float *best_m2, guint *best_g)
+                   guint n_grid, gboolean v3, float *best_m2, guint *best_g)
 {
-  float sa[CHUNK], sb[CHUNK], sc[CHUNK], sd[CHUNK];
+  float sa[CHUNK] __attribute__ ((aligned (64))), sb[CHUNK] __attribute__ ((aligned (64)));
+  float sc[CHUNK] __attribute__ ((aligned (64))), sd[CHUNK] __attribute__ ((aligned (64)));
 
   for (guint b = 0; b < CHUNK; b++)
     {
@@ -297,23 +379,13 @@ periodogram_chunk (const float *zr, const float *zi, guint n, const float *tp, c
       const float *ep = tp + (gsize) g * n, *eq = tq + (gsize) g * n;
       guint mirror = n_grid - 1 - g;
 
-      EF_SIMD
-      for (guint b = 0; b < CHUNK; b++)
-        sa[b] = sb[b] = sc[b] = sd[b] = 0;
-      for (guint k = 0; k < n; k++)
-        {
-          float pk = ep[k], qk = eq[k];
-          const float *x = zr + (gsize) k * CHUNK, *y = zi + (gsize) k * CHUNK;
-
-          EF_SIMD
-          for (guint b = 0; b < CHUNK; b++)
-            {
-              sa[b] += x[b] * pk;
-              sb[b] += y[b] * qk;
-              sc[b] += y[b] * pk;
-              sd[b] += x[b] * qk;
-            }
-        }
+#if EF_HAVE_CLONES
+      if (v3)
+        pair_sums_v3 (zr, zi, n, ep, eq, sa, sb, sc, sd);
+      else
+#endif
+        pair_sums (zr, zi, n, ep, eq, sa, sb, sc, sd);
+      /* S (g) = (A + B) + j (C - D), S (mirror) = (A - B) + j (C + D) */
       EF_SIMD
       for (guint b = 0; b < CHUNK; b++)
         {
@@ -337,6 +409,7 @@ ef_arcs_periodogram (const EfArcPhasors *ph, const EfArcOffset *off, guint n_off
   gsize plane, table_n;
   guint n_grid, n_pairs, n;
   float *tp, *tq, *cr, *ci;
+  gboolean v3 = use_v3 ();
 
   g_return_val_if_fail (ph != NULL && off != NULL && model != NULL && grid != NULL && coh != NULL, FALSE);
   if (!ef_arc_model_check (model, error) || !ef_arc_grid_check (grid, error))
@@ -413,7 +486,7 @@ ef_arcs_periodogram (const EfArcPhasors *ph, const EfArcOffset *off, guint n_off
                       zi[k * CHUNK + b] = xr * ri + xi * rr;
                     }
                 }
-              periodogram_chunk (zr, zi, n, tp, tq, n_pairs, n_grid, m2, bg);
+              periodogram_chunk (zr, zi, n, tp, tq, n_pairs, n_grid, v3, m2, bg);
               for (guint b = 0; b < nb; b++)
                 {
                   out[cs + b] = sqrtf (MAX (m2[b], 0.0f)) * inv_n;
