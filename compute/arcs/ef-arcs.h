@@ -89,8 +89,29 @@ void ef_arcs_plain (const EfArcPhasors *ph, const EfArcOffset *off, guint n_off,
  * grid point and pass, computed in double: table_re/im[g * n_passes + k] (caller-owned, nv nh N). */
 void ef_arc_phase_table (const EfArcModel *model, const EfArcGrid *grid, float *table_re, float *table_im);
 
+/*
+ * The grid folded about its centre. The phase is linear in (v, h), so with c the grid's centre (the
+ * mean of its points) and delta a point's offset from it, theta_k (c + delta) = theta_k (c) + theta_k
+ * (delta), and the offsets come in mirror pairs: point g's mirror is nv nh - 1 - g (the centre point,
+ * when nv and nh are both odd, is its own). With z'_k = z_k exp (-j theta_k (c)) = x_k + j y_k and
+ * exp (-j theta_k (delta)) = p_k - j q_k, the sums A = sum x p, B = sum y q, C = sum y p, D = sum x q give
+ * both points of a pair: S (c + delta) = (A + B) + j (C - D) and S (c - delta) = (A - B) + j (C + D),
+ * four real multiply-adds a pair and a pass where the full grid takes eight.
+ */
+
+/* The pairs of the folded grid, (nv nh + 1) / 2: pair g holds grid points g and nv nh - 1 - g. */
+guint ef_arc_grid_pairs (const EfArcGrid *grid);
+
+/* The folded grid's tables, computed in double: the centre's rotation exp (-j theta_k (c)) in
+ * centre_re/im[k] (n_passes each), and for pair g, delta = point g - c, p[g * n_passes + k] = cos
+ * theta_k (delta) and q[g * n_passes + k] = sin theta_k (delta) (ef_arc_grid_pairs () * n_passes
+ * each). All caller-owned. */
+void ef_arc_half_table (const EfArcModel *model, const EfArcGrid *grid, float *centre_re, float *centre_im,
+                        float *p, float *q);
+
 /* Periodogram coherence of every arc (laid out as ef_arcs_plain's), and the grid point of its maximum in
- * best (may be NULL; G_MAXUINT16 where the arc is outside). model->n_passes must be ph->n_passes. FALSE
+ * best (may be NULL; G_MAXUINT16 where the arc is outside): the first maximum in grid order, the lowest
+ * g among equal |S|^2. Summed on the folded grid (above). model->n_passes must be ph->n_passes. FALSE
  * with error on a bad model or grid, or no memory. Blocks (OpenMP over rows and offsets, SIMD over
  * columns). */
 gboolean ef_arcs_periodogram (const EfArcPhasors *ph, const EfArcOffset *off, guint n_off, const EfArcModel *model,

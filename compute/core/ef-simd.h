@@ -9,8 +9,10 @@
  * run-time does not follow ifuncs. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
 #define EF_CLONES __attribute__((target_clones ("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define EF_HAVE_CLONES 1
 #else
 #define EF_CLONES
+#define EF_HAVE_CLONES 0
 #endif
 
 /* Loops over points ask for vectorisation outright: at -O2 GCC's cost model refuses any loop whose trip

@@ -21,8 +21,9 @@ G_BEGIN_DECLS
 
 #if EF_TEST_HOOKS
 /* The CPU formers' portable loops (the compiler-vectorised clones) instead of their AVX-512 intrinsics:
- * BP's tile loop, FFBP's leaves and merges. On while set on, or while EF_BP_PORTABLE is in the
- * environment (for benchmarks). Process-wide; read when a former starts. */
+ * BP's tile loop, FFBP's leaves and merges; and the arcs periodogram's plain loop instead of its AVX2
+ * vectors. On while set on, or while EF_BP_PORTABLE is in the environment (for benchmarks).
+ * Process-wide; read when a former or a periodogram starts. */
 void     ef_test_hooks_set_portable_simd (gboolean on);
 gboolean ef_test_hooks_portable_simd (void);
 #else

@@ -8,6 +8,7 @@
 #include "ef-cuda-arcs.h"
 #include "ef-cuda-arcs-private.h"
 #include "ef-cuda-private.h"
+#include "ef-cuda-test-hooks.h"
 
 /* The arc-parallel mapping's gathered series are kept under this many bytes; its arcs go in chunks. */
 #define EF_CUDA_ARCS_SOA_BYTES ((gsize) 1 << 30)
@@ -25,6 +26,11 @@ struct _EfCudaArcs {
   EfCudaArcsSoa soa;   /* n: the chunk's capacity */
   EfCudaArcsPgPath pg_path;
   void        *tc_br, *tc_bi;   /* device, owned: the tensor path's fp16 matrices (NULL until asked for) */
+  void        *tc_bp, *tc_bq;   /* device, owned: its folded tables, fp16 (likewise) */
+  /* The folded grid's tables (device, owned, with a model) and whether the device's shared memory holds
+   * a block's series for n_passes (else the full-grid kernel runs on CUDA cores). */
+  float       *hp, *hq, *rot;
+  gboolean     half_fits;
 };
 
 const char *
@@ -70,6 +76,11 @@ ef_cuda_arcs_free (EfCudaArcs *s)
   cudaFree (s->tim);
   cudaFree (s->tc_br);
   cudaFree (s->tc_bi);
+  cudaFree (s->tc_bp);
+  cudaFree (s->tc_bq);
+  cudaFree (s->hp);
+  cudaFree (s->hq);
+  cudaFree (s->rot);
   cudaFree (s->off);
   cudaFree (s->best);
   cudaFree (s->soa.arc_p);
@@ -90,6 +101,65 @@ static gboolean
 alloc (void **p, gsize bytes, GError **error)
 {
   EF_CUDA_CHECK (ef_cuda_malloc (p, MAX (bytes, 1)), error);
+  return TRUE;
+}
+
+guint
+ef_cuda_arcs_half_npad (guint n_passes)
+{
+  return (n_passes + EF_CUDA_ARCS_HALF_PASSES - 1) / EF_CUDA_ARCS_HALF_PASSES * EF_CUDA_ARCS_HALF_PASSES;
+}
+
+guint
+ef_cuda_arcs_half_tiles (guint n_pairs)
+{
+  return (n_pairs + EF_CUDA_ARCS_HALF_PAIRS - 1) / EF_CUDA_ARCS_HALF_PAIRS;
+}
+
+void
+ef_cuda_arcs_half_layout (const float *src, guint n, guint n_pairs, float *dst)
+{
+  guint npad = ef_cuda_arcs_half_npad (n), tiles = ef_cuda_arcs_half_tiles (n_pairs);
+
+  for (guint t = 0; t < tiles; t++)
+    for (guint k = 0; k < npad; k++)
+      for (guint j = 0; j < EF_CUDA_ARCS_HALF_PAIRS; j++)
+        {
+          guint g = t * EF_CUDA_ARCS_HALF_PAIRS + j;
+
+          dst[((gsize) t * npad + k) * EF_CUDA_ARCS_HALF_PAIRS + j] = g < n_pairs && k < n ? src[(gsize) g * n + k]
+                                                                                            : 0.0f;
+        }
+}
+
+/* The folded grid's tables on the device, and whether its CUDA-core kernel fits the device. */
+static gboolean
+setup_half (EfCudaArcs *s, const EfArcModel *model, const EfArcGrid *grid, GError **error)
+{
+  guint n = s->n_passes, n_pairs = ef_arc_grid_pairs (grid);
+  gsize laid = (gsize) ef_cuda_arcs_half_tiles (n_pairs) * EF_CUDA_ARCS_HALF_PAIRS * ef_cuda_arcs_half_npad (n);
+  g_autofree float *cr = g_new (float, n), *ci = g_new (float, n), *rot = g_new (float, 2 * n);
+  g_autofree float *p = g_new (float, (gsize) n_pairs * n), *q = g_new (float, (gsize) n_pairs * n);
+  g_autofree float *lp = NULL, *lq = NULL;
+
+  if (!ef_cuda_arcs_half_fits (n, &s->half_fits, error))
+    return FALSE;
+  ef_arc_half_table (model, grid, cr, ci, p, q);
+  for (guint k = 0; k < n; k++)
+    {
+      rot[2 * k] = cr[k];
+      rot[2 * k + 1] = ci[k];
+    }
+  lp = g_new (float, laid);
+  lq = g_new (float, laid);
+  ef_cuda_arcs_half_layout (p, n, n_pairs, lp);
+  ef_cuda_arcs_half_layout (q, n, n_pairs, lq);
+  if (!alloc ((void **) &s->hp, laid * sizeof (float), error) || !alloc ((void **) &s->hq, laid * sizeof (float), error)
+      || !alloc ((void **) &s->rot, 2 * n * sizeof (float), error))
+    return FALSE;
+  EF_CUDA_CHECK (cudaMemcpy (s->hp, lp, laid * sizeof (float), cudaMemcpyHostToDevice), error);
+  EF_CUDA_CHECK (cudaMemcpy (s->hq, lq, laid * sizeof (float), cudaMemcpyHostToDevice), error);
+  EF_CUDA_CHECK (cudaMemcpy (s->rot, rot, 2 * n * sizeof (float), cudaMemcpyHostToDevice), error);
   return TRUE;
 }
 
@@ -141,6 +211,8 @@ setup (EfCudaArcs *s, const EfArcOffset *off, const EfArcModel *model, const EfA
         return FALSE;
       EF_CUDA_CHECK (cudaMemcpy (s->tre, tre, tn * sizeof (float), cudaMemcpyHostToDevice), error);
       EF_CUDA_CHECK (cudaMemcpy (s->tim, tim, tn * sizeof (float), cudaMemcpyHostToDevice), error);
+      if (!setup_half (s, model, grid, error))
+        return FALSE;
     }
   return TRUE;
 }
@@ -200,6 +272,24 @@ ef_cuda_arcs_new (int device, guint width, guint max_rows, guint n_passes, const
   return g_steal_pointer (&s);
 }
 
+/* Whether the fp32 periodogram runs on the folded grid. */
+static gboolean
+use_half (const EfCudaArcs *s)
+{
+  return s->half_fits && !ef_cuda_test_hooks_arcs_full_grid ();
+}
+
+const char *
+ef_cuda_arcs_periodogram_kernel (EfCudaArcs *s)
+{
+  g_return_val_if_fail (s != NULL, NULL);
+  if (s->tre == NULL)
+    return NULL;
+  if (s->pg_path == EF_CUDA_ARCS_PG_TENSOR)
+    return ef_cuda_test_hooks_arcs_full_grid () ? "tensor cores, full grid" : "tensor cores, folded grid";
+  return use_half (s) ? "CUDA cores, folded grid" : "CUDA cores, full grid";
+}
+
 static double
 elapsed_ms (cudaEvent_t a, cudaEvent_t b)
 {
@@ -241,9 +331,19 @@ ef_cuda_arcs_run (EfCudaArcs *s, const float *re, const float *im, guint rows, E
   EF_CUDA_CHECK (cudaMemcpyAsync (s->re, re, data * sizeof (float), cudaMemcpyHostToDevice, s->stream), error);
   EF_CUDA_CHECK (cudaMemcpyAsync (s->im, im, data * sizeof (float), cudaMemcpyHostToDevice, s->stream), error);
   EF_CUDA_CHECK (cudaEventRecord (s->ev[1], s->stream), error);
-  if (periodogram && s->pg_path == EF_CUDA_ARCS_PG_TENSOR)
+  if (periodogram && s->pg_path == EF_CUDA_ARCS_PG_TENSOR && !ef_cuda_test_hooks_arcs_full_grid ())
+    {
+      if (!ef_cuda_arcs_tc_half_launch (s->stream, &a, s->tc_bp, s->tc_bq, s->rot, s->n_grid, s->best, error))
+        return FALSE;
+    }
+  else if (periodogram && s->pg_path == EF_CUDA_ARCS_PG_TENSOR)
     {
       if (!ef_cuda_arcs_tc_launch (s->stream, &a, s->tc_br, s->tc_bi, s->n_grid, s->best, error))
+        return FALSE;
+    }
+  else if (periodogram && use_half (s))
+    {
+      if (!ef_cuda_arcs_half_launch (s->stream, &a, s->hp, s->hq, s->rot, s->n_grid, s->best, error))
         return FALSE;
     }
   else if (periodogram)
@@ -301,7 +401,7 @@ gboolean
 ef_cuda_arcs_set_periodogram_path (EfCudaArcs *s, EfCudaArcsPgPath path, GError **error)
 {
   int major = 0, optin = 0;
-  gsize bytes, halves;
+  gsize bytes, halves, half_halves;
 
   g_return_val_if_fail (s != NULL, FALSE);
   if (path == EF_CUDA_ARCS_PG_FP32 || s->tc_br != NULL)
@@ -318,7 +418,7 @@ ef_cuda_arcs_set_periodogram_path (EfCudaArcs *s, EfCudaArcsPgPath path, GError 
   EF_CUDA_CHECK (cudaSetDevice (s->device), error);
   EF_CUDA_CHECK (cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, s->device), error);
   EF_CUDA_CHECK (cudaDeviceGetAttribute (&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, s->device), error);
-  bytes = ef_cuda_arcs_tc_smem_bytes (s->n_passes);
+  bytes = MAX (ef_cuda_arcs_tc_smem_bytes (s->n_passes), ef_cuda_arcs_tc_half_smem_bytes (s->n_passes));
   if (s->n_passes > EF_CUDA_ARCS_TC_MAX_PASSES)
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
@@ -335,12 +435,18 @@ ef_cuda_arcs_set_periodogram_path (EfCudaArcs *s, EfCudaArcsPgPath path, GError 
       return FALSE;
     }
   halves = (gsize) ef_cuda_arcs_tc_grid_pad (s->n_grid) * ef_cuda_arcs_tc_k2 (s->n_passes);
+  half_halves = (gsize) ef_cuda_arcs_tc_half_pairs_pad ((s->n_grid + 1) / 2) * ef_cuda_arcs_half_npad (s->n_passes);
   if (!alloc (&s->tc_br, halves * 2, error) || !alloc (&s->tc_bi, halves * 2, error)
-      || !ef_cuda_arcs_tc_tables (s->stream, s->tre, s->tim, s->n_passes, s->n_grid, s->tc_br, s->tc_bi, error))
+      || !alloc (&s->tc_bp, half_halves * 2, error) || !alloc (&s->tc_bq, half_halves * 2, error)
+      || !ef_cuda_arcs_tc_tables (s->stream, s->tre, s->tim, s->n_passes, s->n_grid, s->tc_br, s->tc_bi, error)
+      || !ef_cuda_arcs_tc_half_tables (s->stream, s->hp, s->hq, s->n_passes, (s->n_grid + 1) / 2, s->tc_bp,
+                                       s->tc_bq, error))
     {
       cudaFree (s->tc_br);
       cudaFree (s->tc_bi);
-      s->tc_br = s->tc_bi = NULL;
+      cudaFree (s->tc_bp);
+      cudaFree (s->tc_bq);
+      s->tc_br = s->tc_bi = s->tc_bp = s->tc_bq = NULL;
       return FALSE;
     }
   EF_CUDA_CHECK (cudaStreamSynchronize (s->stream), error);

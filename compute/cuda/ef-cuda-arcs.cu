@@ -5,6 +5,7 @@
 
 #include "ef-cuda-private.h"
 #include "ef-cuda-arcs.cuh"
+#include "ef-cuda-arcs-half.cuh"
 
 using namespace ef_cuda_arcs;
 
@@ -77,6 +78,50 @@ ef_cuda_arcs_periodogram_launch (cudaStream_t stream, const EfCudaArcsArgs *a, c
   periodogram_kernel<<<(unsigned) gx, kPgThreads, 0, stream>>> (*a, table_re, table_im, n_grid,
                                                                  (unsigned short *) best);
   return EF_LAUNCH_CHECK ("periodogram_kernel", error);
+}
+
+/* Dynamic shared memory of the folded-grid kernel: x and y of its arcs over the padded passes. */
+static size_t
+half_dynamic_bytes (unsigned n_passes)
+{
+  return (size_t) 2 * ef_cuda_arcs_half_npad (n_passes) * kHpArcs * sizeof (float);
+}
+
+extern "C" gboolean
+ef_cuda_arcs_half_fits (guint n_passes, gboolean *fits, GError **error)
+{
+  cudaFuncAttributes attr;
+  int device = 0, optin = 0;
+
+  *fits = FALSE;
+  EF_CUDA_CHECK (cudaGetDevice (&device), error);
+  EF_CUDA_CHECK (cudaDeviceGetAttribute (&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), error);
+  EF_CUDA_CHECK (cudaFuncGetAttributes (&attr, periodogram_half_kernel), error);
+  *fits = attr.sharedSizeBytes + half_dynamic_bytes (n_passes) <= (size_t) optin;
+  return TRUE;
+}
+
+extern "C" gboolean
+ef_cuda_arcs_half_launch (cudaStream_t stream, const EfCudaArcsArgs *a, const float *tp, const float *tq,
+                          const float *rot, guint n_grid, guint16 *best, GError **error)
+{
+  size_t arcs = (size_t) a->n_off * a->width * a->rows;
+  size_t gx = (arcs + kHpArcs - 1) / kHpArcs;
+  size_t bytes = half_dynamic_bytes (a->n_passes);
+  guint n_pairs = (n_grid + 1) / 2;
+
+  if (!check_grid (gx, 1, error))
+    return FALSE;
+  EF_CUDA_CHECK (cudaFuncSetAttribute (periodogram_half_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       (int) bytes), error);
+  /* Two blocks an SM (what the registers allow) need twice a block's shared memory: ask for the largest
+   * carveout rather than leave it to the driver's guess. */
+  EF_CUDA_CHECK (cudaFuncSetAttribute (periodogram_half_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                       (int) cudaSharedmemCarveoutMaxShared), error);
+  periodogram_half_kernel<<<(unsigned) gx, kHpThreads, bytes, stream>>> (
+      *a, tp, tq, rot, ef_cuda_arcs_half_npad (a->n_passes), ef_cuda_arcs_half_tiles (n_pairs), n_grid, n_pairs,
+      (unsigned short *) best);
+  return EF_LAUNCH_CHECK ("periodogram_half_kernel", error);
 }
 
 extern "C" gboolean

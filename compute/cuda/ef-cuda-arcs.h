@@ -35,7 +35,11 @@ typedef struct {
 
 /* A device session for regions up to width x max_rows pixels of n_passes passes and the window's n_off
  * offsets: the device buffers, a stream and its events. With model and grid (both or neither) it also runs
- * the periodogram (on CUDA cores, fp32, a thread an arc with the rotations staged in shared memory). device
+ * the periodogram: on CUDA cores, fp32, on the folded grid (ef-arcs.h: four multiply-adds a pair of
+ * mirror grid points a pass), register-tiled, 64 arcs a block with their series in shared memory; where
+ * the device's shared memory a block is too small for that (about 0.5 KiB a pass: beyond some 400
+ * passes on an H100, 250 on an A100, 90 on a Turing card), a thread an arc over the full grid, as
+ * accurate and about 4 times slower (ef_cuda_arcs_periodogram_kernel says which). device
  * < 0: the default; one past the last: EF_COMPUTE_ERROR_INVALID_ARGUMENT. Owned, or NULL with error (no
  * device: EF_COMPUTE_ERROR_NO_DEVICE; too little memory: EF_COMPUTE_ERROR_NO_MEMORY). Blocks while it
  * allocates. */
@@ -52,9 +56,10 @@ gboolean ef_cuda_arcs_run (EfCudaArcs *s, const float *re, const float *im, guin
                            gboolean periodogram, float *coh, guint16 *best, float *score, EfCudaArcsTiming *timing,
                            GError **error);
 
-/* The periodogram's arithmetic. FP32: CUDA cores, float throughout (the default). TENSOR: tensor cores,
- * the phase series and rotations rounded to fp16 and the sums kept in fp32 (coherence within about 1e-4
- * of the fp32 path; where two grid points' coherences are that close, the best point may differ). */
+/* The periodogram's arithmetic. FP32: CUDA cores, float throughout (the default). TENSOR: tensor cores
+ * on the folded grid, the rotated phase series and the folded tables rounded to fp16 and the sums kept
+ * in fp32 (coherence within about 1e-4 of the fp32 path; where two grid points' coherences are that
+ * close, the best point may differ). */
 typedef enum {
   EF_CUDA_ARCS_PG_FP32,
   EF_CUDA_ARCS_PG_TENSOR,
@@ -65,6 +70,11 @@ typedef enum {
  * for the passes (about 0.8 KiB a pass a block: 100 passes take 97 KiB); otherwise FALSE with error
  * (the path stays as it was), so that the caller can say why it runs on CUDA cores. */
 gboolean ef_cuda_arcs_set_periodogram_path (EfCudaArcs *s, EfCudaArcsPgPath path, GError **error);
+
+/* Which periodogram kernel the session's next run takes, for the record: "CUDA cores, folded grid",
+ * "CUDA cores, full grid", "tensor cores, folded grid" (or "tensor cores, full grid", which only a
+ * test hook selects); NULL for a session without a model. Static string. */
+const char *ef_cuda_arcs_periodogram_kernel (EfCudaArcs *s);
 
 /* Pinned host memory for the phasors (NULL with error when refused); freed with ef_cuda_arcs_host_free. */
 gpointer ef_cuda_arcs_host_alloc (gsize bytes, GError **error);

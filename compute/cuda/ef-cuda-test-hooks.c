@@ -87,6 +87,20 @@ ef_cuda_test_hooks_read_band_rows (void)
   return (guint) g_atomic_int_get (&read_band_rows);
 }
 
+static gint arcs_full_grid = FALSE;
+
+void
+ef_cuda_arcs_debug_full_grid (gboolean on)
+{
+  g_atomic_int_set (&arcs_full_grid, on ? TRUE : FALSE);
+}
+
+gboolean
+ef_cuda_test_hooks_arcs_full_grid (void)
+{
+  return g_atomic_int_get (&arcs_full_grid);
+}
+
 static guint64 d2h_image_bytes;
 
 void

@@ -41,8 +41,14 @@ guint    ef_cuda_test_hooks_row_bands (void);
  * unchanged over a whole job. Process-wide; thread-safe. */
 guint64  ef_cuda_debug_d2h_image_bytes (void);
 void     ef_cuda_test_hooks_count_d2h (guint64 bytes);
+
+/* The arcs' fp32 periodogram: with on, every session runs the full-grid kernel (a thread an arc) that
+ * devices short of shared memory fall back to, instead of the folded grid's. Process-wide. */
+void     ef_cuda_arcs_debug_full_grid (gboolean on);
+gboolean ef_cuda_test_hooks_arcs_full_grid (void);
 #else
 #define ef_cuda_test_hooks_alloc_fails(size) ((void) (size), FALSE)
+#define ef_cuda_test_hooks_arcs_full_grid() FALSE
 #define ef_cuda_test_hooks_ffbp_exact() FALSE
 #define ef_cuda_test_hooks_count_d2h(bytes) ((void) (bytes))
 #define ef_cuda_test_hooks_read_band_rows() 0u

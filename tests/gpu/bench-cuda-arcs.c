@@ -10,6 +10,7 @@
 #include "ef-arcs.h"
 #include "cuda/ef-cuda.h"
 #include "cuda/ef-cuda-arcs.h"
+#include "cuda/ef-cuda-test-hooks.h"
 #include "ef-error.h"
 
 /*
@@ -489,11 +490,63 @@ main (int argc, char **argv)
             return 1;
           }
         if (!cpu_only)
-          printf ("RESULT\tperiodogram-cuda-cores\t%s\t%d x %d grid\tkernel %.3f ms for %u rows\t%.4g arcs*passes*grid/s\t"
-                "%.1f TFLOP/s (8 a complex multiply-add)\twhole workload at this rate: %.1f s\n", device, gv, gh,
-                t1.kernel_ms, rows, arcs * passes * gv * gh / (t1.kernel_ms / 1e3),
-                8 * arcs * passes * gv * gh / (t1.kernel_ms / 1e3) / 1e12,
-                workload_arcs * passes * gv * gh / (arcs * passes * gv * gh / (t1.kernel_ms / 1e3)));
+          {
+            const char *kernel = ef_cuda_arcs_periodogram_kernel (dev);
+            gboolean folded = g_str_has_suffix (kernel, "folded grid");
+            /* What the kernel executes: 8 flops a grid point a pass on the full grid, 8 a pair on the
+             * folded one (four multiply-adds). */
+            double pts = folded ? (double) ((gv * gh + 1) / 2) : (double) gv * gh;
+
+            printf ("RESULT\tperiodogram-cuda-cores\t%s\t%s\t%d x %d grid\tkernel %.3f ms for %u rows\t"
+                    "%.4g arcs*passes*grid/s\t%.1f TFLOP/s (8 a complex multiply-add over the full grid)\t"
+                    "%.1f TFLOP/s executed (8 flops a %s a pass)\twhole workload at this rate: %.1f s\n", device,
+                    kernel, gv, gh, t1.kernel_ms, rows, arcs * passes * gv * gh / (t1.kernel_ms / 1e3),
+                    8 * arcs * passes * gv * gh / (t1.kernel_ms / 1e3) / 1e12,
+                    8 * arcs * passes * pts / (t1.kernel_ms / 1e3) / 1e12, folded ? "pair" : "grid point",
+                    workload_arcs * passes * gv * gh / (arcs * passes * gv * gh / (t1.kernel_ms / 1e3)));
+          }
+#if EF_TEST_HOOKS
+        if (!cpu_only && g_str_has_suffix (ef_cuda_arcs_periodogram_kernel (dev), "folded grid"))
+          {
+            /* The full-grid kernel on the same strip, timed, and the folded one's result against it. */
+            gsize n_arc = (gsize) width * rows * n_off;
+            g_autofree float *cf = g_new (float, n_arc), *cu = g_new (float, n_arc);
+            g_autofree guint16 *bf = g_new (guint16, n_arc), *bu = g_new (guint16, n_arc);
+            EfCudaArcsTiming t2;
+            double dmax = 0;
+            gsize nd = 0, same = 0;
+            gboolean ok;
+
+            ok = ef_cuda_arcs_run (dev, re, im, rows, EF_CUDA_ARCS_WINDOW, TRUE, cf, bf, NULL, NULL, &error);
+            ef_cuda_arcs_debug_full_grid (TRUE);
+            ok = ok && ef_cuda_arcs_run (dev, re, im, rows, EF_CUDA_ARCS_WINDOW, TRUE, cu, bu, NULL, &t2, &error);
+            ef_cuda_arcs_debug_full_grid (FALSE);
+            if (!ok)
+              {
+                fprintf (stderr, "bench-cuda-arcs: %s\n", error->message);
+                return 1;
+              }
+            for (gsize i = 0; i < n_arc; i++)
+              if (isnan (cu[i]) != isnan (cf[i]))
+                dmax = INFINITY;
+              else if (!isnan (cu[i]))
+                {
+                  dmax = MAX (dmax, fabs ((double) cf[i] - cu[i]));
+                  nd++;
+                  same += bf[i] == bu[i];
+                }
+            printf ("RESULT\tperiodogram-cuda-cores-full-grid\t%s\t%d x %d grid\tkernel %.3f ms for %u rows\t"
+                    "%.1f TFLOP/s (8 a complex multiply-add)\twhole workload at this rate: %.1f s\tfolded grid "
+                    "%.2fx faster\n", device, gv, gh, t2.kernel_ms, rows,
+                    8 * arcs * passes * gv * gh / (t2.kernel_ms / 1e3) / 1e12,
+                    workload_arcs * passes * gv * gh / (arcs * passes * gv * gh / (t2.kernel_ms / 1e3)),
+                    t2.kernel_ms / t1.kernel_ms);
+            printf ("%s periodogram folded grid against the full grid over the strip: largest coherence difference "
+                    "%.3g (limit 1e-5), the same grid point for %.5f of %" G_GSIZE_FORMAT " arcs\n",
+                    dmax <= 1e-5 && nd > 0 ? "PASS" : "FAIL", dmax, nd > 0 ? (double) same / nd : 0.0, nd);
+            failures += !(dmax <= 1e-5 && nd > 0);
+          }
+#endif
         if (!cpu_only)
           {
             /* The same strip on tensor cores, against the CUDA cores' result. */
@@ -501,14 +554,41 @@ main (int argc, char **argv)
             g_autofree float *c32 = g_new (float, n_arc), *c16 = g_new (float, n_arc);
             g_autofree guint16 *b32 = g_new (guint16, n_arc), *b16 = g_new (guint16, n_arc);
             EfCudaArcsTiming t2;
+            const char *tc_kernel;
             double dmax = 0, dsum = 0;
             gsize nd = 0, same = 0;
 
             if (!ef_cuda_arcs_run (dev, re, im, rows, EF_CUDA_ARCS_WINDOW, TRUE, c32, b32, NULL, NULL, &error)
                 || !ef_cuda_arcs_set_periodogram_path (dev, EF_CUDA_ARCS_PG_TENSOR, &error)
                 || !ef_cuda_arcs_run (dev, re, im, rows, EF_CUDA_ARCS_WINDOW, TRUE, c16, b16, NULL, &t2, &error)
-                || !ef_cuda_arcs_run (dev, re, im, rows, EF_CUDA_ARCS_WINDOW, TRUE, c16, b16, NULL, &t2, &error)
-                || !ef_cuda_arcs_set_periodogram_path (dev, EF_CUDA_ARCS_PG_FP32, &error))
+                || !ef_cuda_arcs_run (dev, re, im, rows, EF_CUDA_ARCS_WINDOW, TRUE, c16, b16, NULL, &t2, &error))
+              {
+                fprintf (stderr, "bench-cuda-arcs: %s\n", error->message);
+                return 1;
+              }
+            tc_kernel = ef_cuda_arcs_periodogram_kernel (dev);
+#if EF_TEST_HOOKS
+            /* The full-grid tensor-core kernel it replaced, timed on the same strip. */
+            {
+              EfCudaArcsTiming t3;
+
+              ef_cuda_arcs_debug_full_grid (TRUE);
+              if (!ef_cuda_arcs_run (dev, re, im, rows, EF_CUDA_ARCS_WINDOW, TRUE, NULL, NULL, NULL, &t3, &error)
+                  || !ef_cuda_arcs_run (dev, re, im, rows, EF_CUDA_ARCS_WINDOW, TRUE, NULL, NULL, NULL, &t3, &error))
+                {
+                  ef_cuda_arcs_debug_full_grid (FALSE);
+                  fprintf (stderr, "bench-cuda-arcs: %s\n", error->message);
+                  return 1;
+                }
+              ef_cuda_arcs_debug_full_grid (FALSE);
+              printf ("RESULT\tperiodogram-tensor-cores-full-grid\t%s\t%d x %d grid\tkernel %.3f ms for %u rows\t"
+                      "whole workload at this rate: %.1f s\tfolded grid %.2fx faster\n", device, gv, gh,
+                      t3.kernel_ms, rows,
+                      workload_arcs * passes * gv * gh / (arcs * passes * gv * gh / (t3.kernel_ms / 1e3)),
+                      t3.kernel_ms / t2.kernel_ms);
+            }
+#endif
+            if (!ef_cuda_arcs_set_periodogram_path (dev, EF_CUDA_ARCS_PG_FP32, &error))
               {
                 fprintf (stderr, "bench-cuda-arcs: %s\n", error->message);
                 return 1;
@@ -523,9 +603,10 @@ main (int argc, char **argv)
                   nd++;
                   same += b16[i] == b32[i];
                 }
-            printf ("RESULT\tperiodogram-tensor-cores\t%s\t%d x %d grid\tkernel %.3f ms for %u rows\t"
+            printf ("RESULT\tperiodogram-tensor-cores\t%s\t%s\t%d x %d grid\tkernel %.3f ms for %u rows\t"
                     "%.4g arcs*passes*grid/s\t%.1f TFLOP/s (8 a complex multiply-add)\twhole workload at this rate: "
-                    "%.1f s\tcoherence vs CUDA cores: max %.2e, mean %.2e; same grid point %.4f\n", device, gv, gh,
+                    "%.1f s\tcoherence vs CUDA cores: max %.2e, mean %.2e; same grid point %.4f\n", device, tc_kernel,
+                    gv, gh,
                     t2.kernel_ms, rows, arcs * passes * gv * gh / (t2.kernel_ms / 1e3),
                     8 * arcs * passes * gv * gh / (t2.kernel_ms / 1e3) / 1e12,
                     workload_arcs * passes * gv * gh / (arcs * passes * gv * gh / (t2.kernel_ms / 1e3)), dmax,

@@ -38,8 +38,9 @@
 #          every algorithm's sidelobes in both directions against each window's theory), and test-cuda's
 #          cases of the range-compression kernels that the weighting passes through, unweighted.
 #   arcs   (not in all) temporal arc coherence: test-cuda-arcs, bench-cuda-arcs at the poster's scale
-#          (15,000 x 8,000 px, 100 passes, 5 x 5 window) for each mapping, the CPU and the periodogram,
-#          and ncu's counters for each kernel (EF_ARCS_NCU=0 skips them).
+#          (15,000 x 8,000 px, 100 passes, 5 x 5 window) for each mapping, the CPU and the periodogram
+#          (on the folded grid, the full-grid kernels timed beside it), and ncu's counters for each
+#          kernel (EF_ARCS_NCU=0 skips them).
 #   arcs-multi (not in all) arc coherence on every GPU: test-cuda-arcs' stack-devices case (a stored
 #          stack's PS network on one device, then two: the same bit for bit), and bench-cuda-arcs --devices
 #          N (the poster's workload's strips shared among all N GPUs against one, in the same run, for
@@ -424,7 +425,7 @@ run_arcs () {
   tail -5 "$OUT/bench-arcs.log"
   grep -E '^RESULT' "$OUT/bench-arcs.txt" >> "$SUMMARY"
   if command -v ncu > /dev/null && [ "${EF_ARCS_NCU:-1}" = 1 ]; then
-    for k in ${EF_ARCS_NCU_KERNELS:-window_kernel soa_coherence_kernel graph_kernel periodogram_kernel periodogram_tc_kernel}; do
+    for k in ${EF_ARCS_NCU_KERNELS:-window_kernel soa_coherence_kernel graph_kernel periodogram_half_kernel periodogram_kernel periodogram_tc_kernel}; do
       timeout 90 ncu --clock-control none -k "$k" --launch-count 1 \
         --metrics smsp__warps_eligible.avg.per_cycle_active,sm__cycles_active.avg.pct_of_peak_sustained_elapsed,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,dram__bytes_read.sum.per_second,dram__bytes_read.sum,lts__t_sector_hit_rate.pct,l1tex__t_sector_hit_rate.pct,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,gpu__time_duration.sum \
         "$BUILD/tests/gpu/bench-cuda-arcs" --width 4096 --height 256 --strip 256 --no-cpu --pg-rows 16 \

@@ -18,6 +18,7 @@
 #include "ef-grid.h"
 #include "ef-stack.h"
 #include "ef-stack-ps.h"
+#include "cuda/ef-cuda-test-hooks.h"
 
 static EfCf32 *
 random_stack (guint w, guint h, guint n)
@@ -124,21 +125,21 @@ coherence_at (const EfArcPhasors *ph, const EfArcOffset *off, gsize i, const flo
   return sqrt (sr * sr + si * si) / n;
 }
 
-/* The periodogram on the device against the CPU's, over a 40 x 40 grid and 100 passes (neither a
- * multiple of the kernels' staging). limit: the largest coherence difference allowed; where the device
- * picks another grid point than the CPU, that point's exact coherence must be within limit of the
- * CPU's maximum (flat periodograms of random arcs have near-ties that rounding may swap). */
+/* The periodogram on the device against the CPU's, over a grid and n passes. limit: the largest
+ * coherence difference allowed; where the device picks another grid point than the CPU, that point's
+ * exact coherence must be within limit of the CPU's maximum (flat periodograms of random arcs have
+ * near-ties that rounding may swap). kernel: what ef_cuda_arcs_periodogram_kernel must say ran. */
 static void
-check_periodogram (EfCudaArcsPgPath path, double limit, double min_same)
+check_periodogram_on (EfCudaArcsPgPath path, EfArcGrid grid, guint n, double limit, double min_same,
+                      const char *kernel)
 {
-  guint w = 61, h = 29, n = 100;
+  guint w = 61, h = 29, n_grid = grid.nv * grid.nh;
   g_autofree EfCf32 *s = random_stack (w, h, n);
   g_autoptr (GError) error = NULL;
   g_autoptr (EfArcPhasors) ph = ef_arc_phasors_new (s, w, h, n, &error);
   g_autoptr (EfCudaArcs) dev = NULL;
-  double t[100], b[100];
+  g_autofree double *t = g_new (double, n), *b = g_new (double, n);
   EfArcModel m;
-  EfArcGrid grid = { -0.02, 0.02, 40, -30, 30, 40 };
   EfArcOffset off[EF_ARC_MAX_OFFSETS];
   EfArcWindow win = { 2, EF_ARC_WINDOW_SQUARE };
   guint n_off = ef_arc_offsets (&win, off);
@@ -147,7 +148,7 @@ check_periodogram (EfCudaArcsPgPath path, double limit, double min_same)
   g_autofree float *gpu = g_new (float, plane * n_off);
   g_autofree guint16 *cpu_best = g_new (guint16, plane * n_off);
   g_autofree guint16 *gpu_best = g_new (guint16, plane * n_off);
-  g_autofree float *tre = g_new (float, 1600 * n), *tim = g_new (float, 1600 * n);
+  g_autofree float *tre = g_new (float, (gsize) n_grid * n), *tim = g_new (float, (gsize) n_grid * n);
   EfCudaArcsTiming tm;
   double d, worst_pick = 0;
 
@@ -163,6 +164,7 @@ check_periodogram (EfCudaArcsPgPath path, double limit, double min_same)
   g_assert_no_error (error);
   g_assert_true (ef_cuda_arcs_set_periodogram_path (dev, path, &error));
   g_assert_no_error (error);
+  g_assert_cmpstr (ef_cuda_arcs_periodogram_kernel (dev), ==, kernel);
   memset (gpu, 0x7f, plane * n_off * sizeof (float));
   memset (gpu_best, 0x55, plane * n_off * sizeof (guint16));
   g_assert_true (ef_cuda_arcs_run (dev, ph->re, ph->im, h, EF_CUDA_ARCS_WINDOW, TRUE, gpu, gpu_best, NULL, &tm,
@@ -177,33 +179,81 @@ check_periodogram (EfCudaArcsPgPath path, double limit, double min_same)
           same++;
         else
           {
-            g_assert_cmpuint (gpu_best[i], <, 1600);
+            g_assert_cmpuint (gpu_best[i], <, n_grid);
             worst_pick = MAX (worst_pick, cpu[i] - coherence_at (ph, off, i, tre, tim, gpu_best[i]));
           }
       }
     else
       g_assert_cmpuint (gpu_best[i], ==, G_MAXUINT16);
-  g_test_message ("periodogram 40 x 40, %u passes, %s: largest coherence difference %.3g; the same grid point for "
-                  "%" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " arcs, the others within %.3g of the maximum; "
-                  "kernel %.3f ms", n, path == EF_CUDA_ARCS_PG_TENSOR ? "tensor cores (fp16)" : "CUDA cores (fp32)",
-                  d, same, valid, worst_pick, tm.kernel_ms);
+  g_test_message ("periodogram %u x %u (v %g to %g, h %g to %g), %u passes, %s: largest coherence difference "
+                  "%.3g; the same grid point for %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " arcs, the others within "
+                  "%.3g of the maximum; kernel %.3f ms", grid.nv, grid.nh, grid.v_min, grid.v_max, grid.h_min,
+                  grid.h_max, n, kernel, d, same, valid, worst_pick, tm.kernel_ms);
   g_assert_cmpfloat (d, <=, limit);
   g_assert_cmpfloat (worst_pick, <=, limit);
   g_assert_cmpfloat ((double) same / valid, >=, min_same);
 }
 
+/* Over a 40 x 40 grid and 100 passes (neither a multiple of the kernels' staging). */
+static void
+check_periodogram (EfCudaArcsPgPath path, double limit, double min_same, const char *kernel)
+{
+  check_periodogram_on (path, (EfArcGrid) { -0.02, 0.02, 40, -30, 30, 40 }, 100, limit, min_same, kernel);
+}
+
 static void
 test_periodogram (void)
 {
-  check_periodogram (EF_CUDA_ARCS_PG_FP32, 1e-5, 0.99);
+  check_periodogram (EF_CUDA_ARCS_PG_FP32, 1e-5, 0.99, "CUDA cores, folded grid");
+}
+
+/* The folded grid on the device: odd edges (the centre its own mirror), a grid off zero (-5 to 25 mm/yr,
+ * 10 to 50 m), pairs a multiple of the kernel's tile (64 x 64: 2048) and passes a multiple of its chunk
+ * (64), passes fewer than a chunk (7), and one point. */
+static void
+test_periodogram_folded (void)
+{
+  check_periodogram_on (EF_CUDA_ARCS_PG_FP32, (EfArcGrid) { -0.02, 0.02, 41, -30, 30, 39 }, 100, 1e-5, 0.99,
+                        "CUDA cores, folded grid");
+  check_periodogram_on (EF_CUDA_ARCS_PG_FP32, (EfArcGrid) { -0.005, 0.025, 40, 10, 50, 40 }, 100, 1e-5, 0.99,
+                        "CUDA cores, folded grid");
+  check_periodogram_on (EF_CUDA_ARCS_PG_FP32, (EfArcGrid) { -0.02, 0.02, 64, -30, 30, 64 }, 64, 1e-5, 0.99,
+                        "CUDA cores, folded grid");
+  check_periodogram_on (EF_CUDA_ARCS_PG_FP32, (EfArcGrid) { -0.02, 0.02, 9, -30, 30, 11 }, 7, 1e-5, 0.99,
+                        "CUDA cores, folded grid");
+  check_periodogram_on (EF_CUDA_ARCS_PG_FP32, (EfArcGrid) { 0.003, 0.003, 1, 17, 17, 1 }, 20, 1e-5, 1.0,
+                        "CUDA cores, folded grid");
+}
+
+/* The full-grid kernel, which devices short of shared memory run: forced by the test hook at 100
+ * passes, and taken by itself at 1000 (a block's series would need 0.5 MB of shared memory). */
+static void
+test_periodogram_full_grid (void)
+{
+#if EF_TEST_HOOKS
+  ef_cuda_arcs_debug_full_grid (TRUE);
+  check_periodogram (EF_CUDA_ARCS_PG_FP32, 1e-5, 0.99, "CUDA cores, full grid");
+  ef_cuda_arcs_debug_full_grid (FALSE);
+#endif
+  check_periodogram_on (EF_CUDA_ARCS_PG_FP32, (EfArcGrid) { -0.02, 0.02, 8, -30, 30, 6 }, 1000, 1e-5, 0.99,
+                        "CUDA cores, full grid");
 }
 
 /* fp16 rounding of series and rotations: about 2^-11 each, over 100 passes summed in fp32, predicts
- * a few 1e-5 in coherence; the bound is the 1e-3 allowed a reduced-precision path. */
+ * a few 1e-5 in coherence; the bound is the 1e-3 allowed a reduced-precision path. The folded grid on
+ * 40 x 40 and 100 passes, and on an odd grid off zero with 37 passes (neither a multiple of 16). */
 static void
 test_periodogram_tensor (void)
 {
-  check_periodogram (EF_CUDA_ARCS_PG_TENSOR, 1e-3, 0.9);
+  check_periodogram (EF_CUDA_ARCS_PG_TENSOR, 1e-3, 0.9, "tensor cores, folded grid");
+  check_periodogram_on (EF_CUDA_ARCS_PG_TENSOR, (EfArcGrid) { -0.005, 0.025, 41, 10, 50, 39 }, 37, 1e-3, 0.9,
+                        "tensor cores, folded grid");
+#if EF_TEST_HOOKS
+  /* The full-grid tensor-core kernel, kept behind the test hook as the folded one's reference. */
+  ef_cuda_arcs_debug_full_grid (TRUE);
+  check_periodogram (EF_CUDA_ARCS_PG_TENSOR, 1e-3, 0.9, "tensor cores, full grid");
+  ef_cuda_arcs_debug_full_grid (FALSE);
+#endif
 }
 
 /* Scores from the device pick the same PS candidates as the CPU's on a simulated stack. */
@@ -439,6 +489,8 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/cuda/arcs/plain/arc", test_arc);
   g_test_add_func ("/compute/cuda/arcs/plain/graph", test_graph);
   g_test_add_func ("/compute/cuda/arcs/periodogram", test_periodogram);
+  g_test_add_func ("/compute/cuda/arcs/periodogram-folded", test_periodogram_folded);
+  g_test_add_func ("/compute/cuda/arcs/periodogram-full-grid", test_periodogram_full_grid);
   g_test_add_func ("/compute/cuda/arcs/periodogram-tensor", test_periodogram_tensor);
   g_test_add_func ("/compute/cuda/arcs/ps-scores", test_ps_scores);
   g_test_add_func ("/compute/cuda/arcs/bad-args", test_bad_args);
