@@ -245,9 +245,10 @@ create_device_state (EfBackend *self, const EfMatchedFilter *mf, GError **error)
       /* Band k before band k + 1 wherever the device has room for a block of either: the first rows are
        * done first. */
       EF_CUDA_CHECK (cudaDeviceGetStreamPriorityRange (&least, &greatest), error);
+      /* The greatest priority is left to the several-device reads' sums (ef-cuda-multi.c). */
       for (guint k = 0; k < priv->n_bands; k++)
         EF_CUDA_CHECK (cudaStreamCreateWithPriority (&priv->s_band[k], cudaStreamNonBlocking,
-                                                     MIN (greatest + (int) k, least)),
+                                                     MIN (greatest + 1 + (int) k, least)),
                        error);
     }
   for (int s = 0; s < 2; s++)

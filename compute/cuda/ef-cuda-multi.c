@@ -532,6 +532,7 @@ ef_cuda_multi_new (const EfDatasetInfo *info, const EfBackendParams *params, con
   for (guint k = 0; k < m->n_readers; k++)
     {
       Reader *r = &m->readers[k];
+      int least = 0, greatest = 0;
 
       r->multi = m;
       r->part = k / READERS_PER_DEVICE;
@@ -539,7 +540,11 @@ ef_cuda_multi_new (const EfDatasetInfo *info, const EfBackendParams *params, con
       r->work.device = devices[r->part];
       m->reader_work[k] = &r->work;
       CHECK_OR_NULL (cudaSetDevice (r->work.device), error);
-      CHECK_OR_NULL (cudaStreamCreateWithFlags (&r->s_sum, cudaStreamNonBlocking), error);
+      /* The sums at the device's greatest priority: backprojection's bands run at high priorities
+       * (ef-cuda-backend.c), and a sum queued behind the last block's later bands would wait for them
+       * to be dispatched, which is what reading while they run is for. */
+      CHECK_OR_NULL (cudaDeviceGetStreamPriorityRange (&least, &greatest), error);
+      CHECK_OR_NULL (cudaStreamCreateWithPriority (&r->s_sum, cudaStreamNonBlocking, greatest), error);
       CHECK_OR_NULL (cudaStreamCreateWithFlags (&r->s_out, cudaStreamNonBlocking), error);
       for (guint j = 0; j < 2; j++)
         {
