@@ -73,7 +73,7 @@ ef_mri_run_choose (EfBackendKind kind, EfMriRun *run, GError **error)
   /* Asked for CUDA by name: say why not rather than quietly running elsewhere. */
   if (kind == EF_BACKEND_CUDA)
     {
-      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_DEVICE, "%s", why);
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_DEVICE, "CUDA was asked for: %s", why);
       return FALSE;
     }
   run_cpu (run, g_strdup_printf ("%s; using the CPU", why));
