@@ -8,6 +8,8 @@
 
 G_BEGIN_DECLS
 
+#define EF_FOCUS_C 299792458.0
+
 typedef struct {
   EfDataset *ds;        /* borrowed */
   EfBackend *be;        /* owned: backprojection on grid (the backend asked for), rectangular windows */
@@ -20,6 +22,8 @@ typedef struct {
   EfPulse   *pulses;    /* owned, block */
   double    *kappa;     /* owned, n: each pulse's spatial frequency along the rows, cycles/m */
   double     res_cross; /* ground cross-range resolution of the pulses used, m */
+  double     res_range; /* ground range resolution, m */
+  double     dtheta;    /* the pulses' span of look angle on the ground, rad */
   GCancellable *cancellable; /* borrowed, may be NULL */
   double     form_s;    /* seconds spent in ef_focus_form so far */
   guint64    n_formations;
