@@ -12,6 +12,7 @@
 
 #include "ef-error.h"
 #include "ef-focus.h"
+#include "ef-focus-private.h"
 #include "ef-job.h"
 #include "ef-metrics.h"
 #include "ef-sicd.h"
@@ -304,6 +305,62 @@ test_pga_grid (void)
   g_assert_cmpfloat (sharp.grid.width * sharp.grid.spacing, <=, 16.0 + sharp.grid.spacing);
 }
 
+/* PGA's per-pulse samples of a patch, the ranges followed along each row by a quadratic, against every
+ * range and sine computed in double: random patches (centres, widths, heights) of a blurred image, both
+ * geometries. Over 20 runs: 3e-5 to 2.3e-4 airborne (at 10 km, the cubic term the quadratic leaves
+ * along a row), 1e-7 to 2e-6 spaceborne; the bound is about twice the worst. */
+static void
+test_pga_projection (void)
+{
+  double worst = 0;
+
+  for (int sb = 0; sb < 2; sb++)
+    {
+      g_autoptr (EfDataset) clean = ef_test_focus_scene (sb, FALSE);
+      guint n = (guint) clean->info.n_pulses;
+      g_autofree double *err = ef_test_focus_error (EF_TEST_ERR_RANDOM_WALK, n, 2.0);
+      g_autoptr (EfDataset) bad = ef_test_focus_with_error (clean, err);
+      g_autoptr (GError) error = NULL;
+      g_autofree EfCf32 *img = NULL;
+      g_autofree EfCf64 *fast = NULL, *exact = NULL;
+      EfPgaPatch patch[6];
+      EfFocusParams fp;
+      EfFocusCtx c;
+      guint win, half_h;
+      double se = 0, ss = 0;
+
+      ef_focus_params_init (&fp, EF_FOCUS_PGA);
+      fp.extent_m = 16;
+      g_assert_true (ef_focus_ctx_init (&c, bad, &fp, &error));
+      g_assert_no_error (error);
+      img = g_new (EfCf32, ef_grid_n_pixels (&c.grid));
+      g_assert_true (ef_focus_form (&c, c.first, c.n, NULL, img, &error));
+      g_assert_no_error (error);
+      win = (guint) g_test_rand_int_range (c.grid.width / 4, c.grid.width + 1);
+      half_h = (guint) g_test_rand_int_range (2, 16);
+      for (guint j = 0; j < G_N_ELEMENTS (patch); j++)
+        patch[j] = (EfPgaPatch) { (guint) g_test_rand_int_range (0, c.grid.height),
+                                  (guint) g_test_rand_int_range (0, c.grid.width) };
+      fast = g_new (EfCf64, (gsize) n * G_N_ELEMENTS (patch));
+      exact = g_new (EfCf64, (gsize) n * G_N_ELEMENTS (patch));
+      for (gsize i = 0; i < (gsize) n * G_N_ELEMENTS (patch); i++)
+        fast[i] = exact[i] = NAN;
+      ef_pga_patch_spectra (&c, img, patch, G_N_ELEMENTS (patch), win, half_h, FALSE, 0, fast);
+      ef_pga_patch_spectra (&c, img, patch, G_N_ELEMENTS (patch), win, half_h, TRUE, 0, exact);
+      for (gsize i = 0; i < (gsize) n * G_N_ELEMENTS (patch); i++)
+        {
+          se += cabs (fast[i] - exact[i]) * cabs (fast[i] - exact[i]);
+          ss += cabs (exact[i]) * cabs (exact[i]);
+        }
+      g_test_message ("%s, %u x %u grid, patches %u x %u: relative L2 error %.3e", sb ? "spaceborne" : "airborne",
+                      c.grid.width, c.grid.height, win, 2 * half_h + 1, sqrt (se / ss));
+      g_assert_true (isfinite (se) && ss > 0);
+      worst = MAX (worst, sqrt (se / ss));
+      ef_focus_ctx_clear (&c);
+    }
+  g_assert_cmpfloat (worst, <, 5e-4);
+}
+
 /* The estimate formed in fp32 against the one formed in fp64, the same steps otherwise: what the
  * images' precision does to an estimate. The bound is where the GPU test's agreement between the device
  * and the CPU (both fp32) comes from. */
@@ -566,6 +623,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/focus/sharpness/blocks", test_sharpness_blocks);
   g_test_add_func ("/compute/focus/precision", test_precision);
   g_test_add_func ("/compute/focus/pga/grid", test_pga_grid);
+  g_test_add_func ("/compute/focus/pga/projection", test_pga_projection);
   g_test_add_func ("/compute/focus/cli", test_cli);
   g_test_add_func ("/compute/focus/sicd", test_sicd);
   g_test_add_func ("/compute/focus/cancel-and-bad", test_cancel_and_bad);

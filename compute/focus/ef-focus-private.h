@@ -45,6 +45,19 @@ void     ef_focus_detrend (const double *kappa, double *e, guint64 n);
 /* The estimators. phase (the collection's pulses) holds the correction to start from and receives the
  * new one; r->iterations, r->last_change_rad (and the sharpness's block fields) are set. */
 gboolean ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResult *r, GError **error);
+/* A prominent scatterer's patch for PGA: the rows [row - half_h, row + half_h] and the columns
+ * [col - win / 2, col - win / 2 + win) about its brightest pixel, clipped to the grid. */
+typedef struct {
+  guint row, col;
+} EfPgaPatch;
+
+/* g[j * c->n + i]: pulse i's sample of patch j of img (the grid's pixels), the patch projected on what the
+ * pulse alone puts in an image for a scatterer at the patch's centre (ef-pga-project.c). exact: every
+ * range and sine computed (the reference); else the ranges followed along each row by a quadratic.
+ * Threaded over the pulses. */
+void     ef_pga_patch_spectra (const EfFocusCtx *c, const EfCf32 *img, const EfPgaPatch *patch, guint n_patch,
+                               guint win, guint half_h, gboolean exact, guint n_threads, EfCf64 *g);
+
 gboolean ef_focus_sharpness_run (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResult *r,
                                  GError **error);
 

@@ -75,90 +75,6 @@ width_energy (const double *profile, guint w, double frac)
   return MIN (2 * half + 1, w);
 }
 
-/* A prominent scatterer's patch: the rows [row - half_h, row + half_h] and the columns
- * [col - win / 2, col - win / 2 + win) about its brightest pixel, clipped to the grid. */
-typedef struct {
-  guint row, col;
-} Patch;
-
-/* Pulse i's signal from each patch, as a backprojected image holds it: the patch's pixels x weighed by
- * the conjugate of what pulse i alone puts at x for a scatterer at the patch's centre X,
- *   h_i(x) = sum_k exp(+j 4 pi f_k (dR_i(x) - dR_i(X)) / c),
- * its band summed in closed form (a Dirichlet kernel). A pulse's contribution to an image is a band along
- * its own line of equal range, tilted from the rows by its look angle: a single row holds only part of
- * it, and its spectrum along the row mixes the pulses whose bands cross that row at the same
- * frequency, several of them at the aperture's edges (2 fc / B cycles across the aperture is what a
- * row resolves); and the ranges are exact for each patch's own centre, whose look directions differ
- * from the grid centre's by its offset over the range (at 10 km, 8 m off the centre turns the local
- * spectrum by more than three pulses' spacing). */
-static void
-patch_spectra (const EfFocusCtx *c, const EfCf32 *img, const Patch *patch, guint n_patch, guint win,
-               guint half_h, guint n_threads, EfCf64 *g)
-{
-  guint w = c->grid.width, h = c->grid.height;
-  guint64 n = c->n;
-  const EfDatasetInfo *info = &c->ds->info;
-  guint ns = (guint) MAX (info->n_samples, 1u);
-
-  (void) n_threads;
-#if HAVE_OPENMP
-#pragma omp parallel for num_threads(n_threads) schedule(dynamic, 4)
-#endif
-  for (guint64 i = 0; i < n; i++)
-    {
-      const EfPulse *pu = &c->ds->pulses[c->first + i];
-      double f1 = pu->fx1, f2 = pu->fx2, fmid, df;
-
-      if (!(f2 > f1) || !(f1 > 0))
-        {
-          f1 = info->fc - 0.5 * info->bandwidth;
-          f2 = info->fc + 0.5 * info->bandwidth;
-        }
-      fmid = 0.5 * (f1 + f2);
-      df = ns > 1 ? (f2 - f1) / (ns - 1) : 0;
-      for (guint j = 0; j < n_patch; j++)
-        {
-          double X[3], rx, re = 0, im = 0;
-          guint r0 = patch[j].row >= half_h ? patch[j].row - half_h : 0;
-          guint r1 = MIN (patch[j].row + half_h, h - 1);
-          gint64 lo = (gint64) patch[j].col - (gint64) (win / 2);
-          guint c0 = (guint) MAX (lo, 0), c1 = (guint) MIN (lo + (gint64) win, (gint64) w);
-
-          ef_grid_pixel_position (&c->grid, patch[j].col, patch[j].row, X);
-          rx = 0.5 * (sqrt ((pu->tx[0] - X[0]) * (pu->tx[0] - X[0]) + (pu->tx[1] - X[1]) * (pu->tx[1] - X[1])
-                            + (pu->tx[2] - X[2]) * (pu->tx[2] - X[2]))
-                      + sqrt ((pu->rcv[0] - X[0]) * (pu->rcv[0] - X[0]) + (pu->rcv[1] - X[1]) * (pu->rcv[1] - X[1])
-                              + (pu->rcv[2] - X[2]) * (pu->rcv[2] - X[2])));
-          for (guint row = r0; row <= r1; row++)
-            for (guint col = c0; col < c1; col++)
-              {
-                EfCf32 v = img[(gsize) row * w + col];
-                double x[3], dr, beta, half, sd, amp, sn, cs;
-
-                if (crealf (v) == 0 && cimagf (v) == 0)
-                  continue;
-                ef_grid_pixel_position (&c->grid, col, row, x);
-                dr = 0.5 * (sqrt ((pu->tx[0] - x[0]) * (pu->tx[0] - x[0]) + (pu->tx[1] - x[1]) * (pu->tx[1] - x[1])
-                                  + (pu->tx[2] - x[2]) * (pu->tx[2] - x[2]))
-                            + sqrt ((pu->rcv[0] - x[0]) * (pu->rcv[0] - x[0])
-                                    + (pu->rcv[1] - x[1]) * (pu->rcv[1] - x[1])
-                                    + (pu->rcv[2] - x[2]) * (pu->rcv[2] - x[2])))
-                     - rx;
-                beta = 4 * G_PI * dr / EF_FOCUS_C;
-                half = 0.5 * beta * df;
-                sd = sin (half);
-                amp = fabs (sd) > 1e-12 ? sin (ns * half) / sd : (double) ns;
-                sn = sin (beta * fmid);
-                cs = cos (beta * fmid);
-                /* v * conj (amp * (cs + j sn)) */
-                re += amp * (crealf (v) * cs + cimagf (v) * sn);
-                im += amp * (cimagf (v) * cs - crealf (v) * sn);
-              }
-          g[(gsize) j * n + i] = re + I * im;
-        }
-    }
-}
-
 gboolean
 ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResult *r, GError **error)
 {
@@ -174,7 +90,7 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
   g_autofree EfCf64 *g = NULL, *dsum = NULL;
   g_autofree double *profile = NULL, *e = NULL, *line_peak = NULL;
   g_autofree guint *line_col = NULL, *by_level = NULL;
-  g_autofree Patch *patch = NULL;
+  g_autofree EfPgaPatch *patch = NULL;
   g_autofree SortKey *order = NULL, *levels = NULL;
   guint n_threads = 1;
 
@@ -198,7 +114,7 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
   line_col = g_new (guint, h);
   by_level = g_new (guint, h);
   levels = g_new (SortKey, h);
-  patch = g_new (Patch, h);
+  patch = g_new (EfPgaPatch, h);
   e = g_new (double, n);
   order = g_new (SortKey, n);
   for (guint64 i = 0; i < n; i++)
@@ -284,9 +200,9 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
           for (guint j = 0; j < n_patch && !taken; j++)
             taken = (row > patch[j].row ? row - patch[j].row : patch[j].row - row) <= half_h;
           if (!taken)
-            patch[n_patch++] = (Patch) { row, line_col[row] };
+            patch[n_patch++] = (EfPgaPatch) { row, line_col[row] };
         }
-      patch_spectra (c, img, patch, n_patch, win, half_h, n_threads, g);
+      ef_pga_patch_spectra (c, img, patch, n_patch, win, half_h, FALSE, n_threads, g);
 
       /* The phase-difference estimator: sum over patches of conj(G(p)) G(p + 1), p in frequency order. */
       memset (dsum, 0, n * sizeof (EfCf64));
