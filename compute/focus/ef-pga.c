@@ -19,11 +19,15 @@
  * degree of freedom of the phase error that the lines' spectra can tell, and a window of a few cells
  * would see only the error's lowest orders. */
 #define PGA_MIN_WINDOW_CELLS 12.0
-/* The share of the lines' summed intensity that the window holds at least. An error that changes at
- * every pulse spreads a faint blur over the whole ambiguity extent, and what the window leaves out, a
- * share eps of the energy, stays as about sqrt(eps) rad of residual: on a 1.5 rad random walk, 0.11 rad
- * at 0.99, 0.031 at 0.999, 0.015 at 0.99999 (64 m grid, point targets). */
-#define PGA_WINDOW_ENERGY 0.99999
+/* The share of the lines' summed intensity that the window holds at least: first 99%, the classical
+ * PGA's schedule, shrinking with the blur, which keeps clutter out; then, once that has converged,
+ * nearly all of it. An error that changes at every pulse spreads a faint blur over the whole ambiguity
+ * extent, and what the window leaves out, a share eps of the energy, stays as about sqrt(eps) rad of
+ * residual: on a 1.5 rad random walk, 0.11 rad at 0.99, 0.031 at 0.999, 0.015 at 0.99999 (64 m grid,
+ * point targets). The wide iterations are kept only while they lower the entropy: over clutter a wide
+ * window's estimate of the high orders is the clutter's, and the image says so. */
+#define PGA_WINDOW_ENERGY 0.99
+#define PGA_WIDE_WINDOW_ENERGY 0.99999
 /* Range lines whose brightest pixel is this far below the brightest line's take no part: a line of
  * clutter alone adds only noise to the gradient. */
 #define PGA_LINE_THRESHOLD 0.01
@@ -83,6 +87,7 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
   gsize npix = (gsize) w * h;
   double s = c->grid.spacing;
   guint win = w, win_min;
+  gboolean wide = FALSE;
   guint max_iter = p->max_iter > 0 ? p->max_iter : 20;
   double tol = p->tol_rad > 0 ? p->tol_rad : 0.005;
   g_autofree EfCf32 *img = NULL, *trial = NULL;
@@ -179,7 +184,8 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
       /* The window: twice the 10 dB width of the blur (Wahl et al.), widened to hold nearly all of the
        * blur's energy (an error of high order spreads it far below 10 dB, where the narrow window would
        * never see it), never wider than the last one. */
-      w10 = MAX (2 * width_10db (profile, w), width_energy (profile, w, PGA_WINDOW_ENERGY));
+      w10 = MAX (2 * width_10db (profile, w),
+                 width_energy (profile, w, wide ? PGA_WIDE_WINDOW_ENERGY : PGA_WINDOW_ENERGY));
       win = CLAMP (w10, win_min, win);
       /* The patch's rows: two range resolutions, and the tilt of the aperture's edge pulses' bands of
        * equal range across half the window. */
@@ -226,14 +232,20 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
       if (!ef_focus_form (c, c->first, n, phase, trial, error))
         return FALSE;
       trial_entropy = ef_image_entropy (trial, npix);
-      g_debug ("PGA iteration %u: %u patches of %u x %u px (grid %u x %u), RMS change %.4g rad, entropy %.5f -> %.5f",
-               it + 1, n_patch, win, 2 * half_h + 1, w, h, sqrt (ss / (double) n), entropy, trial_entropy);
+      g_debug ("PGA iteration %u%s: %u patches of %u x %u px (grid %u x %u), RMS change %.4g rad, entropy %.5f -> %.5f",
+               it + 1, wide ? " (wide)" : "", n_patch, win, 2 * half_h + 1, w, h, sqrt (ss / (double) n), entropy, trial_entropy);
       if (!(trial_entropy < entropy))
         {
           for (guint64 i = 0; i < n; i++)
             phase[c->first + i] -= e[i];
-          if (win <= win_min)
+          if (wide)
             break;
+          if (win <= win_min)
+            {
+              wide = TRUE;
+              win = w;
+              continue;
+            }
           win = MAX (win / 2, win_min);
           continue;
         }
@@ -241,7 +253,12 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
       entropy = trial_entropy;
       r->last_change_rad = sqrt (ss / (double) n);
       if (r->last_change_rad < tol)
-        break;
+        {
+          if (wide)
+            break;
+          wide = TRUE;
+          win = w;
+        }
     }
   return TRUE;
 }
