@@ -27,10 +27,11 @@ G_BEGIN_DECLS
  *   The gradient between neighbouring pulses (in order of cross-range spatial frequency) is the phase
  *   of the sum over patches of conj(G_k(p)) G_k(p + 1); integrated, rid of its constant and linear
  *   terms, it corrects the pulses, and the image is formed again, until the correction's RMS change
- *   falls below a tolerance. The window is twice the blur's 10 dB width, widened to hold all but 1e-5
- *   of its energy (the far, faint blur of an error that changes at every pulse is where its high orders
- *   are); an iteration is kept only when it lowers the image's entropy, the window halving when it does
- *   not (clutter). Neighbouring pulses' spectral samples are 1 / (n rho_x) apart, so PGA's grid spans
+ *   falls below a tolerance. The window is twice the blur's 10 dB width, widened to hold 99% of its
+ *   energy, never wider than the last; an iteration is kept only when it lowers the image's entropy,
+ *   the window halving when it does not (clutter). Once that converges, windows holding all but 1e-5
+ *   of the energy follow, kept while they lower the entropy: the far, faint blur of an error that
+ *   changes at every pulse is where its high orders are. Neighbouring pulses' spectral samples are 1 / (n rho_x) apart, so PGA's grid spans
  *   n rho_x across (2n pixels, at most 4096; the range side as asked): narrower, it would see an
  *   error's orders up to extent / (2 rho_x) cycles across the aperture only.
  * - Sharpness (Ash, "An autofocus method for backprojection imagery in synthetic aperture radar", IEEE
