@@ -187,13 +187,16 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
       w10 = MAX (2 * width_10db (profile, w),
                  width_energy (profile, w, wide ? PGA_WIDE_WINDOW_ENERGY : PGA_WINDOW_ENERGY));
       win = CLAMP (w10, win_min, win);
-      /* The patch's rows: two range resolutions, and the tilt of the aperture's edge pulses' bands of
-       * equal range across half the window. */
-      half_h = (guint) ceil ((2 * c->res_range + 0.5 * win * s * tan (0.5 * c->dtheta)) / s);
+      /* The patches. First, as the classical PGA uses range lines: each prominent line centred on its
+       * own brightest pixel, two range resolutions either side of it (in a busy scene the patches of
+       * distinct lines hold distinct mixtures of scatterers, and their sum averages the mixtures out:
+       * on 300 targets in 256 pulses' region, 0.067 rad left of a 2 rad quadratic, against 0.56 with one
+       * tall patch a scatterer). Then, with the wide windows, one patch a scatterer (brightest first,
+       * each patch's rows its own: a line inside a brighter one's patch holds that scatterer, or its
+       * sidelobes), tall enough to hold the band of equal range of the aperture's edge pulses across
+       * half the window, which is where a single pulse's phase is read. */
+      half_h = (guint) ceil ((2 * c->res_range + (wide ? 0.5 * win * s * tan (0.5 * c->dtheta) : 0)) / s);
       half_h = MIN (half_h, h / 2);
-
-      /* The patches: the prominent lines' brightest pixels, brightest first, each patch's rows its own
-       * (a line inside a brighter one's patch holds that scatterer, or its sidelobes). */
       for (guint a = 0; a < h; a++)
         {
           guint row = by_level[a];
@@ -203,7 +206,7 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
             break;
           if (!(line_peak[row] > 0))
             break;
-          for (guint j = 0; j < n_patch && !taken; j++)
+          for (guint j = 0; wide && j < n_patch && !taken; j++)
             taken = (row > patch[j].row ? row - patch[j].row : patch[j].row - row) <= half_h;
           if (!taken)
             patch[n_patch++] = (EfPgaPatch) { row, line_col[row] };
