@@ -54,7 +54,8 @@ typedef struct {
 /* g[j * c->n + i]: pulse i's sample of patch j of img (the grid's pixels), the patch projected on what the
  * pulse alone puts in an image for a scatterer at the patch's centre (ef-pga-project.c). exact: every
  * range and sine computed (the reference); else the ranges followed along each row by a quadratic.
- * Threaded over the pulses. */
+ * Threaded over the pulses; once c->cancellable is cancelled the pulses left are skipped (g then holds
+ * garbage: check it). */
 void     ef_pga_patch_spectra (const EfFocusCtx *c, const EfCf32 *img, const EfPgaPatch *patch, guint n_patch,
                                guint win, guint half_h, gboolean exact, guint n_threads, EfCf64 *g);
 

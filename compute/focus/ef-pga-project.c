@@ -188,6 +188,9 @@ ef_pga_patch_spectra (const EfFocusCtx *c, const EfCf32 *img, const EfPgaPatch *
       const EfPulse *pu = &c->ds->pulses[c->first + i];
       double fmid, df;
 
+      /* Cancelled: the rest is skipped, and the caller says so. */
+      if (g_cancellable_is_cancelled (c->cancellable))
+        continue;
       pulse_band (info, pu, ns, &fmid, &df);
       for (guint j = 0; j < n_patch; j++)
         g[(gsize) j * n + i] = exact ? project_exact (c, img, pu, &patch[j], win, half_h, ns, fmid, df)

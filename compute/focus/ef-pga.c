@@ -212,6 +212,11 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
             patch[n_patch++] = (EfPgaPatch) { row, line_col[row] };
         }
       ef_pga_patch_spectra (c, img, patch, n_patch, win, half_h, FALSE, n_threads, g);
+      if (g_cancellable_is_cancelled (c->cancellable))
+        {
+          g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_CANCELLED, "Autofocus cancelled");
+          return FALSE;
+        }
 
       /* The phase-difference estimator: sum over patches of conj(G(p)) G(p + 1), p in frequency order. */
       memset (dsum, 0, n * sizeof (EfCf64));
