@@ -78,7 +78,8 @@ typedef struct {
   guint         upsample;      /* range profiles' zero padding (default 16) */
   EfPrecision   precision;     /* fp32 (the default) or fp64 */
   guint         n_threads;     /* 0: all */
-  guint         max_iter;      /* PGA iterations, or sharpness sweeps (default 20) */
+  guint         max_iter;      /* PGA iterations (its wide stage a quarter as many more), or sharpness sweeps
+                                * (default 20) */
   double        tol_rad;       /* stop once the RMS change of an iteration is below (default 0.005) */
   guint         block_pulses;  /* sharpness: pulses a block (0: 1, or more to keep within memory_bytes) */
   guint64       memory_bytes;  /* sharpness: bound on the blocks' images (default 512 MiB) */

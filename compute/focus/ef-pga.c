@@ -137,13 +137,13 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
   if (!ef_focus_form (c, c->first, n, phase, img, error))
     return FALSE;
   entropy = ef_image_entropy (img, npix);
-  for (guint it = 0; it < max_iter; it++)
+  for (guint it = 0; it < max_iter + MAX (1u, max_iter / 4); it++)
     {
       guint w10, n_patch = 0, half_h;
       double ss = 0, trial_entropy, top = 0;
 
-      /* The classical stage has three quarters of the iterations at most: the wide one always comes. */
-      if (!wide && it >= MAX (1u, 3 * max_iter / 4))
+      /* The classical stage has max_iter iterations at most, the wide one a quarter as many more. */
+      if (!wide && it >= max_iter)
         {
           wide = TRUE;
           win = w;
