@@ -18,22 +18,23 @@ G_BEGIN_DECLS
  * data (ef_dataset_new_phase_corrected). The estimate comes from the image itself:
  *
  * - PGA, the phase gradient algorithm (Wahl, Eichel, Ghiglia and Jakowatz, IEEE Trans. AES 30(3), 1994),
- *   for backprojected images: each prominent scatterer (a range line's brightest pixel, within 20 dB of
- *   the brightest line's, brightest first, one a patch of lines) is windowed in a patch about it,
- *   cross-range the window's width, down range its pulses' bands of equal range across that width; the
- *   patch is projected on each pulse's own contribution to an image (the band summed in closed form,
- *   the ranges exact for the patch's centre), which is that pulse's sample of the scatterer's phase
- *   history, so that the error is read per pulse with no resampling between azimuth bins and pulses.
- *   The gradient between neighbouring pulses (in order of cross-range spatial frequency) is the phase
- *   of the sum over patches of conj(G_k(p)) G_k(p + 1); integrated, rid of its constant and linear
- *   terms, it corrects the pulses, and the image is formed again, until the correction's RMS change
- *   falls below a tolerance. The window is twice the blur's 10 dB width, widened to hold 99% of its
- *   energy, never wider than the last; an iteration is kept only when it lowers the image's entropy,
- *   the window halving when it does not (clutter). Once that converges, windows holding all but 1e-5
- *   of the energy follow, kept while they lower the entropy: the far, faint blur of an error that
- *   changes at every pulse is where its high orders are. Neighbouring pulses' spectral samples are 1 / (n rho_x) apart, so PGA's grid spans
- *   n rho_x across (2n pixels, at most 4096; the range side as asked): narrower, it would see an
- *   error's orders up to extent / (2 rho_x) cycles across the aperture only.
+ *   for backprojected images: a patch about a prominent scatterer (a range line's brightest pixel,
+ *   within 20 dB of the brightest line's) is windowed across and projected on each pulse's own
+ *   contribution to an image (the band summed in closed form, the ranges exact for the patch's
+ *   centre), which is that pulse's sample of the scatterer's phase history: the error is read per
+ *   pulse with no resampling between azimuth bins and pulses. The gradient between neighbouring pulses
+ *   (in order of cross-range spatial frequency) is the phase of the sum over patches of
+ *   conj(G_k(p)) G_k(p + 1); integrated, rid of its constant and linear terms, it corrects the pulses,
+ *   and the image is formed again, until the correction's RMS change falls below a tolerance. First
+ *   the classical schedule: every prominent line alone, the window twice the blur's 10 dB width,
+ *   widened to hold 99% of its energy, never wider than the last, halving when an iteration does not
+ *   lower the image's entropy (it is then undone) or has converged. Then the wide stage: windows
+ *   holding all but 1e-5 of the energy (the far, faint blur of an error that changes at every pulse is
+ *   where its high orders are), one patch a scatterer, tall enough for the bands of equal range of the
+ *   aperture's edge pulses across the window, kept while they lower the entropy. Neighbouring pulses'
+ *   spectral samples are 1 / (n rho_x) apart, so PGA's grid spans n rho_x across (2n pixels, at most
+ *   4096; the range side as asked): narrower, it would see an error's orders up to
+ *   extent / (2 rho_x) cycles across the aperture only.
  * - Sharpness (Ash, "An autofocus method for backprojection imagery in synthetic aperture radar", IEEE
  *   GRSL 9(1), 2012): the image is the sum over pulse blocks k of exp(j theta_k) b_k, b_k the block's
  *   backprojected image. Sum |I|^4 is, as a function of one theta_k with the others fixed, a
