@@ -24,6 +24,7 @@ typedef struct {
   double     res_cross; /* ground cross-range resolution of the pulses used, m */
   double     res_range; /* ground range resolution, m */
   double     dtheta;    /* the pulses' span of look angle on the ground, rad */
+  guint      asked_cols; /* the middle columns that are the square region asked for (PGA's grid is wider) */
   GCancellable *cancellable; /* borrowed, may be NULL */
   double     form_s;    /* seconds spent in ef_focus_form so far */
   guint64    n_formations;

@@ -194,6 +194,7 @@ ef_focus_ctx_init (EfFocusCtx *c, EfDataset *ds, const EfFocusParams *p, GError 
   c->grid.v[1] = -d[1];
   c->grid.v[2] = 0;
   c->grid.spacing = spacing;
+  c->asked_cols = side;
   c->grid.width = across;
   c->grid.height = side;
   for (int i = 0; i < 3; i++)
