@@ -18,7 +18,8 @@
 
 typedef struct {
   guint         size;
-  guint         max_px;
+  guint         max_px;         /* the estimate's grid: max_px across (cross-range), est_rows down range */
+  guint         est_rows;
   char         *backend;        /* owned: where the estimate's images were formed */
   char         *final_backend;  /* owned: where the corrected image was formed */
   guint         pulses, samples, iterations;
@@ -185,6 +186,7 @@ bench_one (guint size, const EfCliBenchFocus *o, FocusRow *row, GError **error)
 
   row->size = size;
   row->max_px = fr.grid.width;
+  row->est_rows = fr.grid.height;
   row->backend = fr.sweep_backend != NULL ? g_strdup_printf ("%s (sweeps %s)", fr.backend, fr.sweep_backend)
                                            : g_strdup (fr.backend);
   row->final_backend = g_strdup (run.backend != NULL ? run.backend : "?");
@@ -246,6 +248,7 @@ ef_cli_bench_focus (GArray *sizes, const EfCliBenchFocus *o)
           ef_cli_json_begin_object (&j, NULL);
           ef_cli_json_int (&j, "size", r->size);
           ef_cli_json_int (&j, "estimation_px", r->max_px);
+          ef_cli_json_int (&j, "estimation_rows", r->est_rows);
           ef_cli_json_int (&j, "pulses", r->pulses);
           ef_cli_json_int (&j, "samples", r->samples);
           ef_cli_json_string (&j, "backend", r->backend);
@@ -281,8 +284,9 @@ ef_cli_bench_focus (GArray *sizes, const EfCliBenchFocus *o)
         {
           const FocusRow *r = &g_array_index (rows, FocusRow, i);
 
-          printf ("| %u² | %u x %u | %u² | %s | %u | %" G_GUINT64_FORMAT " | %.3f | %.3f | %.3f (%s) | %.3f | %.2f | "
-                  "%.4f |\n", r->size, r->pulses, r->samples, r->max_px, r->backend, r->iterations, r->n_formations,
+          printf ("| %u² | %u x %u | %u x %u | %s | %u | %" G_GUINT64_FORMAT " | %.3f | %.3f | %.3f (%s) | %.3f | %.2f | "
+                  "%.4f |\n", r->size, r->pulses, r->samples, r->max_px, r->est_rows, r->backend, r->iterations,
+                  r->n_formations,
                   r->form_s, r->estimate_s, r->final_s, r->final_backend, r->form_s + r->estimate_s + r->final_s,
                   r->injected_rad, r->residual_rad);
         }

@@ -76,9 +76,6 @@ ef_cli_focus_apply (EfDataset **ds, const EfCliFocusArgs *args, const double roi
                fr.grid.width, fr.grid.height, fr.grid.spacing,
                (g_get_monotonic_time () - t0) * 1e-6, fr.n_formations, fr.form_s, fr.estimate_s, fr.entropy_before,
                fr.entropy_after, fr.sharpness_before, fr.sharpness_after);
-      if (method == EF_FOCUS_PGA)
-        g_debug ("PGA estimates an error's slow part and leaves its pulse-to-pulse part (0.2-0.45 rad of a 1.5 rad "
-                 "random walk on simulated scenes): the sharpness method estimates that too");
       if (method == EF_FOCUS_SHARPNESS)
         g_debug ("sharpness blocks: %u pulses each, %" G_GUINT64_FORMAT " bytes, swept on %s", fr.block_pulses,
                  fr.memory_bytes, fr.sweep_backend);

@@ -8,6 +8,8 @@
 
 G_BEGIN_DECLS
 
+#define EF_FOCUS_C 299792458.0
+
 typedef struct {
   EfDataset *ds;        /* borrowed */
   EfBackend *be;        /* owned: backprojection on grid (the backend asked for), rectangular windows */
@@ -20,6 +22,9 @@ typedef struct {
   EfPulse   *pulses;    /* owned, block */
   double    *kappa;     /* owned, n: each pulse's spatial frequency along the rows, cycles/m */
   double     res_cross; /* ground cross-range resolution of the pulses used, m */
+  double     res_range; /* ground range resolution, m */
+  double     dtheta;    /* the pulses' span of look angle on the ground, rad */
+  guint      asked_cols; /* the middle columns that are the square region asked for (PGA's grid is wider) */
   GCancellable *cancellable; /* borrowed, may be NULL */
   double     form_s;    /* seconds spent in ef_focus_form so far */
   guint64    n_formations;
@@ -41,6 +46,20 @@ void     ef_focus_detrend (const double *kappa, double *e, guint64 n);
 /* The estimators. phase (the collection's pulses) holds the correction to start from and receives the
  * new one; r->iterations, r->last_change_rad (and the sharpness's block fields) are set. */
 gboolean ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResult *r, GError **error);
+/* A prominent scatterer's patch for PGA: the rows [row - half_h, row + half_h] and the columns
+ * [col - win / 2, col - win / 2 + win) about its brightest pixel, clipped to the grid. */
+typedef struct {
+  guint row, col;
+} EfPgaPatch;
+
+/* g[j * c->n + i]: pulse i's sample of patch j of img (the grid's pixels), the patch projected on what the
+ * pulse alone puts in an image for a scatterer at the patch's centre (ef-pga-project.c). exact: every
+ * range and sine computed (the reference); else the ranges followed along each row by a quadratic.
+ * Threaded over the pulses; once c->cancellable is cancelled the pulses left are skipped (g then holds
+ * garbage: check it). */
+void     ef_pga_patch_spectra (const EfFocusCtx *c, const EfCf32 *img, const EfPgaPatch *patch, guint n_patch,
+                               guint win, guint half_h, gboolean exact, guint n_threads, EfCf64 *g);
+
 gboolean ef_focus_sharpness_run (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResult *r,
                                  GError **error);
 

@@ -12,6 +12,9 @@
 #include "ef-metrics.h"
 
 #define SPEED_OF_LIGHT 299792458.0
+/* PGA's rows at most (pixels), however many pulses: beyond, its spectral samples each hold several
+ * pulses (see ef_focus_ctx_init). */
+#define PGA_MAX_WIDTH 4096
 
 void
 ef_focus_params_init (EfFocusParams *p, EfFocusMethod method)
@@ -100,7 +103,7 @@ ef_focus_ctx_init (EfFocusCtx *c, EfDataset *ds, const EfFocusParams *p, GError 
   double centre[3] = { p->centre[0], p->centre[1], 0 };
   double am[3], d[2], dn, slant, cos_psi, lo = G_MAXDOUBLE, hi = -G_MAXDOUBLE, res_range, spacing;
   double side_m;
-  guint side;
+  guint side, across;
   EfBackendParams bp = { 0 };
 
   memset (c, 0, sizeof *c);
@@ -161,10 +164,27 @@ ef_focus_ctx_init (EfFocusCtx *c, EfDataset *ds, const EfFocusParams *p, GError 
     }
   c->res_cross = SPEED_OF_LIGHT / (2 * info->fc * (hi - lo) * cos_psi);
   res_range = SPEED_OF_LIGHT / (2 * info->bandwidth * cos_psi);
+  c->res_range = res_range;
+  c->dtheta = hi - lo;
   spacing = p->spacing > 0 ? p->spacing : 0.5 * MIN (res_range, c->res_cross);
   side_m = p->extent_m > 0 ? p->extent_m : spacing * MAX (p->max_px, 16u);
   side = (guint) MIN (ceil (side_m / spacing), (double) MAX (p->max_px, 16u));
   side = MAX (side, 16u) & ~1u;
+  /* PGA reads pulse p's phase from the image's spectrum along cross-range at the pulse's own spatial
+   * frequency; neighbouring pulses are 1 / (n rho_x) apart there, so the rows must span n rho_x (the
+   * aperture's ambiguity extent, 2n pixels at half a resolution cell) for each pulse's sample to be its
+   * own. Narrower, the spectrum holds extent / rho_x independent samples only, and an error that
+   * changes from pulse to pulse keeps its orders above extent / (2 rho_x) cycles across the aperture
+   * (0.27 rad of a 1.5 rad random walk at 16 m, n rho_x = 64 m; 0.015 rad at 64 m). The range side
+   * stays as asked. */
+  across = side;
+  if (p->method == EF_FOCUS_PGA)
+    {
+      double ambiguity = (double) c->n * c->res_cross / spacing;
+
+      across = (guint) MIN (MAX ((double) side, ceil (ambiguity)), (double) MAX (PGA_MAX_WIDTH, p->max_px));
+      across = MAX (across, side) & ~1u;
+    }
 
   /* Rows (u) along cross-range, columns (v) down range, away from the antenna. */
   c->grid.u[0] = -d[1];
@@ -174,10 +194,11 @@ ef_focus_ctx_init (EfFocusCtx *c, EfDataset *ds, const EfFocusParams *p, GError 
   c->grid.v[1] = -d[1];
   c->grid.v[2] = 0;
   c->grid.spacing = spacing;
-  c->grid.width = side;
+  c->asked_cols = side;
+  c->grid.width = across;
   c->grid.height = side;
   for (int i = 0; i < 3; i++)
-    c->grid.origin[i] = centre[i] - 0.5 * side * spacing * (c->grid.u[i] + c->grid.v[i]);
+    c->grid.origin[i] = centre[i] - 0.5 * spacing * (across * c->grid.u[i] + side * c->grid.v[i]);
 
   c->kappa = g_new (double, c->n);
   for (guint64 i = 0; i < c->n; i++)

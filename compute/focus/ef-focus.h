@@ -17,21 +17,24 @@ G_BEGIN_DECLS
  * exp(-j phase[p]) before range compression: every former, on every backend, then forms from corrected
  * data (ef_dataset_new_phase_corrected). The estimate comes from the image itself:
  *
- * - PGA, the phase gradient algorithm (Wahl, Eichel, Ghiglia and Jakowatz, IEEE Trans. AES 30(3), 1994):
- *   on a grid whose rows run along cross-range, each range line's brightest scatterer is shifted to the
- *   centre, windowed (the window shrinking from one iteration to the next), and the lines' spectra are
- *   evaluated at each pulse's own cross-range spatial frequency (2 f_c / c times the look direction's
- *   component along the rows), so that the phase error is read per pulse with no resampling between
- *   azimuth bins and pulses. The gradient between neighbouring pulses is the phase of the sum over lines
- *   of conj(G_l(p)) G_l(p + 1); integrated, rid of its constant and linear terms, it corrects the pulses,
- *   and the image is formed again, until the correction's RMS change falls below a tolerance. Only the
- *   lines that hold a prominent scatterer (within 20 dB of the brightest line's peak) take part; the
- *   window is twice the blur's 10 dB width, widened to hold 99% of its energy; and an iteration is kept
- *   only when it lowers the image's entropy, the window halving when it does not (clutter). The region's
- *   extent bounds the order of error PGA can see: its spectral samples are 1 / extent apart. Measured,
- *   that is not what binds on an error that changes at every pulse: PGA leaves a random walk's
- *   pulse-to-pulse part (0.2-0.45 rad of 1.5) however wide the grid (test-autofocus's
- *   /compute/focus/pga/random-walk-limit); the sharpness method estimates it.
+ * - PGA, the phase gradient algorithm (Wahl, Eichel, Ghiglia and Jakowatz, IEEE Trans. AES 30(3), 1994),
+ *   for backprojected images: a patch about a prominent scatterer (a range line's brightest pixel,
+ *   within 20 dB of the brightest line's) is windowed across and projected on each pulse's own
+ *   contribution to an image (the band summed in closed form, the ranges exact for the patch's
+ *   centre), which is that pulse's sample of the scatterer's phase history: the error is read per
+ *   pulse with no resampling between azimuth bins and pulses. The gradient between neighbouring pulses
+ *   (in order of cross-range spatial frequency) is the phase of the sum over patches of
+ *   conj(G_k(p)) G_k(p + 1); integrated, rid of its constant and linear terms, it corrects the pulses,
+ *   and the image is formed again, until the correction's RMS change falls below a tolerance. First
+ *   the classical schedule: every prominent line alone, the window twice the blur's 10 dB width,
+ *   widened to hold 99% of its energy, never wider than the last, halving when an iteration does not
+ *   lower the image's entropy (it is then undone) or has converged. Then the wide stage: windows
+ *   holding all but 1e-5 of the energy (the far, faint blur of an error that changes at every pulse is
+ *   where its high orders are), one patch a scatterer, tall enough for the bands of equal range of the
+ *   aperture's edge pulses across the window, kept while they lower the entropy. Neighbouring pulses'
+ *   spectral samples are 1 / (n rho_x) apart, so PGA's grid spans n rho_x across (2n pixels, at most
+ *   4096; the range side as asked): narrower, it would see an error's orders up to
+ *   extent / (2 rho_x) cycles across the aperture only.
  * - Sharpness (Ash, "An autofocus method for backprojection imagery in synthetic aperture radar", IEEE
  *   GRSL 9(1), 2012): the image is the sum over pulse blocks k of exp(j theta_k) b_k, b_k the block's
  *   backprojected image. Sum |I|^4 is, as a function of one theta_k with the others fixed, a
@@ -41,10 +44,10 @@ G_BEGIN_DECLS
  *   linear part aside). Memory: the blocks' images, n_blocks * pixels complex floats, kept within
  *   memory_bytes by making blocks longer, and the sum in complex double.
  *
- * Both estimate on their own grid: square, about the region's centre, its rows along cross-range at the
- * middle of the aperture, its spacing half the finer of the two ground resolutions (so that the
- * aperture's band of spatial frequencies is sampled twice over), at most max_px pixels a side (the
- * region's middle when it is larger). Both form with rectangular windows, whatever the final image uses.
+ * Both estimate on their own grid: square (PGA's wider across, above), about the region's centre, its
+ * rows along cross-range at the middle of the aperture, its spacing half the finer of the two ground
+ * resolutions (so that the aperture's band of spatial frequencies is sampled twice over), at most max_px
+ * pixels a side (the region's middle when it is larger). Both form with rectangular windows, whatever the final image uses.
  *
  * The images are formed through the backend asked for (ef_backend_new: the CPU, CUDA, or CUDA when a
  * device is there), so on CUDA every formation of the estimate runs on the device: PGA's image per
@@ -76,7 +79,8 @@ typedef struct {
   guint         upsample;      /* range profiles' zero padding (default 16) */
   EfPrecision   precision;     /* fp32 (the default) or fp64 */
   guint         n_threads;     /* 0: all */
-  guint         max_iter;      /* PGA iterations, or sharpness sweeps (default 20) */
+  guint         max_iter;      /* PGA iterations (its wide stage a quarter as many more), or sharpness sweeps
+                                * (default 20) */
   double        tol_rad;       /* stop once the RMS change of an iteration is below (default 0.005) */
   guint         block_pulses;  /* sharpness: pulses a block (0: 1, or more to keep within memory_bytes) */
   guint64       memory_bytes;  /* sharpness: bound on the blocks' images (default 512 MiB) */

@@ -40,9 +40,10 @@ region_entropy (EfMainWindow *window)
   return ef_image_entropy (img, ef_grid_n_pixels (grid));
 }
 
-/* The method the sidecar of the region exported as .npy names under extra.autofocus, or NULL. */
+/* The method the sidecar of the region exported as .npy names under extra.autofocus, or NULL; and where
+ * it says the estimate was formed (backend and backend_reason, NULL when absent) when asked. */
 static char *
-exported_autofocus (EfMainWindow *window)
+exported_autofocus_full (EfMainWindow *window, char **backend, char **reason)
 {
   g_autofree char *dir = g_dir_make_tmp ("echoform-test-XXXXXX", NULL);
   g_autofree char *npy = g_build_filename (dir, "region.npy", NULL);
@@ -66,17 +67,33 @@ exported_autofocus (EfMainWindow *window)
   g_assert_nonnull (extra);
   af = json_object_get_member (extra, "autofocus");
   if (af != NULL && JSON_NODE_HOLDS_OBJECT (af))
-    method = g_strdup (json_object_get_string_member (json_node_get_object (af), "method"));
+    {
+      JsonObject *o = json_node_get_object (af);
+
+      method = g_strdup (json_object_get_string_member (o, "method"));
+      if (backend != NULL)
+        *backend = g_strdup (json_object_get_string_member_with_default (o, "backend", NULL));
+      if (reason != NULL && json_object_has_member (o, "backend_reason")
+          && !json_object_get_null_member (o, "backend_reason"))
+        *reason = g_strdup (json_object_get_string_member (o, "backend_reason"));
+    }
   g_unlink (npy);
   g_unlink (json);
   g_rmdir (dir);
   return method;
 }
 
+static char *
+exported_autofocus (EfMainWindow *window)
+{
+  return exported_autofocus_full (window, NULL, NULL);
+}
+
 static void
 test_autofocus (void)
 {
   EfSimTarget tg[3] = { { { 0, 0, 0 }, 1.0 }, { { 3, 2, 0 }, 0.8 }, { { -2, -3, 0 }, 0.6 } };
+  g_autoptr (GSettings) settings = g_settings_new (APP_ID);
   g_autoptr (GError) error = NULL;
   g_autoptr (EfDataset) ds = NULL;
   EfMainWindow *window;
@@ -94,6 +111,8 @@ test_autofocus (void)
   ds = ef_sim_run (&sp, &error);
   g_assert_no_error (error);
 
+  /* The application's default backend: a device when there is one, else the CPU, saying why. */
+  g_settings_set_string (settings, "backend", "auto");
   window = ef_main_window_new (GTK_APPLICATION (app));
   g_object_ref (window);
   gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
@@ -123,14 +142,28 @@ test_autofocus (void)
   /* The processing page says what the region was formed from. */
   g_test_message ("processing page: %s", ef_processing_panel_get_run_text (window->processing_panel));
   g_assert_nonnull (strstr (ef_processing_panel_get_run_text (window->processing_panel),
-                            "phase-corrected (sharpness)"));
+                            "phase-corrected (sharpness, estimated on "));
   spin (0.3);
   screenshot (GTK_WIDGET (window), "autofocus-after.png");
   screenshot (GTK_WIDGET (ef_main_window_focus_get_plot (window)), "autofocus-phase.png");
   {
-    /* What ran is what is recorded: the exported region's sidecar names the correction. */
-    g_autofree char *method = exported_autofocus (window);
+    /* What ran is what is recorded: the exported region's sidecar names the correction, and the backend
+     * that estimated it: the one the region forms with (auto here), which without a device is the CPU,
+     * for the same reason the region gives. */
+    g_autofree char *backend = NULL, *reason = NULL;
+    g_autofree char *method = exported_autofocus_full (window, &backend, &reason);
+    const EfRunInfo *run = ef_job_runner_get_run_info (ef_main_window_get_roi_runner (window));
+
+    g_test_message ("estimated on %s (%s); the region formed on %s (%s, asked %s)", backend, reason ? reason : "as asked",
+                    run->backend, run->backend_reason ? run->backend_reason : "as asked",
+                    ef_backend_kind_to_string (run->backend_requested));
     g_assert_cmpstr (method, ==, "sharpness");
+    g_assert_cmpstr (backend, ==, run->backend);
+    g_assert_cmpstr (reason, ==, run->backend_reason);
+#if !HAVE_CUDA
+    g_assert_cmpstr (backend, ==, "cpu");
+    g_assert_nonnull (reason);
+#endif
   }
 
   /* Removed: the region forms again from the pulses as they were. */
@@ -147,6 +180,7 @@ test_autofocus (void)
   spin_until (no_pending_frees, NULL, 30);
   spin (0.1);
   g_assert_finalize_object (window);
+  g_settings_set_string (settings, "backend", "cpu");
 }
 
 int

@@ -21,6 +21,9 @@ typedef struct {
   guint64       first, n_used;
   EfFocusMethod method;      /* of the estimate, and its measures */
   double        entropy_before, entropy_after, sharpness_before, sharpness_after;
+  char         *backend;     /* owned: where the estimate's images were formed ("cpu", "cuda") */
+  guint         n_devices;
+  char         *backend_note; /* owned, may be NULL: why that is not the backend the region forms with */
   GtkWidget    *plot_window; /* borrowed; cleared when it is destroyed */
 } FocusState;
 
@@ -40,6 +43,8 @@ focus_state_free (gpointer data)
   g_clear_object (&st->cancellable);
   g_clear_pointer (&st->original, ef_dataset_unref);
   g_free (st->phase);
+  g_free (st->backend);
+  g_free (st->backend_note);
   if (st->plot_window != NULL)
     gtk_window_destroy (GTK_WINDOW (st->plot_window));
   g_free (st);
@@ -222,9 +227,22 @@ focus_done (GObject *source, GAsyncResult *result, gpointer user_data)
   st->entropy_after = d->result.entropy_after;
   st->sharpness_before = d->result.sharpness_before;
   st->sharpness_after = d->result.sharpness_after;
-  msg = g_strdup_printf (_("Autofocus (%s): entropy %.4f → %.4f, %u iterations"),
-                         ef_focus_method_to_string (d->params.method), d->result.entropy_before,
-                         d->result.entropy_after, d->result.iterations);
+  g_free (st->backend);
+  st->backend = g_steal_pointer (&d->result.backend);
+  st->n_devices = d->result.n_devices;
+  g_free (st->backend_note);
+  st->backend_note = g_steal_pointer (&d->result.backend_note);
+  if (st->backend_note != NULL)
+    {
+      /* Translators: "Autofocus (pga) on cpu: entropy 6.1 → 4.7, 3 iterations (No CUDA device; using the CPU)" */
+      msg = g_strdup_printf (_("Autofocus (%s) on %s: entropy %.4f → %.4f, %u iterations (%s)"),
+                             ef_focus_method_to_string (d->params.method), st->backend, d->result.entropy_before,
+                             d->result.entropy_after, d->result.iterations, st->backend_note);
+    }
+  else
+    msg = g_strdup_printf (_("Autofocus (%s) on %s: entropy %.4f → %.4f, %u iterations"),
+                           ef_focus_method_to_string (d->params.method), st->backend, d->result.entropy_before,
+                           d->result.entropy_after, d->result.iterations);
   ef_main_window_toast (self, msg);
   title = g_strdup_printf (_("Estimated phase error (%s)"), ef_focus_method_to_string (d->params.method));
   show_plot (self, st, title);
@@ -259,6 +277,21 @@ autofocus_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
   d->params.centre[1] = 0.5 * (self->roi[1] + self->roi[3]);
   d->params.extent_m = MAX (self->roi[2] - self->roi[0], self->roi[3] - self->roi[1]);
   d->params.cancellable = st->cancellable;
+  /* The estimate's images are formed where the region is (as `form --autofocus` does): the same backend,
+   * devices, threads and range upsampling. CUDA asked for by name and no device falls back to the CPU
+   * here with the backend's own message, shown and recorded, rather than failing as the region does. */
+  {
+    /* Only the processing choices are read: the grid is the estimator's own. */
+    EfGrid grid = { .spacing = 1, .width = 1, .height = 1, .u = { 1, 0, 0 }, .v = { 0, 1, 0 } };
+    EfJobParams jp;
+
+    ef_processing_to_job_params (&self->proc, &grid, &jp);
+    d->params.backend = jp.backend_kind == EF_BACKEND_CPU ? EF_BACKEND_CPU : EF_BACKEND_AUTO;
+    d->params.device = jp.backend.device;
+    d->params.n_devices = jp.backend.n_devices;
+    d->params.n_threads = jp.backend.n_threads;
+    d->params.upsample = jp.backend.range.upsample;
+  }
   task = g_task_new (self, st->cancellable, focus_done, NULL);
   g_task_set_name (task, "ef-autofocus");
   g_task_set_task_data (task, d, focus_data_free);
@@ -325,6 +358,11 @@ ef_main_window_focus_record (EfMainWindow *self, EfDataset *dataset, EfRunInfo *
   run->autofocus_entropy_after = st->entropy_after;
   run->autofocus_sharpness_before = st->sharpness_before;
   run->autofocus_sharpness_after = st->sharpness_after;
+  g_free (run->autofocus_backend);
+  run->autofocus_backend = g_strdup (st->backend);
+  run->autofocus_n_devices = st->n_devices;
+  g_free (run->autofocus_backend_reason);
+  run->autofocus_backend_reason = g_strdup (st->backend_note);
 }
 
 GtkWindow *
