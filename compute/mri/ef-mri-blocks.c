@@ -1,4 +1,4 @@
-/* ef-mri-blocks.c: the exact F^H d over one block of samples, added into a running image. */
+/* ef-mri-blocks.c: the blocks of samples of a progressive F^H d, and the image edge a trajectory needs. */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "ef-mri"
 #include "config.h"
@@ -7,44 +7,6 @@
 
 #include "ef-error.h"
 #include "ef-mri-blocks.h"
-
-gboolean
-ef_mri_adjoint_add_range (const EfMriTraj *t, const EfCf64 *d, gsize first, gsize last, const EfMriGrid *grid,
-                          EfCf64 *out, guint n_threads, GError **error)
-{
-  g_autofree EfCf64 *part = NULL;
-  EfMriTraj sub;
-  gsize nv;
-
-  g_return_val_if_fail (t != NULL && d != NULL && grid != NULL && out != NULL, FALSE);
-  if (first > last || last > t->m)
-    {
-      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
-                   "Samples %" G_GSIZE_FORMAT " to %" G_GSIZE_FORMAT " are outside the %" G_GSIZE_FORMAT
-                   " of the trajectory", first, last, t->m);
-      return FALSE;
-    }
-  nv = ef_mri_grid_voxels (grid, error);
-  if (nv == 0)
-    return FALSE;
-  if (first == last)
-    return TRUE;
-  part = g_try_new (EfCf64, nv);
-  if (part == NULL)
-    {
-      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "No memory for %" G_GSIZE_FORMAT " voxels", nv);
-      return FALSE;
-    }
-  /* a view of the block: the same layout, borrowed */
-  sub.dim = t->dim;
-  sub.m = last - first;
-  sub.k = t->k + first * t->dim;
-  if (!ef_mri_adjoint (&sub, d + first, grid, part, n_threads, error))
-    return FALSE;
-  for (gsize v = 0; v < nv; v++)
-    out[v] += part[v];
-  return TRUE;
-}
 
 void
 ef_mri_block_bounds (gsize m, guint n_blocks, guint b, gsize *first, gsize *last)
