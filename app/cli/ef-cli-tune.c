@@ -24,6 +24,36 @@
 #define DEFAULT_MF_SAMPLES 1024
 
 #if HAVE_CUDA
+/* One device's tuned shape as an element of the "results" array; class_key may be NULL. */
+static void
+json_tuned (EfCliJson *j, int device, const char *class_key, guint shape, const char *shape_name)
+{
+  g_autofree char *name = ef_cuda_device_name (device);
+
+  ef_cli_json_begin_object (j, NULL);
+  ef_cli_json_int (j, "device", device);
+  ef_cli_json_string (j, "name", name);
+  if (class_key != NULL)
+    ef_cli_json_string (j, "class", class_key);
+  ef_cli_json_int (j, "shape", shape);
+  ef_cli_json_string (j, "shape_name", shape_name);
+  ef_cli_json_end_object (j);
+}
+
+/* Closes the "results" array and the document, and prints it. */
+static void
+json_close_results (EfCliJson *j)
+{
+  g_autofree char *text = NULL;
+
+  ef_cli_json_end_array (j);
+  ef_cli_json_end_object (j);
+  text = ef_cli_json_finish (j);
+  fputs (text, stdout);
+}
+#endif
+
+#if HAVE_CUDA
 typedef struct {
   int         device;
   EfPrecision precision;
@@ -127,29 +157,12 @@ tune_mri_devices (GArray *devices, gsize n_vox, gboolean json)
               return ef_cli_report ("tune", error);
             }
           if (json)
-            {
-              g_autofree char *name = ef_cuda_device_name (device);
-
-              ef_cli_json_begin_object (&j, NULL);
-              ef_cli_json_int (&j, "device", device);
-              ef_cli_json_string (&j, "name", name);
-              ef_cli_json_string (&j, "class", key);
-              ef_cli_json_int (&j, "shape", shape);
-              ef_cli_json_string (&j, "shape_name", ef_cuda_mri_shape_name (shape));
-              ef_cli_json_end_object (&j);
-            }
+            json_tuned (&j, device, key, shape, ef_cuda_mri_shape_name (shape));
           else
             printf ("%s%s", i + dim + q > 2 ? "\n" : "", report);
         }
   if (json)
-    {
-      g_autofree char *text = NULL;
-
-      ef_cli_json_end_array (&j);
-      ef_cli_json_end_object (&j);
-      text = ef_cli_json_finish (&j);
-      fputs (text, stdout);
-    }
+    json_close_results (&j);
   else
     printf ("\nStored in %s; the MRI sums on the same device model and class use it.\n", path);
   return EF_CLI_EXIT_OK;
@@ -192,28 +205,12 @@ tune_mf_devices (GArray *devices, guint edge, guint samples, gboolean json)
           return ef_cli_report ("tune", error);
         }
       if (json)
-        {
-          g_autofree char *name = ef_cuda_device_name (device);
-
-          ef_cli_json_begin_object (&j, NULL);
-          ef_cli_json_int (&j, "device", device);
-          ef_cli_json_string (&j, "name", name);
-          ef_cli_json_int (&j, "shape", shape);
-          ef_cli_json_string (&j, "shape_name", ef_cuda_mf_shape_name (shape));
-          ef_cli_json_end_object (&j);
-        }
+        json_tuned (&j, device, NULL, shape, ef_cuda_mf_shape_name (shape));
       else
         printf ("%s%s", i > 0 ? "\n" : "", report);
     }
   if (json)
-    {
-      g_autofree char *text = NULL;
-
-      ef_cli_json_end_array (&j);
-      ef_cli_json_end_object (&j);
-      text = ef_cli_json_finish (&j);
-      fputs (text, stdout);
-    }
+    json_close_results (&j);
   else
     printf ("\nStored in %s; the CUDA matched filter (--algo mf) on the same device model and class uses it.\n",
             path);
