@@ -15,6 +15,7 @@
 #include "ef-error.h"
 #include "ef-isolate.h"
 #include "ef-ismrmrd.h"
+#include "ef-mri-blocks.h"
 #include "ef-mri.h"
 #include "ef-mri-phantom.h"
 #include "ismrmrd-testdata.h"
@@ -437,7 +438,11 @@ test_coils_roundtrip (void)
   g_assert_true (ef_ismrmrd_read_coils (path, 16, &info, &back, &dback, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (info.n_coils, ==, nc);
-  g_assert_cmpuint (info.matrix[0], ==, 0);
+  /* the header says the matrix the trajectory implies, the radial phantom's 16 (2-D: 1 along z) */
+  g_assert_cmpuint (info.matrix[0], ==, ef_mri_traj_edge (t));
+  g_assert_cmpuint (info.matrix[0], ==, 16);
+  g_assert_cmpuint (info.matrix[1], ==, 16);
+  g_assert_cmpuint (info.matrix[2], ==, 1);
   g_assert_cmpuint (back->m, ==, t->m);
   for (gsize i = 0; i < nc * t->m; i++)
     err = MAX (err, cabs (dback[i] - d[i]));

@@ -682,6 +682,58 @@ ef_ismrmrd_read_coils (const char *path, double traj_scale, EfIsmrmrdInfo *info,
 
 /* ---- writing ---- */
 
+/* The XML header of a file written here, through libxml2: the encoded and reconstructed space with the
+ * matrix the trajectory implies (along each axis the smallest even edge whose band, in cycles per field
+ * of view, holds every sample, as ef_mri_traj_edge; 1 along z for 2-D) and a trajectory of type
+ * "other"; the field of view in millimetres equals the matrix (the samples carry no physical scale).
+ * Free with xmlFree. */
+static xmlChar *
+header_xml (const EfMriTraj *t)
+{
+  static const char *const axes[3] = { "x", "y", "z" };
+  static const char *const spaces[2] = { "encodedSpace", "reconSpace" };
+  guint edge[3] = { 1, 1, 1 };
+  xmlDoc *doc;
+  xmlNode *root, *enc;
+  xmlNs *ns;
+  xmlChar *out = NULL;
+  int len = 0;
+
+  for (guint a = 0; a < t->dim && a < 3; a++)
+    {
+      double kmax = 0;
+
+      for (gsize i = 0; i < t->m; i++)
+        kmax = MAX (kmax, fabs (t->k[i * t->dim + a]));
+      edge[a] = kmax < EF_MRI_MAX_EDGE / 2 ? MAX (2u, 2 * (guint) ceil (kmax - 1e-9)) : EF_MRI_MAX_EDGE;
+    }
+  doc = xmlNewDoc (BAD_CAST "1.0");
+  root = xmlNewNode (NULL, BAD_CAST "ismrmrdHeader");
+  ns = xmlNewNs (root, BAD_CAST "http://www.ismrm.org/ISMRMRD", NULL);
+  xmlSetNs (root, ns);
+  xmlDocSetRootElement (doc, root);
+  enc = xmlNewChild (root, ns, BAD_CAST "encoding", NULL);
+  for (guint s = 0; s < G_N_ELEMENTS (spaces); s++)
+    {
+      xmlNode *space = xmlNewChild (enc, ns, BAD_CAST spaces[s], NULL);
+      xmlNode *matrix = xmlNewChild (space, ns, BAD_CAST "matrixSize", NULL);
+      xmlNode *fov = xmlNewChild (space, ns, BAD_CAST "fieldOfView_mm", NULL);
+
+      for (guint a = 0; a < 3; a++)
+        {
+          char text[16];
+
+          g_snprintf (text, sizeof text, "%u", edge[a]);
+          xmlNewChild (matrix, ns, BAD_CAST axes[a], BAD_CAST text);
+          xmlNewChild (fov, ns, BAD_CAST axes[a], BAD_CAST text);
+        }
+    }
+  xmlNewChild (enc, ns, BAD_CAST "trajectory", BAD_CAST "other");
+  xmlDocDumpMemoryEnc (doc, &out, &len, "UTF-8");
+  xmlFreeDoc (doc);
+  return out;
+}
+
 gboolean
 ef_ismrmrd_write_coils (const char *path, const EfMriTraj *t, const EfCf64 *d, guint n_coils, guint samples_per_acq,
                         double traj_scale, GError **error)
@@ -714,6 +766,11 @@ ef_ismrmrd_write_coils (const char *path, const EfMriTraj *t, const EfCf64 *d, g
     }
   else
     {
+      xmlChar *xml = header_xml (t);
+
+      if (xml == NULL || ismrmrd_write_header (&dset, (const char *) xml) != ISMRMRD_NOERROR)
+        ok = ef_ismrmrd_fail (error, EF_IO_ERROR_FAILED, path, "cannot write the XML header");
+      xmlFree (xml);
       for (gsize s0 = 0; s0 < t->m && ok; s0 += samples_per_acq)
         {
           ISMRMRD_Acquisition acq;

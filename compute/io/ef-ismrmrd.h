@@ -55,7 +55,8 @@ gboolean ef_ismrmrd_read_coils (const char *path, double traj_scale, EfIsmrmrdIn
 
 /* Writes t and d as a new ISMRMRD file (path is replaced), samples_per_acq samples an acquisition (the
  * last one may be shorter), the trajectory divided by traj_scale. d holds n_coils arrays of t->m
- * samples (coil-major), written as the acquisitions' channels. FALSE with error. */
+ * samples (coil-major), written as the acquisitions' channels. The XML header gives the matrix the
+ * trajectory implies (in cycles per field of view, before traj_scale). FALSE with error. */
 gboolean ef_ismrmrd_write (const char *path, const EfMriTraj *t, const EfCf64 *d, guint samples_per_acq,
                            double traj_scale, GError **error);
 gboolean ef_ismrmrd_write_coils (const char *path, const EfMriTraj *t, const EfCf64 *d, guint n_coils,
