@@ -194,23 +194,14 @@ ef_mri_objective (const EfMriCgParams *p, const EfCf64 *x, const EfCf64 *b, cons
 }
 
 gboolean
-ef_mri_cg (EfMriToeplitz *t, const EfCf64 *b, const EfMriCgParams *p, EfCf64 *x, EfMriCgReport *report,
-           GError **error)
+ef_mri_cg_run (EfMriCgOperator apply, gpointer data, gsize n, const EfCf64 *b, const EfMriCgParams *p,
+               gboolean objective, EfCf64 *x, EfMriCgReport *report, const char *what, GError **error)
 {
-  gsize n;
   g_autofree EfCf64 *r = NULL, *d = NULL, *q = NULL;
   double bnorm, rs;
 
-  g_return_val_if_fail (t != NULL && b != NULL && p != NULL && x != NULL && report != NULL, FALSE);
+  g_return_val_if_fail (apply != NULL && b != NULL && p != NULL && x != NULL && report != NULL, FALSE);
   memset (report, 0, sizeof *report);
-  if (p->max_iter > 100000 || !(p->lambda >= 0) || !isfinite (p->lambda) || !(p->tol >= 0))
-    {
-      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
-                   "Conjugate gradients: %u iterations, lambda %g and tolerance %g are out of range", p->max_iter,
-                   p->lambda, p->tol);
-      return FALSE;
-    }
-  n = t->n_image;
   r = g_try_new (EfCf64, n);
   d = g_try_new (EfCf64, n);
   q = g_try_new (EfCf64, n);
@@ -219,26 +210,25 @@ ef_mri_cg (EfMriToeplitz *t, const EfCf64 *b, const EfMriCgParams *p, EfCf64 *x,
   if (r == NULL || d == NULL || q == NULL || report->residual == NULL || report->objective == NULL)
     {
       ef_mri_cg_report_clear (report);
-      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "No memory for conjugate gradients");
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "No memory for %s", what);
       return FALSE;
     }
 
   bnorm = sqrt (ef_dot_re (b, b, n));
-  ef_mri_toeplitz_apply (t, x, q);
-  ef_mri_reg_add (&t->image, p->reg, p->lambda, x, q);
+  apply (x, q, data);
   for (gsize i = 0; i < n; i++)
     r[i] = b[i] - q[i];
   memcpy (d, r, n * sizeof (EfCf64));
   rs = ef_dot_re (r, r, n);
   report->residual[0] = bnorm > 0 ? sqrt (rs) / bnorm : 0;
-  report->objective[0] = ef_mri_objective (p, x, b, r, n);
+  if (objective)
+    report->objective[0] = ef_mri_objective (p, x, b, r, n);
 
   for (guint k = 1; k <= p->max_iter && report->residual[k - 1] > p->tol && rs > 0; k++)
     {
       double dq, alpha, rs_new;
 
-      ef_mri_toeplitz_apply (t, d, q);
-      ef_mri_reg_add (&t->image, p->reg, p->lambda, d, q);
+      apply (d, q, data);
       dq = ef_dot_re (d, q, n);
       if (!(dq > 0))
         break;   /* A is singular along d: nothing more to gain */
@@ -254,7 +244,8 @@ ef_mri_cg (EfMriToeplitz *t, const EfCf64 *b, const EfMriCgParams *p, EfCf64 *x,
       rs = rs_new;
       report->iterations = k;
       report->residual[k] = sqrt (rs) / bnorm;
-      report->objective[k] = ef_mri_objective (p, x, b, r, n);
+      if (objective)
+        report->objective[k] = ef_mri_objective (p, x, b, r, n);
       if (p->step != NULL && !p->step (k, x, n, report->residual[k], p->step_data))
         {
           report->stopped = TRUE;
@@ -263,4 +254,37 @@ ef_mri_cg (EfMriToeplitz *t, const EfCf64 *b, const EfMriCgParams *p, EfCf64 *x,
     }
   report->converged = report->residual[report->iterations] <= p->tol;
   return TRUE;
+}
+
+typedef struct {
+  EfMriToeplitz       *t;
+  const EfMriCgParams *p;
+} Normal;
+
+/* (F^H W F + lambda R) x */
+static void
+normal_apply (const EfCf64 *x, EfCf64 *y, gpointer data)
+{
+  Normal *a = data;
+
+  ef_mri_toeplitz_apply (a->t, x, y);
+  ef_mri_reg_add (&a->t->image, a->p->reg, a->p->lambda, x, y);
+}
+
+gboolean
+ef_mri_cg (EfMriToeplitz *t, const EfCf64 *b, const EfMriCgParams *p, EfCf64 *x, EfMriCgReport *report,
+           GError **error)
+{
+  Normal a = { t, p };
+
+  g_return_val_if_fail (t != NULL && b != NULL && p != NULL && x != NULL && report != NULL, FALSE);
+  memset (report, 0, sizeof *report);
+  if (p->max_iter > 100000 || !(p->lambda >= 0) || !isfinite (p->lambda) || !(p->tol >= 0))
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "Conjugate gradients: %u iterations, lambda %g and tolerance %g are out of range", p->max_iter,
+                   p->lambda, p->tol);
+      return FALSE;
+    }
+  return ef_mri_cg_run (normal_apply, &a, t->n_image, b, p, TRUE, x, report, "conjugate gradients", error);
 }

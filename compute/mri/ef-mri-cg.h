@@ -52,6 +52,16 @@ typedef struct {
 
 void ef_mri_cg_report_clear (EfMriCgReport *r);
 
+/* y = A x over the n values of an image, for ef_mri_cg_run; data is the caller's. */
+typedef void (*EfMriCgOperator) (const EfCf64 *x, EfCf64 *y, gpointer data);
+
+/* Conjugate gradients on A x = b (A Hermitian positive definite, n values) with p's max_iter, tol and
+ * step; x holds the start and receives the solution. The objective (p's reg, lambda and data_norm2
+ * describing A) is reported when objective is TRUE and left at 0 otherwise. what names the solver in
+ * the out-of-memory message. The parameters are the caller's to check. Blocks. */
+gboolean ef_mri_cg_run (EfMriCgOperator apply, gpointer data, gsize n, const EfCf64 *b, const EfMriCgParams *p,
+                        gboolean objective, EfCf64 *x, EfMriCgReport *report, const char *what, GError **error);
+
 /* Conjugate gradients on (F^H W F + lambda R) x = b, b = F^H W d. x holds the start (zeros for none) and
  * receives the solution. CG decreases J monotonically; the normal residual need not. Blocks. */
 gboolean ef_mri_cg (EfMriToeplitz *t, const EfCf64 *b, const EfMriCgParams *p, EfCf64 *x, EfMriCgReport *report,

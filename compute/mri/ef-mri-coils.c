@@ -165,16 +165,6 @@ ef_mri_sense_apply (EfMriToeplitz *t, const EfCf64 *s, guint n_coils, gsize voxe
     }
 }
 
-static double
-dot_re (const EfCf64 *a, const EfCf64 *b, gsize n)
-{
-  double acc = 0;
-
-  for (gsize i = 0; i < n; i++)
-    acc += creal (a[i]) * creal (b[i]) + cimag (a[i]) * cimag (b[i]);
-  return acc;
-}
-
 gboolean
 ef_mri_sense_cg (EfMriToeplitz *t, const EfCf64 *s, guint n_coils, const EfCf64 *b, double lambda, guint max_iter,
                  double tol, EfCf64 *x, EfMriCgReport *report, GError **error)
@@ -184,82 +174,54 @@ ef_mri_sense_cg (EfMriToeplitz *t, const EfCf64 *s, guint n_coils, const EfCf64 
   return ef_mri_sense_cg_params (t, s, n_coils, b, &p, x, report, error);
 }
 
+typedef struct {
+  EfMriToeplitz *t;
+  const EfCf64  *s;
+  guint          n_coils;
+  gsize          voxels;
+  double         lambda;
+  EfCf64        *work;
+} Sense;
+
+/* (sum_c S_c^H F^H W F S_c + lambda) x */
+static void
+sense_apply (const EfCf64 *x, EfCf64 *y, gpointer data)
+{
+  Sense *a = data;
+
+  ef_mri_sense_apply (a->t, a->s, a->n_coils, a->voxels, x, a->work, y);
+  for (gsize i = 0; i < a->voxels; i++)
+    y[i] += a->lambda * x[i];
+}
+
 gboolean
 ef_mri_sense_cg_params (EfMriToeplitz *t, const EfCf64 *s, guint n_coils, const EfCf64 *b, const EfMriCgParams *p,
                         EfCf64 *x, EfMriCgReport *report, GError **error)
 {
-  g_autofree EfCf64 *r = NULL, *dir = NULL, *q = NULL, *work = NULL;
-  gsize n;
-  double bnorm, rs, lambda;
-  guint max_iter;
-  double tol;
+  g_autofree EfCf64 *work = NULL;
+  Sense a;
 
   g_return_val_if_fail (t != NULL && s != NULL && b != NULL && p != NULL && x != NULL && report != NULL, FALSE);
   memset (report, 0, sizeof *report);
-  lambda = p->reg == EF_MRI_REG_NONE ? 0 : p->lambda;
-  max_iter = p->max_iter;
-  tol = p->tol;
+  a = (Sense) { t, s, n_coils, ef_mri_toeplitz_voxels (t), p->reg == EF_MRI_REG_NONE ? 0 : p->lambda, NULL };
   if (p->reg == EF_MRI_REG_GRADIENT)
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "SENSE conjugate gradients take no "
                    "gradient regulariser (Tikhonov or none)");
       return FALSE;
     }
-  if (n_coils < 1 || n_coils > EF_MRI_MAX_COILS || max_iter > 100000 || !(lambda >= 0) || !isfinite (lambda)
-      || !(tol >= 0))
+  if (n_coils < 1 || n_coils > EF_MRI_MAX_COILS || p->max_iter > 100000 || !(a.lambda >= 0) || !isfinite (a.lambda)
+      || !(p->tol >= 0))
     {
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT, "SENSE conjugate gradients: %u coils, "
-                   "%u iterations, lambda %g and tolerance %g are out of range", n_coils, max_iter, lambda, tol);
+                   "%u iterations, lambda %g and tolerance %g are out of range", n_coils, p->max_iter, a.lambda, p->tol);
       return FALSE;
     }
-  n = ef_mri_toeplitz_voxels (t);
-  r = g_try_new (EfCf64, n);
-  dir = g_try_new (EfCf64, n);
-  q = g_try_new (EfCf64, n);
-  work = g_try_new (EfCf64, n);
-  report->residual = g_try_new0 (double, max_iter + 1);
-  report->objective = g_try_new0 (double, max_iter + 1);
-  if (r == NULL || dir == NULL || q == NULL || work == NULL || report->residual == NULL || report->objective == NULL)
+  a.work = work = g_try_new (EfCf64, a.voxels);
+  if (work == NULL)
     {
-      ef_mri_cg_report_clear (report);
       g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY, "No memory for SENSE conjugate gradients");
       return FALSE;
     }
-  bnorm = sqrt (dot_re (b, b, n));
-  ef_mri_sense_apply (t, s, n_coils, n, x, work, q);
-  for (gsize i = 0; i < n; i++)
-    r[i] = b[i] - q[i] - lambda * x[i];
-  memcpy (dir, r, n * sizeof (EfCf64));
-  rs = dot_re (r, r, n);
-  report->residual[0] = bnorm > 0 ? sqrt (rs) / bnorm : 0;
-  for (guint k = 1; k <= max_iter && report->residual[k - 1] > tol && rs > 0; k++)
-    {
-      double dq, alpha, rs_new;
-
-      ef_mri_sense_apply (t, s, n_coils, n, dir, work, q);
-      for (gsize i = 0; i < n; i++)
-        q[i] += lambda * dir[i];
-      dq = dot_re (dir, q, n);
-      if (!(dq > 0))
-        break;
-      alpha = rs / dq;
-      for (gsize i = 0; i < n; i++)
-        {
-          x[i] += alpha * dir[i];
-          r[i] -= alpha * q[i];
-        }
-      rs_new = dot_re (r, r, n);
-      for (gsize i = 0; i < n; i++)
-        dir[i] = r[i] + (rs_new / rs) * dir[i];
-      rs = rs_new;
-      report->iterations = k;
-      report->residual[k] = sqrt (rs) / bnorm;
-      if (p->step != NULL && !p->step (k, x, n, report->residual[k], p->step_data))
-        {
-          report->stopped = TRUE;
-          break;
-        }
-    }
-  report->converged = report->residual[report->iterations] <= tol;
-  return TRUE;
+  return ef_mri_cg_run (sense_apply, &a, a.voxels, b, p, FALSE, x, report, "SENSE conjugate gradients", error);
 }
