@@ -459,8 +459,8 @@ form_main (int argc, char **argv, EfCliMpi *mpi)
       "share the work: pulses, tiles or auto (the default)", "HOW" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print a JSON summary on stdout", NULL },
     { "autofocus", 0, 0, G_OPTION_ARG_STRING, &autofocus_s, "Estimate per-pulse phase errors over the region "
-      "and form with them corrected, on the same backend: pga (phase gradient; leaves an error's pulse-to-pulse "
-      "part) or sharpness (maximum sum |I|^4; errors that change at every pulse too)", "METHOD" },
+      "and form with them corrected, on the same backend: pga (phase gradient, each pulse read from "
+      "prominent scatterers; on clutter sharpness does better) or sharpness (maximum sum |I|^4)", "METHOD" },
     { "autofocus-size", 0, 0, G_OPTION_ARG_STRING, &af_size_s, "The autofocus grid's side in pixels at most "
       "(default 256)", "N" },
     { "phase-out", 0, 0, G_OPTION_ARG_FILENAME, &phase_out, "Write the autofocus's per-pulse corrections "
