@@ -188,6 +188,19 @@ test_2d (void)
   g_assert_cmpfloat (nrmse (img, ref, (gsize) n * n), >, 1e-3);
   screenshot (GTK_WIDGET (w), "mri-2d-cg.png");
 
+  /* again on the same file: Q as computed before, and the same image to the bit */
+  {
+    g_autofree EfCf64 *first = g_memdup2 (img, (gsize) n * n * sizeof (EfCf64));
+
+    ef_mri_window_test_least_squares (w);
+    iterate_until_idle (w, 120000);
+    g_assert_null (ef_mri_window_test_error (w));
+    g_test_message ("%s", ef_mri_window_test_residuals (w));
+    g_assert_nonnull (strstr (ef_mri_window_test_residuals (w), "Q as computed before"));
+    img = ef_mri_window_test_image (w, dims);
+    g_assert_true (memcmp (img, first, (gsize) n * n * sizeof (EfCf64)) == 0);
+  }
+
   destroy_and_check (w);
   g_unlink (path);
   g_rmdir (dir);

@@ -15,7 +15,8 @@ G_BEGIN_DECLS
 #define EF_MRI_WINDOW_CG_ITERATIONS 8
 
 /* What the worker read and weighed; shared by the worker and the window (an atomic reference-counted
- * box: ef_mri_prepared_ref, ef_mri_prepared_unref). Immutable once published. */
+ * box: ef_mri_prepared_ref, ef_mri_prepared_unref). Immutable once published, but for Q, which the
+ * first least squares to finish computing it keeps for the next ones. */
 typedef struct {
   char       *path;          /* owned */
   EfMriTraj  *t;             /* owned: cycles per FOV */
@@ -26,6 +27,8 @@ typedef struct {
   guint       n_coils;
   gboolean    edge_guessed;  /* the edge is assumed, not the file's */
   double      read_s, density_s;
+  GMutex      q_lock;
+  EfCf64     *q;             /* owned, guarded by q_lock: Q on the doubled grid once computed, or NULL */
 } EfMriPrepared;
 
 EfMriPrepared *ef_mri_prepared_ref (EfMriPrepared *pr);

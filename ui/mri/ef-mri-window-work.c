@@ -30,6 +30,8 @@ prepared_clear (gpointer p)
   ef_mri_traj_free (pr->t);
   g_free (pr->d);
   g_free (pr->area);
+  g_free (pr->q);
+  g_mutex_clear (&pr->q_lock);
 }
 
 EfMriPrepared *
@@ -153,6 +155,7 @@ prepare (const char *path, GError **error)
   if (!ef_ismrmrd_read_coils (path, 1.0, &info, &t, &d, error))
     return NULL;
   pr = g_atomic_rc_box_new0 (EfMriPrepared);
+  g_mutex_init (&pr->q_lock);
   pr->path = g_strdup (path);
   pr->t = t;
   pr->n_coils = info.n_coils;
@@ -361,18 +364,26 @@ ls_step (guint k, const EfCf64 *x, gsize n, double residual, gpointer data)
   return !stopping (ls);
 }
 
-/* Q on the doubled grid, a block of samples at a time so that Cancel is heard between blocks. NULL with
- * error, or NULL and no error when cancelled. */
+/* Q on the doubled grid, a block of samples at a time so that Cancel is heard between blocks, or the
+ * one an earlier least squares on the same file kept (*kept TRUE). NULL with error, or NULL and no
+ * error when cancelled. */
 static EfMriToeplitz *
-toeplitz (EfMriLs *ls, GError **error)
+toeplitz (EfMriLs *ls, gboolean *kept, GError **error)
 {
-  const EfMriPrepared *pr = ls->prep;
+  EfMriPrepared *pr = ls->prep;
   EfMriGrid big = ef_mri_grid_doubled (&pr->g);
   gsize nb = ef_mri_grid_voxels (&big, error);
   g_autofree EfCf64 *q = NULL;
+  EfMriToeplitz *T;
 
   if (nb == 0)
     return NULL;
+  g_mutex_lock (&pr->q_lock);
+  *kept = pr->q != NULL;
+  T = *kept ? ef_mri_toeplitz_new (&pr->g, pr->q, error) : NULL;
+  g_mutex_unlock (&pr->q_lock);
+  if (*kept)
+    return T;
   q = g_try_new0 (EfCf64, nb);
   if (q == NULL)
     {
@@ -389,7 +400,12 @@ toeplitz (EfMriLs *ls, GError **error)
       if (!ef_mri_run_sum_add (&ls->run, pr->t, NULL, pr->area, first, last, &big, q, error))
         return NULL;
     }
-  return ef_mri_toeplitz_new (&pr->g, q, error);
+  T = ef_mri_toeplitz_new (&pr->g, q, error);
+  g_mutex_lock (&pr->q_lock);
+  if (T != NULL && pr->q == NULL)
+    pr->q = g_steal_pointer (&q);
+  g_mutex_unlock (&pr->q_lock);
+  return T;
 }
 
 void
@@ -408,11 +424,11 @@ ef_mri_window_ls_thread (GTask *task, gpointer source, gpointer task_data, GCanc
   GString *str;
   gint64 t0 = g_get_monotonic_time ();
   double q_s;
-  gboolean ok;
+  gboolean ok, kept = FALSE;
 
   (void) source;
   (void) cancellable;
-  T = toeplitz (ls, &error);
+  T = toeplitz (ls, &kept, &error);
   if (T == NULL)
     {
       if (error != NULL)
@@ -463,8 +479,12 @@ ef_mri_window_ls_thread (GTask *task, gpointer source, gpointer task_data, GCanc
   if (sense)
     g_string_append_printf (str, _("SENSE least squares, %u coils, sensitivities from |k| < %g cycles per FOV\n"),
                             pr->n_coils, radius);
-  g_string_append_printf (str, _("Least squares: Q %.2f s (%s), %u CG iterations %.2f s (CPU, FFTW)\n"), q_s,
-                          ls->run.detail, rep.iterations, (g_get_monotonic_time () - t0) / 1e6);
+  if (kept)
+    g_string_append_printf (str, _("Least squares: Q as computed before, %u CG iterations %.2f s (CPU, FFTW)\n"),
+                            rep.iterations, (g_get_monotonic_time () - t0) / 1e6);
+  else
+    g_string_append_printf (str, _("Least squares: Q %.2f s (%s), %u CG iterations %.2f s (CPU, FFTW)\n"), q_s,
+                            ls->run.detail, rep.iterations, (g_get_monotonic_time () - t0) / 1e6);
   for (guint k = 0; k <= rep.iterations; k++)
     g_string_append_printf (str, "%s%u: %.2e", k == 0 ? "|b − Ax| / |b|  " : ", ", k, rep.residual[k]);
   ef_mri_cg_report_clear (&rep);
