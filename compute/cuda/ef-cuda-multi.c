@@ -32,8 +32,9 @@
  * reader, and bounds each reader's device memory (three bands). */
 #define BAND_BYTES ((gsize) 4 << 20)
 
-/* Host threads that read a device's rows: a copy into pageable memory runs at the pace of the thread
- * that moves it out of the driver's staging buffer, so two a device keep its link busier. */
+/* Host threads that read a device's rows (each copy into pageable memory holds its thread until done).
+ * Two a device is what was measured (tests/bench/RESULTS.md); one was not timed against it with the
+ * overlapped read, and one thread splitting a one-device read in two gained nothing. */
 #define READERS_PER_DEVICE 2
 
 typedef struct _Multi Multi;
