@@ -593,12 +593,14 @@ main (int argc, char **argv)
   static const Case cases[] = {
     { EF_FOCUS_PGA, EF_TEST_ERR_QUADRATIC, 2.0, FALSE },
     { EF_FOCUS_PGA, EF_TEST_ERR_SINUSOID, 1.5, FALSE },
-    { EF_FOCUS_PGA, EF_TEST_ERR_RANDOM_WALK, 1.5, FALSE },
-    { EF_FOCUS_PGA, EF_TEST_ERR_RANDOM_WALK, 3.0, FALSE, FALSE, "-3rad" },
+    /* PGA on a random walk over point targets: 0.016-0.031 rad left (tests/bench/RESULTS.md), held to
+     * twice that as well as to the Must-show bounds. */
+    { EF_FOCUS_PGA, EF_TEST_ERR_RANDOM_WALK, 1.5, FALSE, FALSE, NULL, 0.06 },
+    { EF_FOCUS_PGA, EF_TEST_ERR_RANDOM_WALK, 3.0, FALSE, FALSE, "-3rad", 0.06 },
     { EF_FOCUS_PGA, EF_TEST_ERR_QUADRATIC, 3.0, TRUE },
     { EF_FOCUS_PGA, EF_TEST_ERR_SINUSOID, 1.0, TRUE },
-    { EF_FOCUS_PGA, EF_TEST_ERR_RANDOM_WALK, 1.0, TRUE, FALSE, "-1rad" },
-    { EF_FOCUS_PGA, EF_TEST_ERR_RANDOM_WALK, 2.5, TRUE },
+    { EF_FOCUS_PGA, EF_TEST_ERR_RANDOM_WALK, 1.0, TRUE, FALSE, "-1rad", 0.06 },
+    { EF_FOCUS_PGA, EF_TEST_ERR_RANDOM_WALK, 2.5, TRUE, FALSE, NULL, 0.06 },
     { EF_FOCUS_SHARPNESS, EF_TEST_ERR_QUADRATIC, 2.0, FALSE },
     { EF_FOCUS_SHARPNESS, EF_TEST_ERR_SINUSOID, 1.5, FALSE },
     { EF_FOCUS_SHARPNESS, EF_TEST_ERR_RANDOM_WALK, 1.5, FALSE },
