@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "ef-job.h"
+#include "ef-focus.h"
 #include "ef-sim.h"
 #include "ef-test-focus.h"
 
@@ -69,26 +70,7 @@ ef_test_focus_scene (gboolean spaceborne, gboolean clutter)
 double
 ef_test_focus_residual (const double *a, const double *b, guint n)
 {
-  g_autofree double *d = g_new (double, n);
-  double sx = 0, sy = 0, sxx = 0, sxy = 0, det, slope, icpt, ss = 0;
-
-  for (guint p = 0; p < n; p++)
-    {
-      d[p] = a[p] - b[p];
-      sx += p;
-      sy += d[p];
-      sxx += (double) p * p;
-      sxy += p * d[p];
-    }
-  det = n * sxx - sx * sx;
-  slope = (n * sxy - sx * sy) / det;
-  icpt = (sy - slope * sx) / n;
-  for (guint p = 0; p < n; p++)
-    {
-      double r = d[p] - icpt - slope * p;
-      ss += r * r;
-    }
-  return sqrt (ss / n);
+  return ef_focus_phase_residual (a, b, n);
 }
 
 double *

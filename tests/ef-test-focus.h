@@ -10,7 +10,8 @@
 /* What a corrected image must match in the error-free one, target by target, in both directions. */
 #define EF_TEST_FOCUS_PSLR_TOL_DB 0.5
 #define EF_TEST_FOCUS_IRW_TOL_REL 0.02
-/* The residual phase error, constant and linear terms removed. */
+/* The residual phase error: ef_focus_phase_residual (modulo 2 pi a pulse, constant and linear terms
+ * removed). */
 #define EF_TEST_FOCUS_RESIDUAL_TOL_RAD 0.1
 /* An estimate formed in fp32 against the same formed in fp64 on the CPU (RMS about its line, rad):
  * 0.8e-6 to 4.7e-6 measured over 36 scenes (PGA and sharpness, clutter or not; the same iterations at

@@ -29,33 +29,6 @@ typedef struct {
   double        entropy_before, entropy_after;
 } FocusRow;
 
-/* The RMS of a - b about its least-squares line over the pulse index: a constant and a linear phase
- * only move the image. */
-static double
-residual_rms (const double *a, const double *b, guint n)
-{
-  double sx = 0, sy = 0, sxx = 0, sxy = 0, det, slope, icpt, ss = 0;
-
-  for (guint p = 0; p < n; p++)
-    {
-      double d = a[p] - (b != NULL ? b[p] : 0);
-
-      sx += p;
-      sy += d;
-      sxx += (double) p * p;
-      sxy += p * d;
-    }
-  det = n * sxx - sx * sx;
-  slope = (n * sxy - sx * sy) / det;
-  icpt = (sy - slope * sx) / n;
-  for (guint p = 0; p < n; p++)
-    {
-      double r = a[p] - (b != NULL ? b[p] : 0) - icpt - slope * p;
-
-      ss += r * r;
-    }
-  return sqrt (ss / n);
-}
 
 /* The injected error: a quadratic across the aperture, or a random walk of uniform steps (every
  * pulse its own), rid of its line and scaled to rms_rad. Owned. */
@@ -85,7 +58,7 @@ make_error (const EfCliBenchFocus *o, guint n)
   icpt = (sy - slope * sx) / n;
   for (guint p = 0; p < n; p++)
     e[p] -= icpt + slope * p;
-  rms = residual_rms (e, NULL, n);
+  rms = ef_focus_phase_residual (e, NULL, n);
   for (guint p = 0; p < n; p++)
     e[p] *= o->error_rms / rms;
   return e;
@@ -196,8 +169,8 @@ bench_one (guint size, const EfCliBenchFocus *o, FocusRow *row, GError **error)
   row->n_formations = fr.n_formations;
   row->form_s = fr.form_s;
   row->estimate_s = fr.estimate_s;
-  row->injected_rad = residual_rms (err, NULL, sp.n_pulses);
-  row->residual_rad = residual_rms (err, fr.phase, sp.n_pulses);
+  row->injected_rad = ef_focus_phase_residual (err, NULL, sp.n_pulses);
+  row->residual_rad = ef_focus_phase_residual (err, fr.phase, sp.n_pulses);
   row->entropy_before = fr.entropy_before;
   row->entropy_after = fr.entropy_after;
   return TRUE;

@@ -89,6 +89,40 @@ ef_focus_sharpness (const EfCf32 *data, gsize n)
   return s2 > 0 ? s4 / (s2 * s2) : 0.0;
 }
 
+double
+ef_focus_phase_residual (const double *a, const double *b, guint64 n)
+{
+  g_autofree double *d = NULL;
+  double sx = 0, sy = 0, sxx = 0, sxy = 0, slope, icpt, ss = 0, prev = 0;
+
+  g_return_val_if_fail (a != NULL || n == 0, 0.0);
+  if (n < 3)
+    return 0.0;
+  d = g_new (double, n);
+  /* A pulse's phase counts modulo 2 pi: the difference unwrapped along the pulses (each step taken
+   * into (-pi, pi]), then its least-squares line removed. */
+  for (guint64 p = 0; p < n; p++)
+    {
+      double v = a[p] - (b != NULL ? b[p] : 0);
+
+      d[p] = p == 0 ? v : d[p - 1] + remainder (v - prev, 2 * G_PI);
+      prev = v;
+      sx += (double) p;
+      sy += d[p];
+      sxx += (double) p * p;
+      sxy += (double) p * d[p];
+    }
+  slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+  icpt = (sy - slope * sx) / n;
+  for (guint64 p = 0; p < n; p++)
+    {
+      double r = d[p] - icpt - slope * p;
+
+      ss += r * r;
+    }
+  return sqrt (ss / n);
+}
+
 static void
 antenna (const EfPulse *pu, double a[3])
 {

@@ -138,6 +138,12 @@ gboolean    ef_focus_method_from_string (const char *s, EfFocusMethod *m);
 /* sum |I|^4 / (sum |I|^2)^2: 1 for a single bright pixel, 1/n for a flat image. */
 double ef_focus_sharpness (const EfCf32 *data, gsize n);
 
+/* How far per-pulse phase correction a is from b (NULL: zeros), rad RMS over the n pulses: the
+ * difference unwrapped along the pulses (a pulse's phase counts modulo 2 pi, so a correction off by
+ * 2 pi on some pulses changes no sample) and its least-squares line removed (a constant and a linear
+ * phase only move the image). 0 for fewer than 3 pulses. */
+double ef_focus_phase_residual (const double *a, const double *b, guint64 n);
+
 /* A dataset that reads inner's pulses multiplied by exp(-j phase[p]) (phase: n_phase values, copied,
  * which must be inner's pulse count and finite). Every reader of the new dataset, every former on every
  * backend, sees corrected pulses. Returns a new reference, or NULL with error. */
