@@ -230,10 +230,11 @@ create_device_state (EfBackend *self, const EfMatchedFilter *mf, GError **error)
   EF_CUDA_CHECK (cudaSetDevice (priv->device), error);
   EF_CUDA_CHECK (cudaStreamCreateWithFlags (&priv->s_comp, cudaStreamNonBlocking), error);
   EF_CUDA_CHECK (cudaStreamCreateWithFlags (&priv->s_copy, cudaStreamNonBlocking), error);
-  /* Bands of at least 64 rows, up to EF_CUDA_ROW_BANDS of them. */
+  /* Bands of at least 64 rows, EF_CUDA_ROW_BANDS_DEFAULT of them at most (a test hook may ask for up to
+   * EF_CUDA_ROW_BANDS). */
   priv->n_bands = CLAMP (self->params.grid.height / 64, 1u, (guint) EF_CUDA_ROW_BANDS);
-  if (ef_cuda_test_hooks_row_bands () > 0)
-    priv->n_bands = MIN (ef_cuda_test_hooks_row_bands (), priv->n_bands);
+  priv->n_bands = MIN (priv->n_bands, ef_cuda_test_hooks_row_bands () > 0 ? ef_cuda_test_hooks_row_bands ()
+                                                                          : (guint) EF_CUDA_ROW_BANDS_DEFAULT);
   priv->band_rows = (self->params.grid.height + priv->n_bands - 1) / priv->n_bands;
   EF_CUDA_CHECK (cudaEventCreateWithFlags (&priv->ev_bands_in, cudaEventDisableTiming), error);
   for (guint k = 0; k < EF_CUDA_ROW_BANDS; k++)

@@ -111,7 +111,9 @@ guint      ef_cuda_multi_n_blocks (EfBackend *backend);
 void      *ef_cuda_backend_image (EfBackend *backend, int *device);  /* the device accumulator */
 /* The event recorded after the newest queued work on the band of rows that holds row (valid until the
  * next call on the backend); *band_end receives the row past that band. */
-#define EF_CUDA_ROW_BANDS 4
+/* Bands a launch may be cut into, and how many it is by default (an image of at least 64 rows a band). */
+#define EF_CUDA_ROW_BANDS 8
+#define EF_CUDA_ROW_BANDS_DEFAULT 4
 cudaEvent_t ef_cuda_backend_rows_event (EfBackend *backend, guint row, guint *band_end);
 /* Waits for the device's queued work and refreshes backend->n_bad_samples. */
 gboolean   ef_cuda_backend_sync (EfBackend *backend, GError **error);

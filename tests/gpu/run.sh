@@ -2,7 +2,7 @@
 # tests/gpu/run.sh: build, test and benchmark the CUDA backend on a GPU machine, from the repository root.
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-#   tests/gpu/run.sh [all|test|bench|multi|e2e|file|tune|ncu|gl|pfa|ffbp|aperture|arcs|arcs-multi|mf|mri|mpi|none]...
+#   tests/gpu/run.sh [all|test|bench|multi|bands|e2e|file|tune|ncu|gl|pfa|ffbp|aperture|arcs|arcs-multi|mf|mri|mpi|none]...
 #                    (default: all = test bench multi e2e tune ncu ffbp aperture)
 #
 # Builds the engine and the CLI with -Dgui=disabled -Dcuda=enabled -Dtest_hooks=true into $EF_BUILD (default
@@ -17,6 +17,8 @@
 #   multi  with two or more GPUs: the large case on 1, 2, 4 and 8 devices (as many as there are), and
 #          the speed-up of the image formed, summed and read back to the host (the image formed on the
 #          devices alone beside it);
+#   bands  (not in all) a launch cut into 4 bands of rows (the default), 8 and 1, on one device and on
+#          all, twice each in turn: the multi-device case formed and read back (bench-cuda --row-bands);
 #   e2e    a job (reader thread, pinned transfers, cuFFT, backprojection) over a synthetic dataset of
 #          4x the device memory, against the kernel-only rate (EF_E2E_ARGS adds bench-job options);
 #   file   (not in all) end to end from a CPHD file on this machine's disk, as large as the disk allows:
@@ -333,6 +335,32 @@ run_multi () {
     done
   done
   grep "^multi " "$SUMMARY"
+}
+
+# Bands of rows a launch is cut into, 4 (the default) against 8 and 1, on one device and on all: the
+# read of the last block's first bands overlaps its later ones, and what stays exposed is the last
+# band's. fp32 at the multi-device case, twice each in turn, without the float64 check (run_multi has it).
+run_bands () {
+  local n t0=$SECONDS
+  n=$(n_gpus)
+  for d in 1 "$n"; do
+    for r in 1 2; do
+      for b in 4 8 1; do
+        bench_one "bands-${d}gpu-${b}b-r$r" --edge 4096 --pulses 8192 --samples 4096 --precision fp32 \
+          --standoff 10e3 --block 2048 --devices "$d" --row-bands "$b" --no-ser
+      done
+    done
+    [ "$n" -gt 1 ] || break
+  done
+  note "band benchmarks took $((SECONDS - t0)) s"
+  # Formed and read back (column 20), the better of the two runs, and the speed-up on all devices.
+  for b in 4 8 1; do
+    awk -F'\t' -v b="$b" -v n="$n" '$1 == "RESULT" && $2 ~ "^bands-1gpu-" b "b-" { if ($20 > one) one = $20; if ($13 > f1) f1 = $13 }
+      $1 == "RESULT" && $2 ~ "^bands-" n "gpu-" b "b-" { if ($20 > all) all = $20; if ($13 > fa) fa = $13; rd = $19 }
+      END { if (one > 0) printf "bands %s: one device %.4g BP/s formed + read; %d devices %.4g (%.3f x, formed only %.3f x, read %.2f ms)\n", b, one, n, all, one > 0 ? all / one : 0, f1 > 0 ? fa / f1 : 0, rd }' \
+      "$OUT/bench.tsv" >> "$SUMMARY"
+  done
+  grep "^bands " "$SUMMARY"
 }
 
 run_e2e () {
@@ -928,6 +956,7 @@ for s in $STEPS; do
     test) run_tests ;;
     bench) run_bench ;;
     multi) run_multi ;;
+    bands) run_bands ;;
     e2e) run_e2e ;;
     file) run_file ;;
     ncu) run_ncu ;;
