@@ -160,7 +160,7 @@ bench_one (guint size, const EfCliBenchFocus *o, FocusRow *row, GError **error)
   row->size = size;
   row->max_px = fr.grid.width;
   row->est_rows = fr.grid.height;
-  row->backend = fr.sweep_backend != NULL ? g_strdup_printf ("%s (sweeps %s)", fr.backend, fr.sweep_backend)
+  row->backend = fr.sums_backend != NULL ? g_strdup_printf ("%s (sums %s)", fr.backend, fr.sums_backend)
                                            : g_strdup (fr.backend);
   row->final_backend = g_strdup (run.backend != NULL ? run.backend : "?");
   row->pulses = sp.n_pulses;

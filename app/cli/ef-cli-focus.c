@@ -71,14 +71,14 @@ ef_cli_focus_apply (EfDataset **ds, const EfCliFocusArgs *args, const double roi
         }
       fprintf (stderr, "Autofocus %s on %s%s%s%s: %u iterations on %u x %u pixels at %.4g m (%.2f s: %"
                G_GUINT64_FORMAT " formations %.2f s, estimation %.2f s); entropy %.4f -> %.4f, sharpness %.4g -> "
-               "%.4g\n", args->method, fr.backend, fr.sweep_backend != NULL ? " (sweeps on " : "",
-               fr.sweep_backend != NULL ? fr.sweep_backend : "", fr.sweep_backend != NULL ? ")" : "", fr.iterations,
+               "%.4g\n", args->method, fr.backend, fr.sums_backend != NULL ? " (sums on " : "",
+               fr.sums_backend != NULL ? fr.sums_backend : "", fr.sums_backend != NULL ? ")" : "", fr.iterations,
                fr.grid.width, fr.grid.height, fr.grid.spacing,
                (g_get_monotonic_time () - t0) * 1e-6, fr.n_formations, fr.form_s, fr.estimate_s, fr.entropy_before,
                fr.entropy_after, fr.sharpness_before, fr.sharpness_after);
       if (method == EF_FOCUS_SHARPNESS)
         g_debug ("sharpness blocks: %u pulses each, %" G_GUINT64_FORMAT " bytes, swept on %s", fr.block_pulses,
-                 fr.memory_bytes, fr.sweep_backend);
+                 fr.memory_bytes, fr.sums_backend);
       g_free (phase);
       phase = g_steal_pointer (&fr.phase);
       g_free (af->autofocus);

@@ -1,4 +1,4 @@
-/* ef-cuda-focus.c: the sharpness sweeps on the device: the blocks' images and their sum kept there, the sums taken there. */
+/* ef-cuda-focus.c: autofocus's sums on the device: the sharpness sweeps (the blocks' images and their sum kept there) and PGA's projections. */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "ef-cuda-focus"
 #include "config.h"
@@ -8,6 +8,10 @@
 #include "ef-cuda-focus-private.h"
 #include "ef-cuda-private.h"
 #include "ef-focus-sweep.h"
+
+/* EF_CUDA_CHECK for the constructors, which return NULL. */
+#define CHECK_NULL(expr, error) \
+  G_STMT_START { if (!ef_cuda_check_ ((int) (expr), #expr, __FILE__, __LINE__, (error))) return NULL; } G_STMT_END
 
 /* Blocks of the step kernel per multiprocessor: enough to hide the loads' latency. */
 #define BLOCKS_PER_SM 4
@@ -155,6 +159,150 @@ sweeper_add (EfFocusSweeper *s, guint64 k, EfCf64 change, GError **error)
                                    s->grid, error);
 }
 
+/* ---- PGA's projections ---- */
+
+G_STATIC_ASSERT (EF_CUDA_PGA_PULSE_DOUBLES == EF_PGA_PULSE_DOUBLES);
+
+struct _EfPgaProjector {
+  int           device;
+  cudaStream_t  stream;
+  EfCudaPgaGrid grid;
+  guint64       n;
+  guint         ns;
+  double       *pulse;      /* owned, device: n x EF_PGA_PULSE_DOUBLES */
+  float        *img;        /* owned, device: the grid's complex floats */
+  guint        *patch;      /* owned, device: patch_cap (row, col) pairs */
+  double       *g;          /* owned, device: patch_cap * n complex doubles */
+  guint         patch_cap;
+};
+
+static void
+projector_free (EfPgaProjector *p)
+{
+  if (p == NULL)
+    return;
+  if (cudaSetDevice (p->device) == cudaSuccess)
+    {
+      if (p->stream != NULL)
+        EF_CUDA_WARN (cudaStreamSynchronize (p->stream));
+      if (p->pulse != NULL)
+        EF_CUDA_WARN (cudaFree (p->pulse));
+      if (p->img != NULL)
+        EF_CUDA_WARN (cudaFree (p->img));
+      if (p->patch != NULL)
+        EF_CUDA_WARN (cudaFree (p->patch));
+      if (p->g != NULL)
+        EF_CUDA_WARN (cudaFree (p->g));
+      if (p->stream != NULL)
+        EF_CUDA_WARN (cudaStreamDestroy (p->stream));
+    }
+  g_free (p);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (EfPgaProjector, projector_free)
+
+static EfPgaProjector *
+projector_new (EfBackend *be, const EfPgaGeometry *geo, GError **error)
+{
+  g_autoptr (EfPgaProjector) p = g_new0 (EfPgaProjector, 1);
+  gsize npix;
+
+  g_return_val_if_fail (be != NULL && geo != NULL && geo->pulse != NULL, NULL);
+  if (!ef_backend_is_cuda (be))
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "PGA's projections' device: not a CUDA backend");
+      return NULL;
+    }
+  if (geo->n_pulses == 0 || geo->width == 0 || geo->height == 0
+      || geo->n_pulses > G_MAXSIZE / (EF_PGA_PULSE_DOUBLES * sizeof (double))
+      || geo->width > G_MAXSIZE / 8 / geo->height)
+    {
+      g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_INVALID_ARGUMENT,
+                   "PGA's projections: %" G_GUINT64_FORMAT " pulses on %u x %u pixels cannot be addressed",
+                   geo->n_pulses, geo->width, geo->height);
+      return NULL;
+    }
+  npix = (gsize) geo->width * geo->height;
+  p->device = be->params.device < 0 ? 0 : be->params.device;
+  p->n = geo->n_pulses;
+  p->ns = geo->n_samples;
+  p->grid.width = geo->width;
+  p->grid.height = geo->height;
+  for (int k = 0; k < 3; k++)
+    {
+      p->grid.origin[k] = geo->origin[k];
+      p->grid.du[k] = geo->du[k];
+      p->grid.dv[k] = geo->dv[k];
+    }
+  CHECK_NULL (cudaSetDevice (p->device), error);
+  CHECK_NULL (cudaStreamCreateWithFlags (&p->stream, cudaStreamNonBlocking), error);
+  CHECK_NULL (ef_cuda_malloc ((void **) &p->pulse, (gsize) p->n * EF_PGA_PULSE_DOUBLES * sizeof (double)),
+                      error);
+  CHECK_NULL (ef_cuda_malloc ((void **) &p->img, npix * 2 * sizeof (float)), error);
+  CHECK_NULL (cudaMemcpyAsync (p->pulse, geo->pulse, (gsize) p->n * EF_PGA_PULSE_DOUBLES * sizeof (double),
+                                       cudaMemcpyHostToDevice, p->stream), error);
+  /* geo's table is the caller's to free once this returns. */
+  CHECK_NULL (cudaStreamSynchronize (p->stream), error);
+  return g_steal_pointer (&p);
+}
+
+static gboolean
+projector_set_image (EfPgaProjector *p, const EfCf32 *img, GError **error)
+{
+  EF_CUDA_CHECK (cudaSetDevice (p->device), error);
+  EF_CUDA_CHECK (cudaMemcpyAsync (p->img, img, (gsize) p->grid.width * p->grid.height * sizeof (EfCf32),
+                                  cudaMemcpyHostToDevice, p->stream), error);
+  EF_CUDA_CHECK (cudaStreamSynchronize (p->stream), error);
+  return TRUE;
+}
+
+static gboolean
+projector_spectra (EfPgaProjector *p, const EfPgaPatch *patch, guint n_patch, guint win, guint half_h, EfCf64 *g,
+                   GError **error)
+{
+  g_autofree guint *pairs = NULL;
+
+  if (n_patch == 0)
+    return TRUE;
+  EF_CUDA_CHECK (cudaSetDevice (p->device), error);
+  if (n_patch > p->patch_cap)
+    {
+      if (n_patch > G_MAXSIZE / 16 / p->n)
+        {
+          g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY,
+                       "PGA's projections: %u patches of %" G_GUINT64_FORMAT " pulses cannot be addressed", n_patch,
+                       p->n);
+          return FALSE;
+        }
+      if (p->patch != NULL)
+        EF_CUDA_CHECK (cudaFree (p->patch), error);
+      if (p->g != NULL)
+        EF_CUDA_CHECK (cudaFree (p->g), error);
+      p->patch = NULL;
+      p->g = NULL;
+      p->patch_cap = 0;
+      EF_CUDA_CHECK (ef_cuda_malloc ((void **) &p->patch, (gsize) n_patch * 2 * sizeof (guint)), error);
+      EF_CUDA_CHECK (ef_cuda_malloc ((void **) &p->g, (gsize) n_patch * p->n * 2 * sizeof (double)), error);
+      p->patch_cap = n_patch;
+    }
+  pairs = g_new (guint, 2 * (gsize) n_patch);
+  for (guint j = 0; j < n_patch; j++)
+    {
+      pairs[2 * j] = MIN (patch[j].row, p->grid.height - 1);
+      pairs[2 * j + 1] = MIN (patch[j].col, p->grid.width - 1);
+    }
+  EF_CUDA_CHECK (cudaMemcpyAsync (p->patch, pairs, (gsize) n_patch * 2 * sizeof (guint), cudaMemcpyHostToDevice,
+                                  p->stream), error);
+  if (!ef_cuda_pga_spectra_launch (p->stream, p->img, &p->grid, p->pulse, p->n, p->ns, p->patch, n_patch,
+                                   MIN (win, p->grid.width), half_h, p->g, error))
+    return FALSE;
+  EF_CUDA_CHECK (cudaMemcpyAsync (g, p->g, (gsize) n_patch * p->n * sizeof (EfCf64), cudaMemcpyDeviceToHost,
+                                  p->stream), error);
+  EF_CUDA_CHECK (cudaStreamSynchronize (p->stream), error);
+  return TRUE;
+}
+
 static const EfFocusSweepProvider ef_cuda_sweep_provider = {
   .backend = "cuda",
   .create = sweeper_new,
@@ -162,6 +310,10 @@ static const EfFocusSweepProvider ef_cuda_sweep_provider = {
   .step = sweeper_step,
   .add = sweeper_add,
   .free = sweeper_free,
+  .pga_create = projector_new,
+  .pga_set_image = projector_set_image,
+  .pga_spectra = projector_spectra,
+  .pga_free = projector_free,
 };
 
 void

@@ -46,12 +46,6 @@ void     ef_focus_detrend (const double *kappa, double *e, guint64 n);
 /* The estimators. phase (the collection's pulses) holds the correction to start from and receives the
  * new one; r->iterations, r->last_change_rad (and the sharpness's block fields) are set. */
 gboolean ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResult *r, GError **error);
-/* A prominent scatterer's patch for PGA: the rows [row - half_h, row + half_h] and the columns
- * [col - win / 2, col - win / 2 + win) about its brightest pixel, clipped to the grid. */
-typedef struct {
-  guint row, col;
-} EfPgaPatch;
-
 /* g[j * c->n + i]: pulse i's sample of patch j of img (the grid's pixels), the patch projected on what the
  * pulse alone puts in an image for a scatterer at the patch's centre (ef-pga-project.c). exact: every
  * range and sine computed (the reference); else the ranges followed along each row by a quadratic.
@@ -59,6 +53,9 @@ typedef struct {
  * garbage: check it). */
 void     ef_pga_patch_spectra (const EfFocusCtx *c, const EfCf32 *img, const EfPgaPatch *patch, guint n_patch,
                                guint win, guint half_h, gboolean exact, guint n_threads, EfCf64 *g);
+/* The collection's pulses [c->first, c->first + c->n) and c's grid as an accelerator's projections take
+ * them; geo->pulse points into *table (owned by the caller, g_free). */
+void     ef_pga_geometry_init (const EfFocusCtx *c, EfPgaGeometry *geo, double **table);
 
 gboolean ef_focus_sharpness_run (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResult *r,
                                  GError **error);

@@ -1,4 +1,4 @@
-/* ef-focus-sweep.h: the sharpness sweeps' sums over the pixels on an accelerator, as the engine sees them. */
+/* ef-focus-sweep.h: autofocus's sums over the pixels on an accelerator (the sharpness sweeps, PGA's projections), as the engine sees them. */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
@@ -15,6 +15,33 @@ G_BEGIN_DECLS
  * The host still chooses each block's phase from the two sums (a few numbers a block).
  */
 typedef struct _EfFocusSweeper EfFocusSweeper;
+
+/*
+ * PGA projects a patch about each prominent scatterer on every pulse's own contribution to the image
+ * (ef-pga-project.c says how, and ef_pga_patch_spectra's fast way is what an accelerator computes): for
+ * every patch and pulse, a sum over the patch's pixels. An accelerator may take these sums from the
+ * image and the collection's geometry, kept in its memory for the estimate's iterations.
+ */
+typedef struct _EfPgaProjector EfPgaProjector;
+
+/* A prominent scatterer's patch for PGA: the rows [row - half_h, row + half_h] and the columns
+ * [col - win / 2, col - win / 2 + win) about its brightest pixel, clipped to the grid. */
+typedef struct {
+  guint row, col;
+} EfPgaPatch;
+
+/* What PGA's projections need of the collection and of the grid. */
+typedef struct {
+  guint64       n_pulses;
+  const double *pulse;      /* n_pulses x EF_PGA_PULSE_DOUBLES: transmitter and receiver positions (m), the
+                             * band's centre and its step between samples (Hz) */
+  guint         n_samples;
+  guint         width, height;
+  double        origin[3];  /* pixel (col, row) lies at origin + col du + row dv, m */
+  double        du[3], dv[3];
+} EfPgaGeometry;
+
+#define EF_PGA_PULSE_DOUBLES 8
 
 /* One step of a sweep on the host, the device's gold path, over the sum img of the blocks' images (each
  * already turned by its phase): adds prev_change * prev (prev may be NULL: nothing) to img, then takes
@@ -39,6 +66,17 @@ typedef struct {
   /* The sum += change * block k. */
   gboolean (*add) (EfFocusSweeper *s, guint64 k, EfCf64 change, GError **error);
   void     (*free) (EfFocusSweeper *s);
+
+  /* PGA's projections on the device that be forms on, or NULL with error (the host projects then); the
+   * geometry is copied. */
+  EfPgaProjector *(*pga_create) (EfBackend *be, const EfPgaGeometry *geo, GError **error);
+  /* The image to project (host memory, width x height pixels), copied to the device. */
+  gboolean (*pga_set_image) (EfPgaProjector *p, const EfCf32 *img, GError **error);
+  /* g[j * n_pulses + i]: pulse i's sample of patch j of the image set last, as ef_pga_patch_spectra's
+   * fast way computes it (host memory, n_patch * n_pulses). Waits for them. */
+  gboolean (*pga_spectra) (EfPgaProjector *p, const EfPgaPatch *patch, guint n_patch, guint win, guint half_h,
+                           EfCf64 *g, GError **error);
+  void     (*pga_free) (EfPgaProjector *p);
 } EfFocusSweepProvider;
 
 /* Adds provider (static storage) to the registry; a later one for the same backend replaces it.

@@ -42,7 +42,7 @@ ef_focus_result_clear (EfFocusResult *r)
   g_clear_pointer (&r->phase, g_free);
   g_clear_pointer (&r->backend, g_free);
   g_clear_pointer (&r->backend_note, g_free);
-  g_clear_pointer (&r->sweep_backend, g_free);
+  g_clear_pointer (&r->sums_backend, g_free);
   memset (r, 0, sizeof *r);
 }
 

@@ -89,8 +89,9 @@ typedef struct {
                                 * CPU with a note, CUDA fails without a device (as ef_backend_new does) */
   int           device;        /* CUDA device (-1, the default: choose) */
   guint         n_devices;     /* CUDA devices to spread the pulses over (0 or 1: one; see EfBackendParams) */
-  gboolean      host_sweeps;   /* sharpness: sweep on the host even where the device that formed the images
-                                * offers to (ef-focus-sweep.h) */
+  gboolean      host_sums;     /* the estimator's sums over the pixels (the sharpness sweeps, PGA's projections)
+                                * on the host even where the device that formed the images offers them
+                                * (ef-focus-sweep.h) */
   GCancellable *cancellable;   /* borrowed, may be NULL: checked between pulse blocks */
 } EfFocusParams;
 
@@ -112,9 +113,9 @@ typedef struct {
   char         *backend;
   guint         n_devices;
   char         *backend_note;
-  /* Sharpness: where the sweeps' sums were taken, "cpu" (the host) or the accelerator's name ("cuda":
-   * the blocks' images and their sum kept in its memory); owned, NULL for PGA. */
-  char         *sweep_backend;
+  /* Where the estimator's sums over the pixels ran (the sharpness sweeps, PGA's projections): "cpu" (the
+   * host) or the accelerator's name ("cuda": the images it needs kept in its memory); owned. */
+  char         *sums_backend;
   /* Where the time went (s): forming images through the backend (the images before and after
    * included), and the estimator's own arithmetic on the host (PGA's spectra and entropies, the
    * sweeps); n_formations images were formed (a sharpness block's image counts as one). */

@@ -5,6 +5,7 @@
 
 #include <complex.h>
 #include <math.h>
+#include <string.h>
 
 #include "ef-focus-private.h"
 
@@ -196,4 +197,38 @@ ef_pga_patch_spectra (const EfFocusCtx *c, const EfCf32 *img, const EfPgaPatch *
         g[(gsize) j * n + i] = exact ? project_exact (c, img, pu, &patch[j], win, half_h, ns, fmid, df)
                                      : project_fast (c, img, pu, &patch[j], win, half_h, ns, fmid, df);
     }
+}
+
+void
+ef_pga_geometry_init (const EfFocusCtx *c, EfPgaGeometry *geo, double **table)
+{
+  const EfDatasetInfo *info = &c->ds->info;
+  guint ns = (guint) MAX (info->n_samples, 1u);
+  double *t = g_new (double, (gsize) c->n * EF_PGA_PULSE_DOUBLES);
+
+  memset (geo, 0, sizeof *geo);
+  for (guint64 i = 0; i < c->n; i++)
+    {
+      const EfPulse *pu = &c->ds->pulses[c->first + i];
+      double *row = t + (gsize) i * EF_PGA_PULSE_DOUBLES;
+
+      for (int k = 0; k < 3; k++)
+        {
+          row[k] = pu->tx[k];
+          row[3 + k] = pu->rcv[k];
+        }
+      pulse_band (info, pu, ns, &row[6], &row[7]);
+    }
+  geo->n_pulses = c->n;
+  geo->pulse = t;
+  geo->n_samples = ns;
+  geo->width = c->grid.width;
+  geo->height = c->grid.height;
+  for (int k = 0; k < 3; k++)
+    {
+      geo->origin[k] = c->grid.origin[k];
+      geo->du[k] = c->grid.spacing * c->grid.u[k];
+      geo->dv[k] = c->grid.spacing * c->grid.v[k];
+    }
+  *table = t;
 }

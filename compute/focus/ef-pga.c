@@ -115,8 +115,55 @@ kept_step (double entropy, double trial_entropy, double region, double trial_reg
   return trial_entropy < entropy && trial_region <= region + 0.1 * (entropy - trial_entropy);
 }
 
-gboolean
-ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResult *r, GError **error)
+/* Where the projections run: the host, or an accelerator's projector (the image and the geometry in its
+ * memory). */
+typedef struct {
+  const EfFocusSweepProvider *dev;  /* NULL: the host */
+  EfPgaProjector             *proj; /* owned, with dev */
+  guint                       n_threads;
+} Projections;
+
+/* The patches' spectra of img (PGA_PATCH_CHUNK patches' samples in g at a time) and their neighbouring
+ * pulses' products summed into dsum; FALSE with error when cancelled or the device fails. */
+static gboolean
+project_patches (EfFocusCtx *c, Projections *pr, const EfCf32 *img, const EfPgaPatch *patch, guint n_patch,
+                 guint win, guint half_h, EfCf64 *g, EfCf64 *dsum, const SortKey *order, GError **error)
+{
+  guint64 n = c->n;
+
+  if (pr->dev != NULL && !pr->dev->pga_set_image (pr->proj, img, error))
+    return FALSE;
+  /* The phase-difference estimator: sum over patches of conj(G(p)) G(p + 1), p in frequency order. */
+  memset (dsum, 0, n * sizeof (EfCf64));
+  for (guint j0 = 0; j0 < n_patch; j0 += PGA_PATCH_CHUNK)
+    {
+      guint nj = MIN (PGA_PATCH_CHUNK, n_patch - j0);
+
+      if (pr->dev != NULL)
+        {
+          if (!pr->dev->pga_spectra (pr->proj, patch + j0, nj, win, half_h, g, error))
+            return FALSE;
+        }
+      else
+        ef_pga_patch_spectra (c, img, patch + j0, nj, win, half_h, FALSE, pr->n_threads, g);
+      if (g_cancellable_is_cancelled (c->cancellable))
+        {
+          g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_CANCELLED, "Autofocus cancelled");
+          return FALSE;
+        }
+      for (guint j = 0; j < nj; j++)
+        {
+          const EfCf64 *gj = g + (gsize) j * n;
+
+          for (guint64 q = 0; q + 1 < n; q++)
+            dsum[q] += conj (gj[order[q].index]) * gj[order[q + 1].index];
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+pga_run (EfFocusCtx *c, const EfFocusParams *p, Projections *pr, double *phase, EfFocusResult *r, GError **error)
 {
   guint w = c->grid.width, h = c->grid.height;
   guint64 n = c->n;
@@ -133,7 +180,6 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
   g_autofree guint *line_col = NULL, *by_level = NULL;
   g_autofree EfPgaPatch *patch = NULL;
   g_autofree SortKey *order = NULL, *levels = NULL;
-  guint n_threads = 1;
 
   if (n > G_MAXSIZE / sizeof (EfCf64) / PGA_PATCH_CHUNK)
     {
@@ -161,9 +207,6 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
     order[i] = (SortKey) { c->kappa[i], (guint) i };
   qsort (order, n, sizeof *order, cmp_key);
   win_min = (guint) MIN ((double) w, ceil (PGA_MIN_WINDOW_CELLS * c->res_cross / s));
-#if HAVE_OPENMP
-  n_threads = p->n_threads > 0 ? p->n_threads : (guint) omp_get_max_threads ();
-#endif
 
   /* An iteration's correction is kept only when the image it forms has a lower entropy than the last
    * one kept (and the region asked for no higher one). Over distributed clutter an estimate can be noise, and iterating would pile the noise up;
@@ -255,27 +298,8 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
           if (!taken)
             patch[n_patch++] = (EfPgaPatch) { row, line_col[row] };
         }
-      /* The phase-difference estimator: sum over patches of conj(G(p)) G(p + 1), p in frequency order;
-       * PGA_PATCH_CHUNK patches' samples at a time. */
-      memset (dsum, 0, n * sizeof (EfCf64));
-      for (guint j0 = 0; j0 < n_patch; j0 += PGA_PATCH_CHUNK)
-        {
-          guint nj = MIN (PGA_PATCH_CHUNK, n_patch - j0);
-
-          ef_pga_patch_spectra (c, img, patch + j0, nj, win, half_h, FALSE, n_threads, g);
-          if (g_cancellable_is_cancelled (c->cancellable))
-            {
-              g_set_error (error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_CANCELLED, "Autofocus cancelled");
-              return FALSE;
-            }
-          for (guint j = 0; j < nj; j++)
-            {
-              const EfCf64 *gj = g + (gsize) j * n;
-
-              for (guint64 q = 0; q + 1 < n; q++)
-                dsum[q] += conj (gj[order[q].index]) * gj[order[q + 1].index];
-            }
-        }
+      if (!project_patches (c, pr, img, patch, n_patch, win, half_h, g, dsum, order, error))
+        return FALSE;
       e[order[0].index] = 0;
       for (guint64 q = 0; q + 1 < n; q++)
         e[order[q + 1].index] = e[order[q].index] + carg (dsum[q]);
@@ -342,4 +366,35 @@ ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResul
         }
     }
   return TRUE;
+}
+
+gboolean
+ef_focus_pga (EfFocusCtx *c, const EfFocusParams *p, double *phase, EfFocusResult *r, GError **error)
+{
+  const EfRunInfo *run = ef_backend_get_run_info (c->be);
+  Projections pr = { .dev = p->host_sums ? NULL : ef_focus_sweep_get (run->backend), .n_threads = 1 };
+  gboolean ok;
+
+#if HAVE_OPENMP
+  pr.n_threads = p->n_threads > 0 ? p->n_threads : (guint) omp_get_max_threads ();
+#endif
+  if (pr.dev != NULL && pr.dev->pga_create != NULL)
+    {
+      g_autoptr (GError) local = NULL;
+      g_autofree double *table = NULL;
+      EfPgaGeometry geo;
+
+      ef_pga_geometry_init (c, &geo, &table);
+      pr.proj = pr.dev->pga_create (c->be, &geo, &local);
+      if (pr.proj == NULL)
+        g_debug ("PGA's projections on the host: %s", local->message);
+    }
+  if (pr.proj == NULL)
+    pr.dev = NULL;
+  g_free (r->sums_backend);
+  r->sums_backend = g_strdup (pr.dev != NULL ? pr.dev->backend : "cpu");
+  ok = pga_run (c, p, &pr, phase, r, error);
+  if (pr.proj != NULL)
+    pr.dev->pga_free (pr.proj);
+  return ok;
 }

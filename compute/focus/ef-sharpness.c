@@ -159,7 +159,7 @@ static gboolean
 sweeps_init (Sweeps *w, EfFocusCtx *c, const EfFocusParams *p, guint64 n_blocks, gsize npix, GError **error)
 {
   const EfRunInfo *run = ef_backend_get_run_info (c->be);
-  const EfFocusSweepProvider *dev = p->host_sweeps ? NULL : ef_focus_sweep_get (run->backend);
+  const EfFocusSweepProvider *dev = p->host_sums ? NULL : ef_focus_sweep_get (run->backend);
 
   memset (w, 0, sizeof *w);
   w->npix = npix;
@@ -261,8 +261,8 @@ ef_focus_sharpness_run (EfFocusCtx *c, const EfFocusParams *p, double *phase, Ef
     return FALSE;
   r->block_pulses = (guint) len;
   r->memory_bytes = (guint64) n_blocks * npix * sizeof (EfCf32) + npix * sizeof (EfCf64);
-  g_free (r->sweep_backend);
-  r->sweep_backend = g_strdup (w.dev != NULL ? w.dev->backend : "cpu");
+  g_free (r->sums_backend);
+  r->sums_backend = g_strdup (w.dev != NULL ? w.dev->backend : "cpu");
   theta = g_new0 (double, n_blocks);
   dtheta = g_new (double, n_blocks);
   kappa_block = g_new0 (double, n_blocks);
@@ -308,7 +308,7 @@ ef_focus_sharpness_run (EfFocusCtx *c, const EfFocusParams *p, double *phase, Ef
       r->iterations = it + 1;
       r->last_change_rad = sqrt (ss / (double) n);
       g_debug ("sharpness sweep %u on %s: %" G_GUINT64_FORMAT " blocks of %" G_GUINT64_FORMAT
-               " pulses, RMS change %.4g rad", it + 1, r->sweep_backend, n_blocks, len, r->last_change_rad);
+               " pulses, RMS change %.4g rad", it + 1, r->sums_backend, n_blocks, len, r->last_change_rad);
       if (r->last_change_rad < tol)
         break;
     }

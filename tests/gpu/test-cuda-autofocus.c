@@ -11,6 +11,7 @@
 #include "ef-error.h"
 #include "ef-focus.h"
 #include "ef-focus-sweep.h"
+#include "ef-focus-private.h"
 #include "ef-test-focus.h"
 
 /* The device's corrections against the CPU's, both formed in fp32: RMS of the difference about its
@@ -35,7 +36,7 @@ typedef struct {
 #define SWEEP_SUM_REL 1e-10
 
 static void
-estimate (EfDataset *ds, const Case *tc, EfBackendKind kind, gboolean host_sweeps, EfFocusResult *fr)
+estimate (EfDataset *ds, const Case *tc, EfBackendKind kind, gboolean host_sums, EfFocusResult *fr)
 {
   g_autoptr (GError) error = NULL;
   EfFocusParams fp;
@@ -43,7 +44,7 @@ estimate (EfDataset *ds, const Case *tc, EfBackendKind kind, gboolean host_sweep
   ef_focus_params_init (&fp, tc->method);
   fp.extent_m = 16;
   fp.backend = kind;
-  fp.host_sweeps = host_sweeps;
+  fp.host_sums = host_sums;
   g_assert_true (ef_focus_run (ds, &fp, fr, &error));
   g_assert_no_error (error);
 }
@@ -75,20 +76,18 @@ test_case (gconstpointer data)
   /* The assertions do not stop a run that found a failure: nothing more to compare. */
   if (cpu.phase == NULL || gpu.phase == NULL)
     return;
-  if (tc->method == EF_FOCUS_SHARPNESS)
-    {
-      /* Images formed on the device, swept on the host: the device's sweeps alone told apart. */
-      estimate (bad, tc, EF_BACKEND_CUDA, TRUE, &gpu_host);
-      if (gpu_host.phase == NULL)
-        return;
-      g_assert_cmpstr (cpu.sweep_backend, ==, "cpu");
-      g_assert_cmpstr (gpu.sweep_backend, ==, "cuda");
-      g_assert_cmpstr (gpu_host.sweep_backend, ==, "cpu");
-      g_test_message ("sweeps on the device against the host's, the images formed on the device: %.2e rad RMS "
-                      "(%u and %u sweeps)", ef_test_focus_residual (gpu.phase, gpu_host.phase, n), gpu.iterations,
-                      gpu_host.iterations);
-      g_assert_cmpfloat (ef_test_focus_residual (gpu.phase, gpu_host.phase, n), <, GPU_AGREE_RAD);
-    }
+  /* Images formed on the device, the estimator's sums (the sweeps, PGA's projections) on the host: the
+   * device's sums alone told apart. */
+  estimate (bad, tc, EF_BACKEND_CUDA, TRUE, &gpu_host);
+  if (gpu_host.phase == NULL)
+    return;
+  g_assert_cmpstr (cpu.sums_backend, ==, "cpu");
+  g_assert_cmpstr (gpu.sums_backend, ==, "cuda");
+  g_assert_cmpstr (gpu_host.sums_backend, ==, "cpu");
+  g_test_message ("sums on the device against the host's, the images formed on the device: %.2e rad RMS "
+                  "(%u and %u iterations)", ef_test_focus_residual (gpu.phase, gpu_host.phase, n), gpu.iterations,
+                  gpu_host.iterations);
+  g_assert_cmpfloat (ef_test_focus_residual (gpu.phase, gpu_host.phase, n), <, GPU_AGREE_RAD);
 
   agree = ef_test_focus_residual (gpu.phase, cpu.phase, n);
   res_gpu = ef_test_focus_residual (err, gpu.phase, n);
@@ -190,6 +189,100 @@ test_sweep_sums (void)
   g_assert_cmpfloat (worst, <, SWEEP_SUM_REL);
 }
 
+/* PGA's projections on the device against the host's fast way, the same sums in double (only the
+ * device's sines and square roots and the grid's positions, col (spacing u) against (col spacing) u,
+ * differ), and against the exact way: random patches of a blurred image formed on the device, both
+ * geometries, one-row patches as PGA's classical stage takes them and tall wide ones as its wide stage
+ * does, more patches than the estimator hands over at a time, patches at the grid's edges. */
+#define PGA_SPECTRA_REL 1e-12
+
+static void
+test_pga_spectra (void)
+{
+  const EfFocusSweepProvider *dev = ef_focus_sweep_get ("cuda");
+  double worst = 0, worst_exact = 0;
+
+  g_assert_nonnull (dev);
+  if (dev == NULL || dev->pga_create == NULL)
+    return;
+  for (int sb = 0; sb < 2; sb++)
+    {
+      g_autoptr (EfDataset) clean = ef_test_focus_scene (sb, FALSE);
+      guint n = (guint) clean->info.n_pulses;
+      g_autofree double *err = ef_test_focus_error (EF_TEST_ERR_RANDOM_WALK, n, 2.0);
+      g_autoptr (EfDataset) bad = ef_test_focus_with_error (clean, err);
+      g_autoptr (GError) error = NULL;
+      g_autofree EfCf32 *img = NULL;
+      g_autofree double *table = NULL;
+      EfPgaPatch patch[24];
+      EfPgaGeometry geo;
+      EfPgaProjector *proj;
+      EfFocusParams fp;
+      EfFocusCtx c;
+
+      ef_focus_params_init (&fp, EF_FOCUS_PGA);
+      fp.extent_m = 16;
+      fp.backend = EF_BACKEND_CUDA;
+      g_assert_true (ef_focus_ctx_init (&c, bad, &fp, &error));
+      g_assert_no_error (error);
+      if (error != NULL)
+        return;
+      img = g_new (EfCf32, ef_grid_n_pixels (&c.grid));
+      g_assert_true (ef_focus_form (&c, c.first, c.n, NULL, img, &error));
+      g_assert_no_error (error);
+      ef_pga_geometry_init (&c, &geo, &table);
+      proj = dev->pga_create (c.be, &geo, &error);
+      g_assert_no_error (error);
+      if (proj == NULL)
+        {
+          ef_focus_ctx_clear (&c);
+          return;
+        }
+      g_assert_true (dev->pga_set_image (proj, img, &error));
+      for (int wide = 0; wide < 2; wide++)
+        {
+          guint win = wide ? (guint) g_test_rand_int_range (c.grid.width / 2, c.grid.width + 1)
+                           : (guint) g_test_rand_int_range (8, 80);
+          guint half_h = wide ? (guint) g_test_rand_int_range (2, 16) : 0;
+          guint np = wide ? 7 : G_N_ELEMENTS (patch);
+          g_autofree EfCf64 *host = g_new (EfCf64, (gsize) n * np);
+          g_autofree EfCf64 *exact = g_new (EfCf64, (gsize) n * np);
+          g_autofree EfCf64 *on_dev = g_new (EfCf64, (gsize) n * np);
+          double se = 0, sx = 0, ss = 0;
+
+          for (guint j = 0; j < np; j++)
+            patch[j] = (EfPgaPatch) { (guint) g_test_rand_int_range (0, c.grid.height),
+                                      (guint) g_test_rand_int_range (0, c.grid.width) };
+          patch[0] = (EfPgaPatch) { 0, 0 };
+          patch[1] = (EfPgaPatch) { c.grid.height - 1, c.grid.width - 1 };
+          for (gsize i = 0; i < (gsize) n * np; i++)
+            host[i] = exact[i] = on_dev[i] = NAN;
+          ef_pga_patch_spectra (&c, img, patch, np, win, half_h, FALSE, 0, host);
+          ef_pga_patch_spectra (&c, img, patch, np, win, half_h, TRUE, 0, exact);
+          g_assert_true (dev->pga_spectra (proj, patch, np, win, half_h, on_dev, &error));
+          g_assert_no_error (error);
+          for (gsize i = 0; i < (gsize) n * np; i++)
+            {
+              se += cabs (on_dev[i] - host[i]) * cabs (on_dev[i] - host[i]);
+              sx += cabs (on_dev[i] - exact[i]) * cabs (on_dev[i] - exact[i]);
+              ss += cabs (host[i]) * cabs (host[i]);
+            }
+          g_assert_true (isfinite (se) && isfinite (sx) && ss > 0);
+          g_test_message ("%s, %u x %u grid, %u patches of %u x %u: device against the host's fast way %.3e, "
+                          "against the exact way %.3e (relative L2)", sb ? "spaceborne" : "airborne", c.grid.width,
+                          c.grid.height, np, win, 2 * half_h + 1, sqrt (se / ss), sqrt (sx / ss));
+          worst = MAX (worst, sqrt (se / ss));
+          worst_exact = MAX (worst_exact, sqrt (sx / ss));
+        }
+      dev->pga_free (proj);
+      ef_focus_ctx_clear (&c);
+    }
+  g_test_message ("worst: %.3e against the host's fast way (bound %.0e), %.3e against the exact way (the CPU "
+                  "test's bound 5e-4)", worst, PGA_SPECTRA_REL, worst_exact);
+  g_assert_cmpfloat (worst, <, PGA_SPECTRA_REL);
+  g_assert_cmpfloat (worst_exact, <, 5e-4);
+}
+
 /* Asked for fp64, which the device does not form: CUDA by name is refused with NO_DEVICE and the
  * reason; an automatic choice falls back to the CPU and says why, in the result. */
 static void
@@ -260,6 +353,7 @@ main (int argc, char **argv)
       g_test_add_data_func (path, &cases[i], test_case);
     }
   g_test_add_func ("/compute/cuda/focus/sweep-sums", test_sweep_sums);
+  g_test_add_func ("/compute/cuda/focus/pga-spectra", test_pga_spectra);
   g_test_add_func ("/compute/cuda/focus/fallback", test_fallback);
   return g_test_run ();
 }
