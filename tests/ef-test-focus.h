@@ -10,6 +10,12 @@
 /* What a corrected image must match in the error-free one, target by target, in both directions. */
 #define EF_TEST_FOCUS_PSLR_TOL_DB 0.5
 #define EF_TEST_FOCUS_IRW_TOL_REL 0.02
+/* In clutter a target's sidelobes are read through the clutter about it, and the 0.04-0.06 rad that the
+ * clutter leaves in every estimate (both methods) moves them: the worst target's PSLR came within
+ * 0.04-0.60 dB of the error-free image's over 55 runs (test-autofocus's four clutter cases with bounds of
+ * their own aside, fresh draws each, and the device's), 0.5 dB failing about one run in twenty. Twice the
+ * worst. */
+#define EF_TEST_FOCUS_CLUTTER_PSLR_TOL_DB 1.2
 /* The residual phase error: ef_focus_phase_residual (modulo 2 pi a pulse, constant and linear terms
  * removed). */
 #define EF_TEST_FOCUS_RESIDUAL_TOL_RAD 0.1

@@ -58,8 +58,10 @@ G_BEGIN_DECLS
  * copy no image.
  * The sweeps' per-pixel sums run where the accelerator offers them (CUDA: the block goes back to the
  * device once, and every sweep then reads the blocks there; a few numbers a block come back to the
- * host, which picks each block's phase), else on the host, threaded over the pixels; PGA's spectra run
- * on the host, threaded over the pulses.
+ * host, which picks each block's phase), else on the host, threaded over the pixels. PGA's projections
+ * likewise (CUDA: the collection's geometry goes to the device once, each iteration's image once, one
+ * thread a pulse; the patches' samples come back, and the host sums their neighbours' products), else on
+ * the host, threaded over the pulses. host_sums keeps both on the host.
  */
 
 typedef enum {

