@@ -33,7 +33,7 @@ G_BEGIN_DECLS
  *   where its high orders are), one patch a scatterer, tall enough for the bands of equal range of the
  *   aperture's edge pulses across the window, kept while they lower the entropy. Neighbouring pulses'
  *   spectral samples are 1 / (n rho_x) apart, so PGA's grid spans n rho_x across (2n pixels, at most
- *   4096; the range side as asked): narrower, it would see an error's orders up to
+ *   8192; the range side as asked): narrower, it would see an error's orders up to
  *   extent / (2 rho_x) cycles across the aperture only.
  * - Sharpness (Ash, "An autofocus method for backprojection imagery in synthetic aperture radar", IEEE
  *   GRSL 9(1), 2012): the image is the sum over pulse blocks k of exp(j theta_k) b_k, b_k the block's
