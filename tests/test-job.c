@@ -10,6 +10,7 @@
 #include "ef-error.h"
 #include "ef-job.h"
 #include "ef-metrics.h"
+#include "ef-test-hooks.h"
 #include "ef-test-scene.h"
 
 typedef struct {
@@ -22,6 +23,7 @@ typedef struct {
   gboolean dirty_ok;
   EfJobState final;
   guint    final_done;
+  guint    max_step;       /* the largest rise of blocks_done from one report to the next */
   char    *error;
 } Watch;
 
@@ -35,6 +37,8 @@ watch_cb (EfJob *job, const EfJobProgress *pr, gpointer data)
   w->calls++;
   if (pr->blocks_done < w->last_done)
     w->monotonic = FALSE;
+  else
+    w->max_step = MAX (w->max_step, pr->blocks_done - w->last_done);
   w->last_done = pr->blocks_done;
   if (pr->state == EF_JOB_RUNNING && (pr->n_dirty != 1 || pr->dirty[0].width != g->width
                                       || pr->dirty[0].height != g->height))
@@ -600,6 +604,73 @@ test_run_ffbp_blocks (void)
   g_assert_nonnull (exact.algo_reason);
 }
 
+/* A backend that takes several blocks a call (several devices, each a whole block of a fast algorithm;
+ * here the CPU backend through a test hook, which cuts a call into its blocks again) gets them grouped by
+ * the job: the same image to the bit and the same record as one block a call, in both orders; progress
+ * rises by the blocks of a call; the collection's short last block ends its call wherever the order puts
+ * it (else the blocks after it would be cut across). */
+static void
+test_blocks_per_call (void)
+{
+#if EF_TEST_HOOKS
+  g_autoptr (EfDataset) ds = scene (4 * 256 + 8);
+  static const EfOrder orders[] = { EF_ORDER_SEQUENTIAL, EF_ORDER_INTERLEAVED };
+  EfGrid grid;
+
+  g_assert_true (ef_grid_init_roi (&grid, -2, -2, 2, 2, 0.05, NULL));
+  for (guint o = 0; o < G_N_ELEMENTS (orders); o++)
+    {
+      g_autofree EfCf32 *img[2] = { NULL, NULL };
+      g_auto (EfRunInfo) run0 = { 0 };
+      g_auto (EfRunInfo) run1 = { 0 };
+      Watch w[2];
+
+      for (guint k = 0; k < 2; k++)
+        {
+          EfJobParams jp;
+          g_autoptr (EfJob) job = NULL;
+          g_autoptr (GError) error = NULL;
+
+          ef_test_hooks_set_cpu_blocks_per_call (k == 0 ? 0 : 3);
+          watch_init (&w[k]);
+          ef_job_params_init (&jp, &grid);
+          jp.backend.algo = EF_ALGO_FFBP;
+          jp.backend.block_size = 256;
+          jp.order = orders[o];
+          job = ef_job_new (ds, &jp, &error);
+          g_assert_no_error (error);
+          g_assert_true (ef_job_run (job, watch_cb, &w[k], &error));
+          g_assert_no_error (error);
+          ef_job_get_run_info (job, k == 0 ? &run0 : &run1);
+          img[k] = job_image (job);
+        }
+      ef_test_hooks_set_cpu_blocks_per_call (0);
+      g_test_message ("%s order, 5 blocks: %u and %u progress reports, largest step %u and %u blocks; fast blocks "
+                      "%u and %u, exact %u and %u", o == 0 ? "sequential" : "interleaved", w[0].calls, w[1].calls,
+                      w[0].max_step, w[1].max_step, (guint) run0.blocks_fast, (guint) run1.blocks_fast,
+                      (guint) run0.blocks_bp, (guint) run1.blocks_bp);
+      g_assert_cmpmem (img[0], ef_grid_n_pixels (&grid) * sizeof (EfCf32), img[1],
+                       ef_grid_n_pixels (&grid) * sizeof (EfCf32));
+      for (guint k = 0; k < 2; k++)
+        {
+          g_assert_cmpint (w[k].final, ==, EF_JOB_DONE);
+          g_assert_cmpuint (w[k].final_done, ==, 5);
+          g_assert_true (w[k].monotonic);
+          watch_clear (&w[k]);
+        }
+      g_assert_cmpuint (w[0].max_step, ==, 1);
+      g_assert_cmpuint (w[1].max_step, ==, 3);
+      g_assert_cmpuint (w[1].calls, <, w[0].calls);
+      g_assert_cmpuint (run0.blocks_fast, ==, 4);
+      g_assert_cmpuint (run1.blocks_fast, ==, 4);
+      g_assert_cmpuint (run0.blocks_bp, ==, 1);
+      g_assert_cmpuint (run1.blocks_bp, ==, 1);
+    }
+#else
+  g_test_skip ("several blocks a call: " EF_TEST_HOOKS_MISSING);
+#endif
+}
+
 /* A copy of ds in memory whose samples go through edit first. */
 static EfDataset *
 edited_copy (EfDataset *ds, void (*edit) (EfCf32 *samples, gsize n, gpointer data), gpointer data)
@@ -774,6 +845,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/job/bad-params", test_bad_params);
   g_test_add_func ("/compute/job/run-info/fp16-cpu", test_run_fp16_cpu);
   g_test_add_func ("/compute/job/run-info/ffbp-blocks", test_run_ffbp_blocks);
+  g_test_add_func ("/compute/job/blocks-per-call", test_blocks_per_call);
   g_test_add_func ("/compute/job/run-info/nonfinite", test_run_nonfinite);
   return g_test_run ();
 }

@@ -5,7 +5,7 @@
 
 #include "ef-test-hooks.h"
 
-static gint portable_simd;
+static gint portable_simd, cpu_blocks_per_call;
 
 void
 ef_test_hooks_set_portable_simd (gboolean on)
@@ -17,4 +17,16 @@ gboolean
 ef_test_hooks_portable_simd (void)
 {
   return g_atomic_int_get (&portable_simd) || g_getenv ("EF_BP_PORTABLE") != NULL;
+}
+
+void
+ef_test_hooks_set_cpu_blocks_per_call (guint n)
+{
+  g_atomic_int_set (&cpu_blocks_per_call, (gint) MIN (n, (guint) G_MAXINT));
+}
+
+guint
+ef_test_hooks_cpu_blocks_per_call (void)
+{
+  return (guint) g_atomic_int_get (&cpu_blocks_per_call);
 }

@@ -26,8 +26,13 @@ G_BEGIN_DECLS
  * Process-wide; read when a former or a periodogram starts. */
 void     ef_test_hooks_set_portable_simd (gboolean on);
 gboolean ef_test_hooks_portable_simd (void);
+/* The CPU backend's blocks_per_call (ef-backend.h) for backends created from now on (0: its own, one),
+ * so that the job's grouping of several blocks into a call runs without several devices. Process-wide. */
+void     ef_test_hooks_set_cpu_blocks_per_call (guint n);
+guint    ef_test_hooks_cpu_blocks_per_call (void);
 #else
 #define ef_test_hooks_portable_simd() FALSE
+#define ef_test_hooks_cpu_blocks_per_call() 0u
 #endif
 
 G_END_DECLS

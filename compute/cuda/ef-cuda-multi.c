@@ -13,7 +13,10 @@
  * end. Every block is cut into one contiguous share per device, each share goes to that device's own
  * single-device backend (streams, pinned buffers, plans, accumulator), and the shares are queued at
  * the same time from one host thread per device: filling pinned buffers is a host copy, and one thread
- * for every device would make the copies take turns.
+ * for every device would make the copies take turns. The fast algorithms (FFBP, FBP, PFA) do part of a
+ * block's work on the whole image whatever its pulses (the last stage's interpolation, the image
+ * transform): for them a call holds one block of params.block_size pulses a device
+ * (self->blocks_per_call), and each device forms its block as one device would.
  *
  * read_image is a reduce-scatter and a parallel read: the rows asked for are cut into bands dealt out in
  * turn to READERS_PER_DEVICE host threads a device, and each reader has its device sum its bands of
@@ -87,6 +90,8 @@ struct _Multi {
   guint        width;       /* the grid's */
   guint        band_rows;   /* rows of a band */
   guint        n_blocks;    /* process_block calls since creation or clear */
+  guint        whole;       /* > 0: each device's share is a whole block of this many pulses (the fast
+                             * algorithms); 0: an even share of every call (backprojection) */
 };
 
 static const EfBackendOps multi_ops;
@@ -295,6 +300,13 @@ multi_process_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *sampl
     {
       Part *part = &m->parts[i];
       guint lo = (guint) ((guint64) count * i / m->n), hi = (guint) ((guint64) count * (i + 1) / m->n);
+
+      if (m->whole > 0)
+        {
+          /* The last device takes whatever is past the others' blocks. */
+          lo = (guint) MIN ((guint64) m->whole * i, (guint64) count);
+          hi = i + 1 == m->n ? count : (guint) MIN ((guint64) m->whole * (i + 1), (guint64) count);
+        }
 
       part->pulses = count > 0 ? pulses + lo : NULL;
       part->samples = count > 0 ? samples + (gsize) lo * ns : NULL;
@@ -507,10 +519,17 @@ ef_cuda_multi_new (const EfDatasetInfo *info, const EfBackendParams *params, con
   self->priv = m;
   ef_backend_run_init (self, params, EF_BACKEND_CUDA, n);
 
-  /* Each device gets about 1/n of every block: its pinned buffers and tables are sized for that. */
+  /* Each device gets about 1/n of every block (backprojection), or a whole block of each call (the fast
+   * algorithms): its pinned buffers and tables are sized for that. */
   one = *params;
   one.n_devices = 1;
   one.block_size = MAX (1u, (MAX (params->block_size, 1u) + n - 1) / n);
+  if (params->algo == EF_ALGO_FFBP || params->algo == EF_ALGO_FBP || params->algo == EF_ALGO_PFA)
+    {
+      m->whole = MAX (params->block_size, 1u);
+      one.block_size = m->whole;
+      self->blocks_per_call = n;
+    }
   for (guint i = 0; i < n; i++)
     {
       Part *part = &m->parts[i];

@@ -11,6 +11,7 @@
 #include "ef-ffbp.h"
 #include "ef-mf.h"
 #include "ef-pfa.h"
+#include "ef-test-hooks.h"
 
 typedef struct {
   EfRangeCompressor *rc;        /* owned */
@@ -302,6 +303,8 @@ ef_backend_cpu_new (const EfDatasetInfo *info, const EfBackendParams *params, GE
   priv = g_new0 (CpuPriv, 1);
   self->priv = priv;
   ef_backend_run_init (self, params, EF_BACKEND_CPU, 0);
+  /* One block a call; a test may ask for more (the job groups them, the loop below cuts them again). */
+  self->blocks_per_call = ef_test_hooks_cpu_blocks_per_call ();
   /* The processor has no half-precision path: everything below is fp32 (the same as asking for fp32). */
   if (params->precision == EF_PRECISION_FP16)
     ef_run_info_set_precision (&self->run, EF_PRECISION_FP32,

@@ -149,6 +149,13 @@ ef_backend_read_image (EfBackend *self, const EfRect *rect, EfCf32 *out, GError 
   return self->ops->read_image (self, rect, out, error);
 }
 
+guint
+ef_backend_blocks_per_call (const EfBackend *self)
+{
+  g_return_val_if_fail (self != NULL, 1);
+  return MAX (self->blocks_per_call, 1u);
+}
+
 const char *
 ef_backend_name (const EfBackend *self)
 {

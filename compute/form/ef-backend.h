@@ -52,6 +52,12 @@ struct _EfBackend {
   EfDatasetInfo       info;    /* owned copy */
   guint64             n_bad_samples;
   EfRunInfo           run;     /* what runs, as the backend decides it and as blocks are formed */
+  /* Blocks of params.block_size pulses a process_block call is best given at once (0 or 1: one). Several
+   * devices forming a fast algorithm's image each take one whole block of a call, as one device forms
+   * it: the per-block work on the whole image (FFBP's and FBP's last stage, PFA's image transform) is
+   * then paid once a block, not once a device's share of it. Callers that give fewer get the same image,
+   * more slowly. */
+  guint               blocks_per_call;
   gpointer            priv;
 };
 
@@ -85,6 +91,8 @@ gboolean   ef_backend_process_block (EfBackend *self, const EfPulse *pulses, con
                                      guint count, GError **error);
 gboolean   ef_backend_read_image (EfBackend *self, const EfRect *rect, EfCf32 *out, GError **error);
 const char *ef_backend_name (const EfBackend *self);
+/* self->blocks_per_call, at least 1. */
+guint      ef_backend_blocks_per_call (const EfBackend *self);
 /* A new reference to the backend's device-resident accumulator (see EfBackendOps), or NULL. */
 EfDeviceImage *ef_backend_ref_device_image (EfBackend *self);
 /* What the backend has run so far (see ef-run-info.h): borrowed, valid until the next call on the

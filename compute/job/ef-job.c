@@ -13,16 +13,19 @@
 /* One pulse block in flight between the reader and the worker. Exactly two exist, so memory is bounded
  * by two blocks plus the accumulator whatever the dataset's size. */
 typedef struct {
-  guint    index;     /* block number in processing order */
+  guint    index;     /* the first block's number in processing order */
+  guint    n_blocks;  /* blocks of the order held (the backend's blocks_per_call at most) */
   guint    count;     /* pulses */
-  EfPulse *pulses;    /* owned, block_size */
-  EfCf32  *samples;   /* owned, block_size * n_samples */
+  EfPulse *pulses;    /* owned, block_size * blocks_per_call */
+  EfCf32  *samples;   /* owned, block_size * blocks_per_call * n_samples */
   GError  *error;     /* owned: the read failed */
   gboolean end;       /* no more blocks */
 } Block;
 
 struct _EfJob {
   EfDataset    *dataset;   /* owned ref */
+  guint         per_call;  /* blocks of the order handed to the backend at a time (worker thread; set
+                            * before the reader starts) */
   EfJobParams   params;
   guint64      *pulse_ids; /* owned: the pulses used, in order */
   guint64       n_used;
@@ -126,6 +129,7 @@ ef_job_new (EfDataset *dataset, const EfJobParams *params, GError **error)
     }
 
   job = g_new0 (EfJob, 1);
+  job->per_call = 1;
   job->dataset = ef_dataset_ref (dataset);
   job->params = *params;
   job->params.pulse_stride = (guint) stride;
@@ -180,31 +184,57 @@ is_cancelled (EfJob *job)
   return g_atomic_int_get (&job->cancelled) != 0;
 }
 
-/* Reads block b of the processing order; contiguous runs of pulses are read in one call. */
+/* Reads block b of the processing order into pulses and samples; contiguous runs of pulses are read in
+ * one call. *count receives its pulses. */
 static gboolean
-read_block (EfJob *job, guint b, Block *blk, GError **error)
+read_block (EfJob *job, guint b, EfPulse *pulses, EfCf32 *samples, guint *count, GError **error)
 {
   guint block = job->params.backend.block_size;
   guint64 start = (guint64) job->order[b] * block;
-  guint count = (guint) MIN ((guint64) block, job->n_used - start);
   gsize ns = job->dataset->info.n_samples;
 
-  blk->index = b;
-  blk->count = count;
+  *count = (guint) MIN ((guint64) block, job->n_used - start);
   if (job->params.pulse_stride == 1)
     {
       guint64 p0 = job->pulse_ids[start];
 
-      memcpy (blk->pulses, job->dataset->pulses + p0, count * sizeof (EfPulse));
-      return ef_dataset_read_block (job->dataset, p0, count, blk->samples, error);
+      memcpy (pulses, job->dataset->pulses + p0, *count * sizeof (EfPulse));
+      return ef_dataset_read_block (job->dataset, p0, *count, samples, error);
     }
-  for (guint i = 0; i < count; i++)
+  for (guint i = 0; i < *count; i++)
     {
       guint64 p = job->pulse_ids[start + i];
 
-      blk->pulses[i] = job->dataset->pulses[p];
-      if (!ef_dataset_read_block (job->dataset, p, 1, blk->samples + i * ns, error))
+      pulses[i] = job->dataset->pulses[p];
+      if (!ef_dataset_read_block (job->dataset, p, 1, samples + i * ns, error))
         return FALSE;
+    }
+  return TRUE;
+}
+
+/* Reads blocks b, b + 1, ... of the processing order, job->per_call of them at most, one after another
+ * into blk; a short block (the collection's last) ends the call, so that every block of a call starts at
+ * a multiple of the block size, where the backend cuts it. */
+static gboolean
+read_call (EfJob *job, guint b, Block *blk, GError **error)
+{
+  gsize ns = job->dataset->info.n_samples;
+  guint want = MIN (job->per_call, job->n_blocks - b);
+
+  blk->index = b;
+  blk->n_blocks = 0;
+  blk->count = 0;
+  while (blk->n_blocks < want)
+    {
+      guint count = 0;
+
+      if (!read_block (job, b + blk->n_blocks, blk->pulses + blk->count, blk->samples + (gsize) blk->count * ns,
+                       &count, error))
+        return FALSE;
+      blk->n_blocks++;
+      blk->count += count;
+      if (count < job->params.backend.block_size)
+        break;
     }
   return TRUE;
 }
@@ -221,7 +251,7 @@ reader_main (gpointer data)
   ReaderCtx *ctx = data;
   EfJob *job = ctx->job;
 
-  for (guint b = 0; b < job->n_blocks; b++)
+  for (guint b = 0, taken = 0; b < job->n_blocks; b += taken)
     {
       Block *blk = g_async_queue_pop (ctx->free_q);
 
@@ -233,12 +263,15 @@ reader_main (gpointer data)
         }
       gint64 t0 = g_get_monotonic_time ();
 
-      if (!read_block (job, b, blk, &blk->error))
+      if (!read_call (job, b, blk, &blk->error))
         {
           g_async_queue_push (ctx->full_q, blk);
           return NULL;
         }
-      g_debug ("block %u: %u pulses read in %.4f s", b, blk->count, (g_get_monotonic_time () - t0) * 1e-6);
+      g_debug ("blocks %u to %u of the order: %u pulses read in %.4f s", b, b + blk->n_blocks - 1, blk->count,
+               (g_get_monotonic_time () - t0) * 1e-6);
+      /* The worker may take blk as soon as it is pushed. */
+      taken = blk->n_blocks;
       g_async_queue_push (ctx->full_q, blk);
     }
   {
@@ -425,18 +458,40 @@ worker_main (gpointer data)
       return NULL;
     }
 
-  for (int i = 0; i < 2; i++)
+  /* As many blocks a call as the backend forms best at once (several devices, each a whole block of a
+   * fast algorithm); one a call where memory does not allow. */
+  job->per_call = ef_backend_blocks_per_call (backend);
+  for (;;)
     {
-      blocks[i].pulses = g_try_new (EfPulse, block);
-      blocks[i].samples = g_try_new (EfCf32, block * ns);
-      if (blocks[i].pulses == NULL || blocks[i].samples == NULL)
+      gsize want = block * job->per_call;
+      gboolean ok = ns == 0 || want <= G_MAXSIZE / sizeof (EfCf32) / ns;
+
+      for (int i = 0; i < 2 && ok; i++)
+        {
+          blocks[i].pulses = g_try_new (EfPulse, want);
+          blocks[i].samples = g_try_new (EfCf32, want * ns);
+          ok = blocks[i].pulses != NULL && blocks[i].samples != NULL;
+        }
+      if (ok)
+        {
+          block = want;
+          break;
+        }
+      for (int i = 0; i < 2; i++)
+        {
+          g_clear_pointer (&blocks[i].pulses, g_free);
+          g_clear_pointer (&blocks[i].samples, g_free);
+        }
+      if (job->per_call == 1)
         {
           g_set_error (&error, EF_COMPUTE_ERROR, EF_COMPUTE_ERROR_NO_MEMORY,
                        "Not enough memory for pulse blocks of %zu x %zu samples", block, ns);
           goto out;
         }
-      g_async_queue_push (free_q, &blocks[i]);
+      job->per_call = 1;
     }
+  for (int i = 0; i < 2; i++)
+    g_async_queue_push (free_q, &blocks[i]);
   scratch = device_only ? NULL : g_try_new (EfCf32, ef_grid_n_pixels (grid));
   if (scratch == NULL && !device_only)
     {
@@ -484,7 +539,7 @@ worker_main (gpointer data)
         }
       pulses_done += blk->count;
       job->energy_done += weight_energy (&job->az, blk->pulses, NULL, blk->count);
-      done++;
+      done += blk->n_blocks;
       g_async_queue_push (free_q, blk);
       take_run_info (job, backend);
 

@@ -63,7 +63,7 @@ int
 main (int argc, char **argv)
 {
   gint edge = 2048, pulses = 2048, samples = 2048, block = 1024, reps = 3;
-  gint variant = 0, upsample = 2, devices = 1, row_bands = 0;
+  gint variant = 0, upsample = 2, devices = 1, row_bands = 0, call;
   double standoff = 10e3, spacing = 0.125, min_ser = NAN;
   g_autofree char *precision_s = g_strdup ("fp32");
   g_autofree char *algo_s = g_strdup ("bp");
@@ -205,8 +205,13 @@ main (int argc, char **argv)
       return 1;
     }
 
+  /* Each call holds as many blocks as the backend forms best at once (several devices with a fast
+   * algorithm: one whole block a device). */
+  call = block * (gint) ef_backend_blocks_per_call (be);
+  if (call > block)
+    fprintf (stderr, "%d pulses a call: a block of %d for each of %d devices\n", call, block, call / block);
   /* Warm-up: module load, plans, first-touch of the table. */
-  if (!ef_backend_process_block (be, pl, data, (guint) MIN (block, pulses), &error)
+  if (!ef_backend_process_block (be, pl, data, (guint) MIN (call, pulses), &error)
       || !ef_backend_cuda_stats (be, &st0, &error))
     goto fail;
 
@@ -226,8 +231,8 @@ main (int argc, char **argv)
       if (!be->ops->clear (be, &error) || !ef_backend_cuda_stats (be, &st0, &error))
         goto fail;
       t0 = g_get_monotonic_time ();
-      for (gint p0 = 0; p0 < pulses; p0 += block)
-        if (!ef_backend_process_block (be, pl + p0, data + (gsize) p0 * samples, (guint) MIN (block, pulses - p0),
+      for (gint p0 = 0; p0 < pulses; p0 += call)
+        if (!ef_backend_process_block (be, pl + p0, data + (gsize) p0 * samples, (guint) MIN (call, pulses - p0),
                                        &error))
           goto fail;
       /* The stats wait for every device: the image is formed. */
@@ -255,10 +260,10 @@ main (int argc, char **argv)
       if (!be->ops->clear (be, &error) || !ef_backend_cuda_stats (be, &st0, &error))
         goto fail;
       t0 = g_get_monotonic_time ();
-      for (gint p0 = 0; p0 < pulses; p0 += block)
-        if (!ef_backend_process_block (be, pl + p0, data + (gsize) p0 * samples, (guint) MIN (block, pulses - p0),
+      for (gint p0 = 0; p0 < pulses; p0 += call)
+        if (!ef_backend_process_block (be, pl + p0, data + (gsize) p0 * samples, (guint) MIN (call, pulses - p0),
                                        &error)
-            || (p0 + block >= pulses && !ef_backend_read_image (be, &all, img, &error)))
+            || (p0 + call >= pulses && !ef_backend_read_image (be, &all, img, &error)))
           goto fail;
       t2 = g_get_monotonic_time ();
       best_total = MIN (best_total, (t2 - t0) * 1e-6);
