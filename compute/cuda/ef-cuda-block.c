@@ -253,6 +253,12 @@ ef_cuda_backend_pfa_check (EfBackend *self)
   ef_run_info_set_pfa (&self->run, rep.outside_dof, rep.qpe_max_rad, rep.qpe_limit_rad, rep.note);
 }
 
+EfCudaPfa *
+ef_cuda_backend_pfa (EfBackend *self)
+{
+  return ((CudaPriv *) self->priv)->pfa;
+}
+
 /* ---- one sub-block ---- */
 
 gboolean

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "ef-cuda-pfa.h"
 #include "ef-cuda-private.h"
 #include "ef-cuda-test-hooks.h"
 
@@ -447,6 +448,23 @@ multi_update_run (EfBackend *self)
           sum.bp_why = NULL;
         }
       ef_run_info_merge (&sum, part);
+    }
+  /* The depth of focus is the whole aperture's, whichever device gridded which block. */
+  if (self->params.algo == EF_ALGO_PFA)
+    {
+      g_autofree EfCudaPfa **formers = g_new0 (EfCudaPfa *, m->n);
+      guint k = 0;
+
+      for (guint i = 0; i < m->n; i++)
+        if ((formers[k] = ef_cuda_backend_pfa (m->parts[i].backend)) != NULL)
+          k++;
+      if (k > 0 && sum.pfa_checked)
+        {
+          EfPfaReport rep;
+
+          ef_cuda_pfa_check_all (formers, k, &rep);
+          ef_run_info_set_pfa (&sum, rep.outside_dof, rep.qpe_max_rad, rep.qpe_limit_rad, rep.note);
+        }
     }
   sum.backend_requested = asked;
   sum.n_devices = m->n;

@@ -353,6 +353,27 @@ ef_cuda_pfa_check (EfCudaPfa *self, EfPfaReport *report)
 }
 
 void
+ef_cuda_pfa_check_all (EfCudaPfa *const *formers, guint n, EfPfaReport *report)
+{
+  EfPfaCore all;
+  g_autoptr (GArray) pulses = NULL;
+
+  g_return_if_fail (formers != NULL && n > 0 && formers[0] != NULL && report != NULL);
+
+  memset (report, 0, sizeof *report);
+  /* The first former's parameters (the same grid and band on every device) over every former's pulses. */
+  all = formers[0]->core;
+  pulses = g_array_new (FALSE, FALSE, g_array_get_element_size (formers[0]->core.pulses));
+  for (guint i = 0; i < n; i++)
+    {
+      g_array_append_vals (pulses, formers[i]->core.pulses->data, formers[i]->core.pulses->len);
+      report->n_pulses += formers[i]->core.n_gridded;
+    }
+  all.pulses = pulses;
+  ef_pfa_dof_report (&all, report);
+}
+
+void
 ef_cuda_pfa_set_spread (EfCudaPfa *self, EfCudaPfaSpread spread)
 {
   g_return_if_fail (self != NULL);

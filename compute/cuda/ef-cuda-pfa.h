@@ -58,6 +58,9 @@ gboolean   ef_cuda_pfa_form (EfCudaPfa *self, void *stream, void *d_out, EfPfaRe
  * with the CPU former (ef_pfa_dof_report), which the backend calls after every block. Never waits for
  * the device. */
 void       ef_cuda_pfa_check (EfCudaPfa *self, EfPfaReport *report);
+/* The same over every pulse that n formers of one image have gridded between them (several devices, each
+ * forming some of the blocks): the depth of focus is the whole aperture's. */
+void       ef_cuda_pfa_check_all (EfCudaPfa *const *formers, guint n, EfPfaReport *report);
 
 /* Forgets every gridded pulse; the next block chooses the grid again (keeping the device buffers when the
  * size comes out the same). Waits for the device. */

@@ -109,6 +109,7 @@ guint      ef_cuda_multi_n_blocks (EfBackend *backend);
 
 /* What the multi-device backend needs of a single-device one (ef-cuda-backend.c). */
 void      *ef_cuda_backend_image (EfBackend *backend, int *device);  /* the device accumulator */
+struct _EfCudaPfa *ef_cuda_backend_pfa (EfBackend *backend);   /* the polar format former, or NULL */
 /* The event recorded after the newest queued work on the band of rows that holds row (valid until the
  * next call on the backend); *band_end receives the row past that band. */
 /* Bands a launch may be cut into, and how many it is by default (an image of at least 64 rows a band). */

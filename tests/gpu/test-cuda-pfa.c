@@ -21,15 +21,15 @@
 
 /* tests/bench/RESULTS.md (PFA on the GPU: tests); each bound is the figure less 3 dB, or half the stated
  * fraction of a resolution cell: GPU against CPU PFA 127.8-130.8 dB; against float64 BP 55.7 dB; through
- * the backend against the CPU backend 130.2 dB on one device and 76.1 dB on two (each device grids half of
- * every block); a point target within res/8574 with PSLR -13.26 dB (README.md: within 0.15 dB); a single point
+ * the backend against the CPU backend 130.2 dB on one device and 71.7-80.9 dB on two (each device grids
+ * whole blocks of a call, every other block, its lattice laid out from its own first block); a point target within res/8574 with PSLR -13.26 dB (README.md: within 0.15 dB); a single point
  * target's small image, GPU against CPU, 108.4-120.0 dB (its energy sits in a few pixels, so the gridding's
  * float rounding elsewhere weighs more). */
 #define GPU_CPU_SER_DB 124.8
 #define POINT_GPU_CPU_SER_DB 105.0
 #define BP_SER_DB 52.7
 #define BACKEND_SER_DB 127.2
-#define BACKEND2_SER_DB 73.1
+#define BACKEND2_SER_DB 68.7
 #define POS_RES_FRACTION 4287.0
 
 /*
@@ -302,7 +302,7 @@ test_backend (gconstpointer data)
       g_assert_true (ef_backend_read_image (cpu, &all, img_cpu, &error));
       g_assert_no_error (error);
       ser_cpu = ef_ser_db_f32 (img_gpu, img_cpu, n);
-      g_assert_cmpfloat (ser_cpu, >=, BACKEND_SER_DB);
+      g_assert_cmpfloat (ser_cpu, >=, devices == 1 ? BACKEND_SER_DB : BACKEND2_SER_DB);
     }
   ser_bp = ef_cuda_test_ser_db (img_gpu, ref, n);
   g_test_message ("backend pfa, %u device(s): %ux%u px, %u pulses in blocks of %u: CUDA against CPU backend "
@@ -310,9 +310,9 @@ test_backend (gconstpointer data)
                   ser_bp);
   g_assert_cmpfloat (ser_bp, >=, BP_SER_DB);
   {
-    /* Both backends checked the depth of focus after the blocks, with the same host function: on one
-     * device over the very same pulses; over two, each device over its share of every block (the arc is
-     * the same, the error within a few percent). */
+    /* Both backends checked the depth of focus after the blocks, with the same host function over the
+     * very same pulses: on two devices, over both devices' pulses together (each alone has gridded every
+     * other block, a shorter arc: 12% less error measured on the first device's). */
     const EfRunInfo *rg = ef_backend_get_run_info (gpu);
     const EfRunInfo *rc = ef_backend_get_run_info (cpu);
 
@@ -323,10 +323,7 @@ test_backend (gconstpointer data)
     g_assert_true (rg->pfa_checked && rc->pfa_checked);
     g_assert_false (rg->pfa_outside_dof);
     g_test_message ("QPE after the last block: CUDA %.4g rad, CPU %.4g rad", rg->pfa_qpe_rad, rc->pfa_qpe_rad);
-    if (devices == 1)
-      g_assert_cmpfloat_with_epsilon (rg->pfa_qpe_rad, rc->pfa_qpe_rad, 1e-12);
-    else
-      g_assert_cmpfloat (fabs (rg->pfa_qpe_rad / rc->pfa_qpe_rad - 1), <, 0.05);
+    g_assert_cmpfloat (fabs (rg->pfa_qpe_rad / rc->pfa_qpe_rad - 1), <, 1e-9);
   }
 
   /* Cleared, the device former starts again: one block gives that block's image. */
@@ -340,7 +337,8 @@ test_backend (gconstpointer data)
   g_assert_true (ef_backend_read_image (gpu, &all, img_gpu, &error));
   g_assert_true (ef_backend_read_image (cpu, &all, img_cpu, &error));
   g_assert_no_error (error);
-  g_assert_cmpfloat (ef_ser_db_f32 (img_gpu, img_cpu, n), >=, devices == 1 ? BACKEND_SER_DB : BACKEND2_SER_DB);
+  /* One block: the first device forms it alone, as the CPU does. */
+  g_assert_cmpfloat (ef_ser_db_f32 (img_gpu, img_cpu, n), >=, BACKEND_SER_DB);
 }
 
 /* Bistatic white profiles of an odd length (1000 bins), with reference ranges a little off the origin:
