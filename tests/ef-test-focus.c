@@ -7,6 +7,7 @@
 
 #include "ef-job.h"
 #include "ef-focus.h"
+#include "ef-focus-private.h"
 #include "ef-sim.h"
 #include "ef-test-focus.h"
 
@@ -196,4 +197,33 @@ ef_test_focus_compare (const EfImage *ref, const EfImage *focused, double *worst
       ef_point_result_clear (&a);
       ef_point_result_clear (&b);
     }
+}
+
+EfCf32 *
+ef_test_focus_pga_image (gboolean spaceborne, EfBackendKind kind, EfDataset **ds, EfFocusCtx *c)
+{
+  g_autoptr (EfDataset) clean = ef_test_focus_scene (spaceborne, FALSE);
+  guint n = (guint) clean->info.n_pulses;
+  g_autofree double *err = ef_test_focus_error (EF_TEST_ERR_RANDOM_WALK, n, 2.0);
+  g_autoptr (GError) error = NULL;
+  g_autofree EfCf32 *img = NULL;
+  EfFocusParams fp;
+
+  *ds = ef_test_focus_with_error (clean, err);
+  ef_focus_params_init (&fp, EF_FOCUS_PGA);
+  fp.extent_m = 16;
+  fp.backend = kind;
+  g_assert_true (ef_focus_ctx_init (c, *ds, &fp, &error));
+  g_assert_no_error (error);
+  if (error != NULL)
+    return NULL;
+  img = g_new (EfCf32, ef_grid_n_pixels (&c->grid));
+  g_assert_true (ef_focus_form (c, c->first, c->n, NULL, img, &error));
+  g_assert_no_error (error);
+  if (error != NULL)
+    {
+      ef_focus_ctx_clear (c);
+      return NULL;
+    }
+  return g_steal_pointer (&img);
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ef-dataset.h"
+#include "ef-focus-private.h"
 #include "ef-grid.h"
 #include "ef-metrics.h"
 #include "ef-types.h"
@@ -52,6 +53,10 @@ double     ef_test_focus_residual (const double *a, const double *b, guint n);
 /* The region's image formed by a job through backend kind (EF_BACKEND_CPU, ...) by algo, rectangular
  * windows. Owned. */
 EfImage   *ef_test_focus_form (EfDataset *ds, const EfGrid *grid, EfAlgo algo, EfBackendKind kind);
+/* PGA's grid (16 m asked) over the scene with a 2 rad random walk: *ds receives the dataset (owned), c
+ * the estimator's context on backend kind (clear it with ef_focus_ctx_clear before ds goes), and the
+ * return the grid's image formed through it (g_free). NULL, with a failed assertion, when it cannot. */
+EfCf32    *ef_test_focus_pga_image (gboolean spaceborne, EfBackendKind kind, EfDataset **ds, EfFocusCtx *c);
 
 /* The worst differences over the scene's five targets, in both directions, of focused from ref: PSLR
  * (dB, absolute) and IRW (relative); each target's measures as test messages. */

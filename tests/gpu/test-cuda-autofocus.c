@@ -209,29 +209,19 @@ test_pga_spectra (void)
     return;
   for (int sb = 0; sb < 2; sb++)
     {
-      g_autoptr (EfDataset) clean = ef_test_focus_scene (sb, FALSE);
-      guint n = (guint) clean->info.n_pulses;
-      g_autofree double *err = ef_test_focus_error (EF_TEST_ERR_RANDOM_WALK, n, 2.0);
-      g_autoptr (EfDataset) bad = ef_test_focus_with_error (clean, err);
+      g_autoptr (EfDataset) bad = NULL;
       g_autoptr (GError) error = NULL;
-      g_autofree EfCf32 *img = NULL;
       g_autofree double *table = NULL;
       EfPgaPatch patch[24];
       EfPgaGeometry geo;
       EfPgaProjector *proj;
-      EfFocusParams fp;
       EfFocusCtx c;
+      g_autofree EfCf32 *img = ef_test_focus_pga_image (sb, EF_BACKEND_CUDA, &bad, &c);
+      guint n;
 
-      ef_focus_params_init (&fp, EF_FOCUS_PGA);
-      fp.extent_m = 16;
-      fp.backend = EF_BACKEND_CUDA;
-      g_assert_true (ef_focus_ctx_init (&c, bad, &fp, &error));
-      g_assert_no_error (error);
-      if (error != NULL)
+      if (img == NULL)
         return;
-      img = g_new (EfCf32, ef_grid_n_pixels (&c.grid));
-      g_assert_true (ef_focus_form (&c, c.first, c.n, NULL, img, &error));
-      g_assert_no_error (error);
+      n = (guint) bad->info.n_pulses;
       ef_pga_geometry_init (&c, &geo, &table);
       proj = dev->pga_create (c.be, &geo, &error);
       g_assert_no_error (error);
