@@ -61,7 +61,19 @@ ef_cuda_test_hooks_ffbp_exact (void)
   return g_atomic_int_get (&force_exact);
 }
 
-static gint read_band_rows, row_bands;
+static gint read_band_rows, row_bands, copy_threads;
+
+void
+ef_cuda_debug_set_copy_threads (guint n)
+{
+  g_atomic_int_set (&copy_threads, (gint) MIN (n, 64u));
+}
+
+guint
+ef_cuda_test_hooks_copy_threads (void)
+{
+  return (guint) g_atomic_int_get (&copy_threads);
+}
 
 void
 ef_cuda_debug_set_row_bands (guint n)

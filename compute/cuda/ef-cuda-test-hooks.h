@@ -36,6 +36,11 @@ guint    ef_cuda_test_hooks_read_band_rows (void);
 void     ef_cuda_debug_set_row_bands (guint n);
 guint    ef_cuda_test_hooks_row_bands (void);
 
+/* Threads that copy a block's samples into pinned memory (0: the library's choice), for benchmarks that
+ * compare it with one. Process-wide, read at every block. */
+void     ef_cuda_debug_set_copy_threads (guint n);
+guint    ef_cuda_test_hooks_copy_threads (void);
+
 /* Bytes of image data copied from the device to host memory by CUDA backends' read_image and by
  * ef_cuda_image_read since the program started: a display that shares the device image keeps it
  * unchanged over a whole job. Process-wide; thread-safe. */
@@ -53,6 +58,7 @@ gboolean ef_cuda_test_hooks_arcs_full_grid (void);
 #define ef_cuda_test_hooks_count_d2h(bytes) ((void) (bytes))
 #define ef_cuda_test_hooks_read_band_rows() 0u
 #define ef_cuda_test_hooks_row_bands() 0u
+#define ef_cuda_test_hooks_copy_threads() 0u
 #endif
 
 G_END_DECLS

@@ -63,7 +63,7 @@ int
 main (int argc, char **argv)
 {
   gint edge = 2048, pulses = 2048, samples = 2048, block = 1024, reps = 3;
-  gint variant = 0, upsample = 2, devices = 1, row_bands = 0, call;
+  gint variant = 0, upsample = 2, devices = 1, row_bands = 0, copy_threads = 0, call;
   double standoff = 10e3, spacing = 0.125, min_ser = NAN;
   g_autofree char *precision_s = g_strdup ("fp32");
   g_autofree char *algo_s = g_strdup ("bp");
@@ -84,6 +84,8 @@ main (int argc, char **argv)
     { "devices", 0, 0, G_OPTION_ARG_INT, &devices, "devices to spread the pulses over (0: all)", "N" },
     { "row-bands", 0, 0, G_OPTION_ARG_INT, &row_bands,
       "bands of rows a launch is cut into (test-hook builds; 1: no overlap of the read with the last block)", "N" },
+    { "copy-threads", 0, 0, G_OPTION_ARG_INT, &copy_threads,
+      "threads that copy a block's samples into pinned memory (test-hook builds; 0: the library's choice)", "N" },
     { "no-ser", 0, 0, G_OPTION_ARG_NONE, &no_ser, "skip the float64 check", NULL },
     { "min-ser", 0, 0, G_OPTION_ARG_DOUBLE, &min_ser,
       "complex SER (dB) below which the run fails (default: 110.5 for fp32, 57.6 for fp16)", "DB" },
@@ -183,10 +185,11 @@ main (int argc, char **argv)
   opts.variant = (guint) variant;
 #if EF_TEST_HOOKS
   ef_cuda_debug_set_row_bands ((guint) MAX (row_bands, 0));
+  ef_cuda_debug_set_copy_threads ((guint) MAX (copy_threads, 0));
 #else
-  if (row_bands > 0)
+  if (row_bands > 0 || copy_threads > 0)
     {
-      fprintf (stderr, "bench-cuda: --row-bands needs a build with -Dtest_hooks=true\n");
+      fprintf (stderr, "bench-cuda: --row-bands and --copy-threads need a build with -Dtest_hooks=true\n");
       return 2;
     }
 #endif
