@@ -33,16 +33,19 @@
 
 /* ---- the samples into pinned memory ---- */
 
-/* Threads that copy a sub-block's samples into the pinned buffer, and the least copy they split. One
- * thread moves 10-13 GB/s of pageable memory: a 2048-pulse block of 4096 samples (67 MB) takes about as
- * long as the fast formers take to form it on the device. */
-#define COPY_THREADS 4
+/* Threads that copy a sub-block's samples into the pinned buffer (at most the host's processors), and the
+ * least copy they split. One thread moves 10-13 GB/s of pageable memory, and the fast formers form a
+ * 2048-pulse block of 4096 samples (67 MB) in about that time: on two H200s' host (32 cores), FFBP formed
+ * and read back 2.57e12 BP-equivalent/s with one thread, 4.70e12 with 4, 5.11e12 with 8, 5.56e12 with 16
+ * (one run each; the spread between runs is 10-30%); backprojection 4-5% (tests/bench/RESULTS.md). */
+#define COPY_THREADS 8
 #define COPY_SPLIT_MIN ((gsize) 4 << 20)
 
 static void
 copy_in (void *dst, const void *src, gsize bytes)
 {
-  guint threads = ef_cuda_test_hooks_copy_threads () > 0 ? ef_cuda_test_hooks_copy_threads () : COPY_THREADS;
+  guint threads = ef_cuda_test_hooks_copy_threads () > 0 ? ef_cuda_test_hooks_copy_threads ()
+                                                         : MIN (COPY_THREADS, (guint) MAX (g_get_num_processors (), 1));
 
 #if HAVE_OPENMP
   if (threads > 1 && bytes >= COPY_SPLIT_MIN)
