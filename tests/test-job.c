@@ -620,7 +620,7 @@ test_blocks_per_call (void)
   g_assert_true (ef_grid_init_roi (&grid, -2, -2, 2, 2, 0.05, NULL));
   for (guint o = 0; o < G_N_ELEMENTS (orders); o++)
     {
-      g_autofree EfCf32 *img[2] = { NULL, NULL };
+      EfCf32 *img[2] = { NULL, NULL };
       g_auto (EfRunInfo) run0 = { 0 };
       g_auto (EfRunInfo) run1 = { 0 };
       Watch w[2];
@@ -651,6 +651,8 @@ test_blocks_per_call (void)
                       (guint) run0.blocks_bp, (guint) run1.blocks_bp);
       g_assert_cmpmem (img[0], ef_grid_n_pixels (&grid) * sizeof (EfCf32), img[1],
                        ef_grid_n_pixels (&grid) * sizeof (EfCf32));
+      g_free (img[0]);
+      g_free (img[1]);
       for (guint k = 0; k < 2; k++)
         {
           g_assert_cmpint (w[k].final, ==, EF_JOB_DONE);
