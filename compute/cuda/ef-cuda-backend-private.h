@@ -61,6 +61,9 @@ typedef struct {
   guint          slot;
 
   EfCf32        *h_samples[2];  /* pinned, max_block * n_in */
+  void          *h_read[2];     /* pinned, EF_CUDA_READ_STAGE_BYTES each, made at the first large read */
+  cudaEvent_t    ev_read[2];    /* the device's copy into h_read[s] is done */
+  gboolean       read_unstaged; /* the staging buffers could not be made: reads go straight to the caller */
   EfCudaPulse   *h_pulses[2];   /* pinned, max_block */
   void          *d_samples[2];
   EfCudaPulse   *d_pulses[2];

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "ef-cuda-backend-private.h"
-#include "ef-cuda-test-hooks.h"
 
 /*
  * One sub-block of pulses goes through these steps:
@@ -30,42 +29,6 @@
  * (ef-cuda-pfa.h), and after every block the image formed from all the pulses so far is written over
  * the accumulator, so that a display and read_image see it as they see a backprojected one.
  */
-
-/* ---- the samples into pinned memory ---- */
-
-/* Threads that copy a sub-block's samples into the pinned buffer (at most the host's processors), and the
- * least copy they split. One thread moves 10-13 GB/s of pageable memory, and the fast formers form a
- * 2048-pulse block of 4096 samples (67 MB) in about that time: on two H200s' host (32 cores), FFBP formed
- * and read back 2.57e12 BP-equivalent/s with one thread, 4.70e12 with 4, 5.11e12 with 8, 5.56e12 with 16
- * (one run each; the spread between runs is 10-30%); backprojection 4-5% (tests/bench/RESULTS.md). */
-#define COPY_THREADS 8
-#define COPY_SPLIT_MIN ((gsize) 4 << 20)
-
-static void
-copy_in (void *dst, const void *src, gsize bytes)
-{
-  guint threads = ef_cuda_test_hooks_copy_threads () > 0 ? ef_cuda_test_hooks_copy_threads ()
-                                                         : MIN (COPY_THREADS, (guint) MAX (g_get_num_processors (), 1));
-
-#if HAVE_OPENMP
-  if (threads > 1 && bytes >= COPY_SPLIT_MIN)
-    {
-      gsize piece = (bytes / threads + 4095) & ~(gsize) 4095;
-
-#pragma omp parallel for num_threads(threads) schedule(static)
-      for (guint t = 0; t < threads; t++)
-        {
-          gsize off = MIN ((gsize) t * piece, bytes);
-
-          memcpy ((char *) dst + off, (const char *) src + off, MIN (piece, bytes - off));
-        }
-      return;
-    }
-#else
-  (void) threads;
-#endif
-  memcpy (dst, src, bytes);
-}
 
 /* ---- per-pulse records ---- */
 
@@ -350,7 +313,7 @@ ef_cuda_backend_run_sub_block (EfBackend *self, const EfPulse *pulses, const EfC
   if (!pfa && (!fast || use_bp) && !bp_setup (self, meta, count, max_inv_dr, &variant, error))
     return FALSE;
 
-  copy_in (priv->h_samples[slot], samples, (gsize) count * priv->layout.n_in * sizeof (EfCf32));
+  ef_cuda_host_copy (priv->h_samples[slot], samples, (gsize) count * priv->layout.n_in * sizeof (EfCf32));
 
   /* Copy: waits until the compute stream is done with this slot's device buffers. */
   EF_CUDA_CHECK (cudaStreamWaitEvent (cs, priv->ev_done[slot], 0), error);

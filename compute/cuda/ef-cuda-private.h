@@ -59,6 +59,8 @@ gboolean ef_cufft_check_ (int code, const char *expr, const char *file, int line
  * compiled in (ef-cuda-test-hooks.h). */
 cudaError_t ef_cuda_malloc (void **ptr, gsize size);
 cudaError_t ef_cuda_malloc_host (void **ptr, gsize size);
+/* memcpy between host buffers (pinned and pageable), split over threads when it is large. */
+void        ef_cuda_host_copy (void *dst, const void *src, gsize bytes);
 cufftResult ef_cufft_plan_many (cufftHandle *plan, int n, cufftType type, int batch);
 
 /* Shapes */
@@ -112,6 +114,8 @@ void      *ef_cuda_backend_image (EfBackend *backend, int *device);  /* the devi
 struct _EfCudaPfa *ef_cuda_backend_pfa (EfBackend *backend);   /* the polar format former, or NULL */
 /* The event recorded after the newest queued work on the band of rows that holds row (valid until the
  * next call on the backend); *band_end receives the row past that band. */
+/* Bytes of each of the two pinned buffers a large read of the image goes through (ef-cuda-backend.c). */
+#define EF_CUDA_READ_STAGE_BYTES ((gsize) 8 << 20)
 /* Bands a launch may be cut into, and how many it is by default (an image of at least 64 rows a band). */
 #define EF_CUDA_ROW_BANDS 8
 #define EF_CUDA_ROW_BANDS_DEFAULT 4

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "ef-error.h"
 #include "ef-cuda-private.h"
@@ -205,4 +206,38 @@ ef_cuda_device_count (void)
   if (!ef_cuda_available (NULL) || cudaGetDeviceCount (&count) != cudaSuccess)
     return 0;
   return (guint) MAX (count, 0);
+}
+
+/* Threads that copy between pinned and pageable memory (a block's samples in, an image out; at most the
+ * host's processors), and the least copy they split. One thread moves 10-13 GB/s of pageable memory, and the fast formers form a
+ * 2048-pulse block of 4096 samples (67 MB) in about that time: on two H200s' host (32 cores), FFBP formed
+ * and read back 2.57e12 BP-equivalent/s with one thread, 4.70e12 with 4, 5.11e12 with 8, 5.56e12 with 16
+ * (one run each; the spread between runs is 10-30%); backprojection 4-5% (tests/bench/RESULTS.md). */
+#define COPY_THREADS 8
+#define COPY_SPLIT_MIN ((gsize) 4 << 20)
+
+void
+ef_cuda_host_copy (void *dst, const void *src, gsize bytes)
+{
+  guint threads = ef_cuda_test_hooks_copy_threads () > 0 ? ef_cuda_test_hooks_copy_threads ()
+                                                         : MIN (COPY_THREADS, (guint) MAX (g_get_num_processors (), 1));
+
+#if HAVE_OPENMP
+  if (threads > 1 && bytes >= COPY_SPLIT_MIN)
+    {
+      gsize piece = (bytes / threads + 4095) & ~(gsize) 4095;
+
+#pragma omp parallel for num_threads(threads) schedule(static)
+      for (guint t = 0; t < threads; t++)
+        {
+          gsize off = MIN ((gsize) t * piece, bytes);
+
+          memcpy ((char *) dst + off, (const char *) src + off, MIN (piece, bytes - off));
+        }
+      return;
+    }
+#else
+  (void) threads;
+#endif
+  memcpy (dst, src, bytes);
 }

@@ -870,6 +870,70 @@ test_errors (void)
  * must be the single-device image (to rounding) and the float64 one, for blocks that split unevenly
  * and blocks smaller than the number of devices, in both precisions; sub-rectangles, the bad-sample
  * count and clear() must see the sum too. */
+/* One device's reads: the whole image of 19 MB (staged through pinned buffers, several pieces, both
+ * buffers reused) and a sub-rectangle of 17 MB at an odd offset (staged), against the same rows read one
+ * at a time (each small enough to go straight to the caller): the same bits. Poisoned outputs first. */
+static void
+test_staged_read (void)
+{
+  g_autofree EfSimTarget *tg = ef_test_random_targets (50, -12, -12, 12, 12);
+  g_autoptr (EfDataset) ds = simulate (ef_sim_params_init_airborne, EF_DOMAIN_FX, 16, tg, 50);
+  EfBackendParams bp = { 0 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (EfBackend) be = NULL;
+  g_autofree EfCf32 *s = NULL, *whole = NULL, *rows = NULL, *part = NULL;
+  EfRect all, sub;
+  gsize n;
+  guint differ = 0;
+
+  g_assert_true (ef_grid_init_roi (&bp.grid, -12, -12, 12, 12, 0.0155, NULL));
+  n = ef_grid_n_pixels (&bp.grid);
+  /* More than two of the 8 MB pieces (EF_CUDA_READ_STAGE_BYTES), and above the 16 MB from which reads are
+   * staged. */
+  g_assert_cmpuint (n * sizeof (EfCf32), >, (gsize) 18 << 20);
+  bp.range = EF_RANGE_PARAMS_DEFAULT;
+  bp.precision = EF_PRECISION_FP32;
+  bp.block_size = 16;
+  bp.device = -1;
+  be = ef_backend_cuda_new (&ds->info, &bp, &error);
+  g_assert_no_error (error);
+  if (be == NULL)
+    return;
+  s = g_new (EfCf32, (gsize) 16 * ds->info.n_samples);
+  g_assert_true (ef_dataset_read_block (ds, 0, 16, s, NULL));
+  g_assert_true (ef_backend_process_block (be, ds->pulses, s, 16, &error));
+  g_assert_no_error (error);
+  all = (EfRect) { 0, 0, bp.grid.width, bp.grid.height };
+  whole = g_new (EfCf32, n);
+  rows = g_new (EfCf32, n);
+  ef_cuda_test_poison (whole, n);
+  ef_cuda_test_poison (rows, n);
+  g_assert_true (ef_backend_read_image (be, &all, whole, &error));
+  g_assert_no_error (error);
+  for (guint y = 0; y < bp.grid.height; y++)
+    {
+      EfRect one = { 0, y, bp.grid.width, 1 };
+
+      g_assert_true (ef_backend_read_image (be, &one, rows + (gsize) y * bp.grid.width, &error));
+      g_assert_no_error (error);
+    }
+  g_assert_cmpuint (ef_cuda_test_count_nonfinite (whole, n), ==, 0);
+  g_assert_cmpmem (whole, n * sizeof (EfCf32), rows, n * sizeof (EfCf32));
+  sub = (EfRect) { 7, 5, bp.grid.width - 11, bp.grid.height - 140 };
+  g_assert_cmpuint ((gsize) sub.width * sub.height * sizeof (EfCf32), >, (gsize) 16 << 20);
+  part = g_new (EfCf32, (gsize) sub.width * sub.height);
+  ef_cuda_test_poison (part, (gsize) sub.width * sub.height);
+  g_assert_true (ef_backend_read_image (be, &sub, part, &error));
+  g_assert_no_error (error);
+  for (guint y = 0; y < sub.height; y++)
+    differ += memcmp (part + (gsize) y * sub.width, whole + (gsize) (y + sub.y) * bp.grid.width + sub.x,
+                      sub.width * sizeof (EfCf32)) != 0;
+  g_test_message ("%u x %u px (%.1f MB): the whole image and a %u x %u rectangle at (%u, %u) read through the "
+                  "staging buffers, the same bits as row by row; %u rows differ", bp.grid.width, bp.grid.height,
+                  n * sizeof (EfCf32) / 1e6, sub.width, sub.height, sub.x, sub.y, differ);
+  g_assert_cmpuint (differ, ==, 0);
+}
+
 static void
 test_multi_device (void)
 {
@@ -1147,6 +1211,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/cuda/backend/run-record", test_run_record);
   g_test_add_func ("/compute/cuda/backend/read-rect", test_read_rect);
   g_test_add_func ("/compute/cuda/backend/errors", test_errors);
+  g_test_add_func ("/compute/cuda/backend/staged-read", test_staged_read);
   g_test_add_func ("/compute/cuda/backend/multi-device", test_multi_device);
   g_test_add_func ("/compute/cuda/tiny", test_tiny);
   return g_test_run ();
