@@ -88,8 +88,6 @@ ef_cuda_backend_read_bad (EfBackend *self, GError **error)
   return TRUE;
 }
 
-/* A band of rows at a time, each copied as soon as the device has formed it: while a block is still
- * being formed, its first rows are copied out while the later ones are formed (ef-cuda-block.c). */
 /* Reads of at least READ_STAGED_MIN bytes go through two pinned staging buffers: the device copies a
  * piece of rows into one while threads copy the other's into the caller's (pageable) memory. Straight into
  * pageable memory the driver stages the copy itself, at about 10 GB/s (13 ms for a 4096^2 image). */
@@ -129,6 +127,8 @@ drain_piece (CudaPriv *priv, int s, EfCf32 *dst, gsize bytes, GError **error)
   return TRUE;
 }
 
+/* A band of rows at a time, each copied as soon as the device has formed it: while a block is still
+ * being formed, its first rows are copied out while the later ones are formed (ef-cuda-block.c). */
 static gboolean
 cuda_read_image (EfBackend *self, const EfRect *rect, EfCf32 *out, GError **error)
 {

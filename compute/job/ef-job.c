@@ -10,8 +10,9 @@
 #include "ef-grid.h"
 #include "ef-job.h"
 
-/* One pulse block in flight between the reader and the worker. Exactly two exist, so memory is bounded
- * by two blocks plus the accumulator whatever the dataset's size. */
+/* One call's pulse blocks in flight between the reader and the worker (one block, or one a device where
+ * several devices each form a whole block). Exactly two exist, so memory is bounded by two calls plus the
+ * accumulator whatever the dataset's size. */
 typedef struct {
   guint    index;     /* the first block's number in processing order */
   guint    n_blocks;  /* blocks of the order held (the backend's blocks_per_call at most) */
