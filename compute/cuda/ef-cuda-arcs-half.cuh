@@ -126,21 +126,12 @@ periodogram_half_kernel (EfCudaArcsArgs a, const float *__restrict__ tp, const f
 
       if (arc < n_arcs)
         {
-          unsigned o = (unsigned) (arc / plane);
-          size_t p = arc % plane;
-          unsigned c = (unsigned) (p % a.width), r = (unsigned) (p / a.width);
-          int qc = (int) c + __ldg (a.off + 2 * o), qr = (int) r + __ldg (a.off + 2 * o + 1);
+          size_t p, q;
 
-          if (qc < 0 || qc >= (int) a.width || qr >= (int) a.rows)
-            {
-              a.coh[arc] = quiet_nan ();
-              if (best != NULL)
-                best[arc] = 0xffffu;
-            }
-          else
+          if (arc_pixels (a, arc, plane, best, &p, &q))
             {
               pp = (long long) p;
-              qq = (long long) qr * a.width + qc;
+              qq = (long long) q;
             }
         }
       s_p[tid] = pp;

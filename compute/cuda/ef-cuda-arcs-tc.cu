@@ -8,6 +8,7 @@
 
 #include "ef-cuda-private.h"
 #include "ef-cuda-arcs-private.h"
+#include "ef-cuda-arcs-pixels.cuh"
 
 using namespace nvcuda;
 
@@ -32,12 +33,6 @@ constexpr int kTcArcs = 16 * kTcWarps;
 constexpr int kTcChunk = 32;
 constexpr int kTcPad = 8;   /* halves added to every shared row: rows 16 bytes off a bank cycle */
 constexpr int kTcPrefetch = (kTcChunk * (2 * EF_CUDA_ARCS_TC_MAX_PASSES / 8) + kTcWarps * 32 - 1) / (kTcWarps * 32);
-
-__device__ __forceinline__ float
-quiet_nan_tc ()
-{
-  return __int_as_float (0x7fc00000);
-}
 
 __global__ void
 tc_table_kernel (const float *__restrict__ tre, const float *__restrict__ tim, unsigned n, unsigned n_grid,
@@ -92,21 +87,12 @@ periodogram_tc_kernel (EfCudaArcsArgs a, const __half *__restrict__ br, const __
 
       if (arc < n_arcs)
         {
-          unsigned o = (unsigned) (arc / plane);
-          size_t p = arc % plane;
-          unsigned c = (unsigned) (p % a.width), r = (unsigned) (p / a.width);
-          int qc = (int) c + __ldg (a.off + 2 * o), qr = (int) r + __ldg (a.off + 2 * o + 1);
+          size_t p, q;
 
-          if (qc < 0 || qc >= (int) a.width || qr >= (int) a.rows)
-            {
-              a.coh[arc] = quiet_nan_tc ();
-              if (best != NULL)
-                best[arc] = 0xffffu;
-            }
-          else
+          if (ef_cuda_arcs::arc_pixels (a, arc, plane, best, &p, &q))
             {
               pp = (long long) p;
-              qq = (long long) qr * a.width + qc;
+              qq = (long long) q;
             }
         }
       s_p[tid] = pp;
@@ -313,21 +299,12 @@ periodogram_tc_half_kernel (EfCudaArcsArgs a, const __half *__restrict__ bp, con
 
       if (arc < n_arcs)
         {
-          unsigned o = (unsigned) (arc / plane);
-          size_t p = arc % plane;
-          unsigned c = (unsigned) (p % a.width), r = (unsigned) (p / a.width);
-          int qc = (int) c + __ldg (a.off + 2 * o), qr = (int) r + __ldg (a.off + 2 * o + 1);
+          size_t p, q;
 
-          if (qc < 0 || qc >= (int) a.width || qr >= (int) a.rows)
-            {
-              a.coh[arc] = quiet_nan_tc ();
-              if (best != NULL)
-                best[arc] = 0xffffu;
-            }
-          else
+          if (ef_cuda_arcs::arc_pixels (a, arc, plane, best, &p, &q))
             {
               pp = (long long) p;
-              qq = (long long) qr * a.width + qc;
+              qq = (long long) q;
             }
         }
       s_p[tid] = pp;

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include "ef-cuda-arcs-private.h"
+#include "ef-cuda-arcs-pixels.cuh"
 
 namespace ef_cuda_arcs {
 
@@ -13,12 +14,6 @@ constexpr int kGraphOffsets = 4;   /* ... times 4 neighbouring offsets of the wi
 constexpr int kPgThreads = 128;    /* arcs a periodogram block takes */
 constexpr int kPgGrid = 32;        /* grid points a thread accumulates in registers at once */
 constexpr int kPgPasses = 32;      /* passes of rotations staged in shared memory at once */
-
-__device__ __forceinline__ float
-quiet_nan ()
-{
-  return __int_as_float (0x7fc00000);
-}
 
 /* sum_k p_k conj (q_k) over the passes, in the order the CPU sums them. */
 __device__ __forceinline__ float
@@ -166,26 +161,7 @@ periodogram_kernel (EfCudaArcsArgs a, const float *__restrict__ tre, const float
   unsigned n = a.n_passes;
 
   if (valid)
-    {
-      unsigned o = (unsigned) (arc / plane);
-      unsigned c, r;
-      int qc, qr;
-
-      p = arc % plane;
-      c = (unsigned) (p % a.width);
-      r = (unsigned) (p / a.width);
-      qc = (int) c + __ldg (a.off + 2 * o);
-      qr = (int) r + __ldg (a.off + 2 * o + 1);
-      if (qc < 0 || qc >= (int) a.width || qr >= (int) a.rows)
-        {
-          a.coh[arc] = quiet_nan ();
-          if (best != NULL)
-            best[arc] = 0xffffu;
-          valid = false;
-        }
-      else
-        q = (size_t) qr * a.width + qc;
-    }
+    valid = arc_pixels (a, arc, plane, best, &p, &q);
   /* Every thread stays for the barriers, valid or not. */
   for (unsigned g0 = 0; g0 < n_grid; g0 += kPgGrid)
     {
