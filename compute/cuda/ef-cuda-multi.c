@@ -95,8 +95,6 @@ struct _Multi {
   guint        width;       /* the grid's */
   guint        band_rows;   /* rows of a band */
   guint        n_blocks;    /* process_block calls since creation or clear */
-  guint        whole;       /* > 0: each device's share is a whole block of this many pulses (the fast
-                             * algorithms); 0: an even share of every call (backprojection) */
 };
 
 static const EfBackendOps multi_ops;
@@ -338,11 +336,13 @@ multi_process_block (EfBackend *self, const EfPulse *pulses, const EfCf32 *sampl
       Part *part = &m->parts[i];
       guint lo = (guint) ((guint64) count * i / m->n), hi = (guint) ((guint64) count * (i + 1) / m->n);
 
-      if (m->whole > 0)
+      if (self->blocks_per_call > 1)
         {
-          /* The last device takes whatever is past the others' blocks. */
-          lo = (guint) MIN ((guint64) m->whole * i, (guint64) count);
-          hi = i + 1 == m->n ? count : (guint) MIN ((guint64) m->whole * (i + 1), (guint64) count);
+          /* A whole block each (the fast algorithms); the last device takes whatever is past the others'. */
+          guint64 whole = MAX (self->params.block_size, 1u);
+
+          lo = (guint) MIN (whole * i, (guint64) count);
+          hi = i + 1 == m->n ? count : (guint) MIN (whole * (i + 1), (guint64) count);
         }
 
       part->pulses = count > 0 ? pulses + lo : NULL;
@@ -583,8 +583,7 @@ ef_cuda_multi_new (const EfDatasetInfo *info, const EfBackendParams *params, con
   one.block_size = MAX (1u, (MAX (params->block_size, 1u) + n - 1) / n);
   if (params->algo == EF_ALGO_FFBP || params->algo == EF_ALGO_FBP || params->algo == EF_ALGO_PFA)
     {
-      m->whole = MAX (params->block_size, 1u);
-      one.block_size = m->whole;
+      one.block_size = MAX (params->block_size, 1u);
       self->blocks_per_call = n;
     }
   for (guint i = 0; i < n; i++)
