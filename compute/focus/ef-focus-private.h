@@ -39,8 +39,9 @@ void     ef_focus_ctx_clear (EfFocusCtx *c);
 gboolean ef_focus_form (EfFocusCtx *c, guint64 p0, guint64 count, const double *phase, EfCf32 *out,
                         GError **error);
 
-/* Removes from e[0..n) its least-squares fit a + b * kappa: a constant and a linear phase across the
- * aperture only move the image, and no image can tell them. */
+/* Removes from e[0..n) its least-squares fit a + b * kappa, once e is unwrapped along kappa (each pulse's
+ * value moved by whole turns so that neighbours in spatial frequency differ by at most pi): a constant
+ * and a linear phase across the aperture only move the image, and no image can tell them. */
 void     ef_focus_detrend (const double *kappa, double *e, guint64 n);
 
 /* The estimators. phase (the collection's pulses) holds the correction to start from and receives the

@@ -335,11 +335,44 @@ ef_focus_form (EfFocusCtx *c, guint64 p0, guint64 count, const double *phase, Ef
   return ok;
 }
 
+typedef struct {
+  double  kappa;
+  guint64 index;
+} KappaKey;
+
+static int
+cmp_kappa (gconstpointer a, gconstpointer b)
+{
+  const KappaKey *x = a, *y = b;
+
+  if (x->kappa != y->kappa)
+    return x->kappa < y->kappa ? -1 : 1;
+  return (x->index > y->index) - (x->index < y->index);
+}
+
 void
 ef_focus_detrend (const double *kappa, double *e, guint64 n)
 {
   double sk = 0, se = 0, skk = 0, ske = 0, det, a, b;
 
+  /* Unwrapped first along the spatial frequency: a pulse's phase counts modulo 2 pi, and a correction
+   * that differs from the error by whole turns on some pulses (PGA's steps, summed, can) focuses as
+   * well, but its fitted line would then be tilted by the turns, and removing that line would move the
+   * image (seen on a 3 rad walk: a whole resolution cell and more). */
+  if (n > 1)
+    {
+      g_autofree KappaKey *order = g_new (KappaKey, n);
+
+      for (guint64 i = 0; i < n; i++)
+        order[i] = (KappaKey) { kappa[i], i };
+      qsort (order, n, sizeof *order, cmp_kappa);
+      for (guint64 q = 1; q < n; q++)
+        {
+          double prev = e[order[q - 1].index];
+
+          e[order[q].index] = prev + remainder (e[order[q].index] - prev, 2 * G_PI);
+        }
+    }
   for (guint64 i = 0; i < n; i++)
     {
       sk += kappa[i];
