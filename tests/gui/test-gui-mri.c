@@ -460,6 +460,14 @@ test_coils (void)
   ls_tol = g_strcmp0 (ran, "cpu") == 0 ? 1e-9 : 1e-4;
   g_assert_cmpfloat (err, <=, ls_tol);
   screenshot (GTK_WIDGET (w), "mri-coils-sense.png");
+  g_assert_nonnull (strstr (ef_mri_window_test_progress (w), "least-squares"));
+
+  /* a coil chosen after least squares shows that coil's F^H d, and the status line says F^H d again */
+  ef_mri_window_test_choose_coil (w, 3);
+  g_test_message ("coil 3 after least squares: “%s”", ef_mri_window_test_progress (w));
+  g_assert_nonnull (strstr (ef_mri_window_test_progress (w), "F^H d"));
+  g_assert_cmpfloat (rel_err (ef_mri_window_test_image (w, dims), coils + 2 * nv, nv), <=, tol);
+  ef_mri_window_test_choose_coil (w, 0);
 
   /* again, cancelled while the worker waits after iteration 2: it stops there, the button is back, the
    * second iterate stays */

@@ -78,6 +78,7 @@ struct _EfMriWindow {
   guint         ls_iterations;  /* iterations of the least-squares image shown (0: F^H d) */
   guint         cursor[3];      /* the voxel the 3-D planes go through */
   char         *error;          /* owned */
+  char         *fhd_line;       /* owned: the status line of the F^H d images, shown again with them */
   gint64        started;
   guint         kspace_points, kspace_used;
   GMutex        pub_lock;       /* guards pending */

@@ -326,6 +326,8 @@ ef_mri_window_show_publish (EfMriWindow *self, EfMriPublish *p)
                               (unsigned long) self->prep->t->m, self->run.detail != NULL ? self->run.detail : "",
                               (g_get_monotonic_time () - self->started) / 1e6);
       gtk_label_set_text (GTK_LABEL (self->progress_label), line);
+      g_free (self->fhd_line);
+      self->fhd_line = g_steal_pointer (&line);
     }
   if (p->iterate != NULL)
     {
@@ -529,7 +531,12 @@ coil_chosen (EfMriWindow *self)
     return;
   self->coil_choice = choice;
   if (self->coil_images != NULL)
-    show_coils (self);
+    {
+      /* The F^H d image of the choice: the status line says so again (it said least squares). */
+      show_coils (self);
+      if (self->fhd_line != NULL)
+        gtk_label_set_text (GTK_LABEL (self->progress_label), self->fhd_line);
+    }
   gtk_label_set_text (GTK_LABEL (self->residual_label), "");
   update_coil_label (self);
 }
@@ -752,6 +759,7 @@ ef_mri_window_finalize (GObject *object)
   g_free (self->coil_images);
   g_free (self->image);
   g_free (self->error);
+  g_free (self->fhd_line);
   G_OBJECT_CLASS (ef_mri_window_parent_class)->finalize (object);
 }
 
